@@ -1,0 +1,63 @@
+package charge
+
+//go:generate go run ./internal/gen/pyprint -o tables_python15.1.0.go
+
+// pythonIsPrint reports whether CPython 3.13 calls the one-character string
+// chr(r) printable, that is whether chr(r).isprintable() is True and repr()
+// leaves r unescaped (when r is not a quote or backslash).
+//
+// The promise: for every r in 0..0x10FFFF the result equals CPython 3.13's
+// str.isprintable() under Unicode 15.1.0: r is printable unless its
+// General_Category is Cc, Cf, Cs, Co, Cn, Zs, Zl or Zp, but U+0020 SPACE is
+// printable. Unassigned code points (Cn) and surrogates (Cs) are not
+// printable; runes outside 0..0x10FFFF report false.
+//
+// Where it ends: the tables are Unicode 15.1.0 only (PythonUnicodeVersion);
+// CPython versions built on other Unicode versions disagree on the code
+// points assigned in between. It is not strconv.IsPrint or unicode.IsPrint:
+// those apply the same rule to Go's own Unicode tables (15.0.0 as of Go
+// 1.26), which call the 627 code points new in 15.1.0 (U+2FFC..U+2FFF,
+// U+31EF, U+2EBF0..U+2EE5D) not printable.
+func pythonIsPrint(r rune) bool {
+	// Small enough to inline, so ASCII costs no call.
+	if r < 0x80 {
+		return 0x20 <= r && r < 0x7f
+	}
+	return pythonIsPrintTable(r)
+}
+
+// pythonIsPrintTable is pythonIsPrint for r >= 0x80: a binary search of the
+// generated range tables.
+func pythonIsPrintTable(r rune) bool {
+	if r <= 0xFFFF {
+		t := pythonPrint16
+		x := uint16(r)
+		// Find the first entry >= x; x is printable iff that entry is a
+		// range's lo equal to x, or a range's hi (so x is inside it).
+		lo, hi := 0, len(t)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if t[m] < x {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo < len(t) && (lo&1 == 1 || t[lo] == x)
+	}
+	if r > 0x10FFFF {
+		return false
+	}
+	t := pythonPrint32
+	x := uint32(r)
+	lo, hi := 0, len(t)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(t) && (lo&1 == 1 || t[lo] == x)
+}
