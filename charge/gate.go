@@ -1,0 +1,676 @@
+package charge
+
+import (
+	"bytes"
+	"hash/maphash"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Gate admits or refuses a JSON document in one pass over its raw bytes,
+// building no tree. It is safe for concurrent use.
+type Gate struct {
+	dialect Dialect
+	limits  Limits
+	widths  *widthTable
+	pool    sync.Pool
+}
+
+// Report describes a document the gate admitted.
+type Report struct {
+	Bytes  int   // the document's length
+	Nodes  int   // containers + member names + values
+	Depth  int   // deepest container nesting; 0 for a scalar document
+	Charge int64 // the total charge, in the dialect's unit
+}
+
+// NewGate returns a gate that holds documents to l and charges them under d.
+func NewGate(d Dialect, l Limits) (*Gate, error) {
+	if d != Python && d != Go {
+		return nil, &configError{"unknown dialect " + d.String()}
+	}
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	g := &Gate{dialect: d, limits: l, widths: widthsFor(d)}
+	g.pool.New = func() any { return &scanner{names: make(map[nameKey]int32)} }
+	return g, nil
+}
+
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return "charge: " + e.msg }
+
+// Dialect is the dialect the gate charges under.
+func (g *Gate) Dialect() Dialect { return g.dialect }
+
+// Limits are the limits the gate holds documents to.
+func (g *Gate) Limits() Limits { return g.limits }
+
+// Check admits doc and reports its size, or refuses it at the first byte past
+// a bound. The refusal holds no byte of doc.
+func (g *Gate) Check(doc []byte) (Report, *Refusal) {
+	s := g.pool.Get().(*scanner)
+	s.reset(g, doc)
+	ref := s.run()
+	rep := Report{Bytes: len(doc), Nodes: s.nodes, Depth: s.maxDepth, Charge: s.charge}
+	s.release()
+	g.pool.Put(s)
+	return rep, ref
+}
+
+// frame is one open container.
+type frame struct {
+	object   bool
+	haveName bool  // object: the current member's name has been read
+	index    int   // array: the current element's index
+	nameAt   int32 // object: the current member name's raw content span
+	nameEnd  int32
+	namesAt  int32 // object: where this object's names start in scanner.names
+	serial   uint32
+	mapped   bool // object: its names are indexed in scanner.index too
+}
+
+// nameRec is one member name of an open object.
+type nameRec struct {
+	hash    uint64
+	at, end int32 // raw content span in the document
+	escaped bool  // the span holds a backslash
+	next    int32 // the previous name with the same hash in this object, or -1
+}
+
+type nameKey struct {
+	serial uint32
+	hash   uint64
+}
+
+// linearNames is how many names an object holds before duplicate lookups
+// switch from a scan to a map.
+const linearNames = 16
+
+var nameSeed = maphash.MakeSeed()
+
+type scanner struct {
+	g        *Gate
+	doc      []byte
+	pos      int
+	nodes    int
+	depth    int
+	maxDepth int
+	charge   int64
+	serial   uint32
+	stack    []frame
+	list     []nameRec
+	names    map[nameKey]int32
+	usedMap  bool
+	scratch  []byte
+}
+
+func (s *scanner) reset(g *Gate, doc []byte) {
+	s.g, s.doc, s.pos = g, doc, 0
+	s.nodes, s.depth, s.maxDepth, s.charge, s.serial = 0, 0, 0, 0, 0
+	s.stack, s.list = s.stack[:0], s.list[:0]
+}
+
+func (s *scanner) release() {
+	if s.usedMap {
+		clear(s.names)
+		s.usedMap = false
+	}
+	s.g, s.doc = nil, nil
+	s.scratch = s.scratch[:0]
+}
+
+// Character classes for the structural scan.
+var (
+	isSpace [256]bool // RFC 8259 whitespace
+	isPlain [256]bool // printable ASCII that every dialect renders as itself, width 1
+)
+
+func init() {
+	for _, c := range []byte{' ', '\t', '\n', '\r'} {
+		isSpace[c] = true
+	}
+	for c := 0x20; c < 0x7f; c++ {
+		isPlain[c] = c != '"' && c != '\\' && c != '\''
+	}
+}
+
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.doc) && isSpace[s.doc[s.pos]] {
+		s.pos++
+	}
+}
+
+func (s *scanner) refuse(b Bound, at int) *Refusal {
+	r := &Refusal{Bound: b, Offset: at, Pointer: s.pointer()}
+	l := s.g.limits
+	switch b {
+	case BoundNesting:
+		r.Limit, r.Unit = int64(l.MaxParamsNesting), "levels"
+	case BoundNodes:
+		r.Limit, r.Unit = int64(l.MaxParamsNodes), "nodes"
+	case BoundNumberBytes:
+		r.Limit, r.Unit = int64(l.MaxNumberBytes), "bytes"
+	case BoundNumberExponent:
+		r.Limit, r.Unit = int64(l.MaxNumberExponent), "in magnitude"
+	case BoundCharge:
+		r.Limit, r.Unit = l.MaxParamsRenderedChars, s.g.dialect.Unit()
+	}
+	return r
+}
+
+func (s *scanner) syntax() *Refusal { return s.refuse(BoundSyntax, s.pos) }
+
+// node counts one more node starting at s.pos.
+func (s *scanner) node() *Refusal {
+	s.nodes++
+	if s.nodes > s.g.limits.MaxParamsNodes {
+		return s.refuse(BoundNodes, s.pos)
+	}
+	return nil
+}
+
+func (s *scanner) run() *Refusal {
+	doc := s.doc
+	for {
+		// A value starts here.
+		s.skipSpace()
+		if s.pos >= len(doc) {
+			return s.syntax()
+		}
+		if r := s.node(); r != nil {
+			return r
+		}
+		switch c := doc[s.pos]; c {
+		case '{', '[':
+			s.depth++
+			if s.depth > s.g.limits.MaxParamsNesting {
+				return s.refuse(BoundNesting, s.pos)
+			}
+			s.maxDepth = max(s.maxDepth, s.depth)
+			f := frame{object: c == '{'}
+			if f.object {
+				s.serial++
+				f.serial, f.namesAt = s.serial, int32(len(s.list))
+			}
+			s.stack = append(s.stack, f)
+			s.pos++
+			s.skipSpace()
+			if s.pos < len(doc) && doc[s.pos] == c+2 { // ] is [+2, } is {+2
+				s.pos++
+				s.pop()
+				break
+			}
+			if f.object {
+				if r := s.member(); r != nil {
+					return r
+				}
+			}
+			continue
+		case '"':
+			if r := s.str(false); r != nil {
+				return r
+			}
+		case 't', 'f', 'n':
+			if r := s.literal(); r != nil {
+				return r
+			}
+		default:
+			if r := s.number(); r != nil {
+				return r
+			}
+		}
+
+		// A value ended: close containers until one takes another member.
+		for {
+			s.skipSpace()
+			if len(s.stack) == 0 {
+				if s.pos != len(doc) {
+					return s.refuse(BoundTrailing, s.pos)
+				}
+				return nil
+			}
+			if s.pos >= len(doc) {
+				return s.syntax()
+			}
+			f := &s.stack[len(s.stack)-1]
+			c := doc[s.pos]
+			if c == ',' {
+				s.pos++
+				if f.object {
+					f.haveName = false
+					if r := s.member(); r != nil {
+						return r
+					}
+				} else {
+					f.index++
+				}
+				break
+			}
+			if (f.object && c == '}') || (!f.object && c == ']') {
+				s.pos++
+				s.pop()
+				continue
+			}
+			return s.syntax()
+		}
+	}
+}
+
+func (s *scanner) pop() {
+	f := s.stack[len(s.stack)-1]
+	if f.object {
+		s.list = s.list[:f.namesAt]
+	}
+	s.stack = s.stack[:len(s.stack)-1]
+	s.depth--
+}
+
+// member reads `"name" :` inside the innermost object.
+func (s *scanner) member() *Refusal {
+	s.skipSpace()
+	if s.pos >= len(s.doc) || s.doc[s.pos] != '"' {
+		return s.syntax()
+	}
+	if r := s.node(); r != nil {
+		return r
+	}
+	if r := s.str(true); r != nil {
+		return r
+	}
+	s.skipSpace()
+	if s.pos >= len(s.doc) || s.doc[s.pos] != ':' {
+		return s.syntax()
+	}
+	s.pos++
+	return nil
+}
+
+func (s *scanner) literal() *Refusal {
+	rest := s.doc[s.pos:]
+	var lit string
+	switch rest[0] {
+	case 't':
+		lit = "true"
+	case 'f':
+		lit = "false"
+	default:
+		lit = "null"
+	}
+	if len(rest) < len(lit) || string(rest[:len(lit)]) != lit {
+		return s.syntax()
+	}
+	if r := s.spend(int64(s.g.dialect.LiteralWidth(lit)), s.pos); r != nil {
+		return r
+	}
+	s.pos += len(lit)
+	return nil
+}
+
+// spend charges w for a token starting at at.
+func (s *scanner) spend(w int64, at int) *Refusal {
+	s.charge += w
+	if s.charge > s.g.limits.MaxParamsRenderedChars {
+		return s.refuse(BoundCharge, at)
+	}
+	return nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func (s *scanner) number() *Refusal {
+	doc, start, i := s.doc, s.pos, s.pos
+	if doc[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(doc) && doc[i] == '0':
+		i++
+	case i < len(doc) && doc[i] >= '1' && doc[i] <= '9':
+		for i < len(doc) && isDigit(doc[i]) {
+			i++
+		}
+	default:
+		s.pos = i
+		return s.syntax()
+	}
+	if i < len(doc) && doc[i] == '.' {
+		i++
+		if i >= len(doc) || !isDigit(doc[i]) {
+			s.pos = i
+			return s.syntax()
+		}
+		for i < len(doc) && isDigit(doc[i]) {
+			i++
+		}
+	}
+	exp, expAt := 0, -1
+	if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {
+		i++
+		if i < len(doc) && (doc[i] == '+' || doc[i] == '-') {
+			i++
+		}
+		if i >= len(doc) || !isDigit(doc[i]) {
+			s.pos = i
+			return s.syntax()
+		}
+		limit := s.g.limits.MaxNumberExponent
+		for ; i < len(doc) && isDigit(doc[i]); i++ {
+			if exp <= limit {
+				exp = exp*10 + int(doc[i]-'0')
+				if exp > limit && expAt < 0 {
+					expAt = i
+				}
+			}
+		}
+	}
+	if n := i - start; n > s.g.limits.MaxNumberBytes {
+		return s.refuse(BoundNumberBytes, start+s.g.limits.MaxNumberBytes)
+	}
+	if expAt >= 0 {
+		return s.refuse(BoundNumberExponent, expAt)
+	}
+	if r := s.spend(int64(s.g.dialect.NumberWidth(doc[start:i])), start); r != nil {
+		return r
+	}
+	s.pos = i
+	return nil
+}
+
+// str reads a string (a member name when name is true) starting at its opening
+// quote, charging its exact rendered width.
+func (s *scanner) str(name bool) *Refusal {
+	doc := s.doc
+	open := s.pos
+	i := open + 1
+	widths := s.g.widths
+	left := s.g.limits.MaxParamsRenderedChars - s.charge // what this string may still spend
+	var w int64
+	singles, doubles, escaped := int64(0), false, false
+	for {
+		// The plain-ASCII run: one unit a byte, so it may run at most left-w+1 bytes.
+		run := i
+		end := len(doc)
+		if room := left - w + 1; room < int64(end-i) {
+			end = i + int(max(room, 0))
+		}
+		for i < end && isPlain[doc[i]] {
+			i++
+		}
+		w += int64(i - run)
+		if w > left {
+			s.charge += w
+			return s.refuse(BoundCharge, run+int(left-(w-int64(i-run))))
+		}
+		if i >= len(doc) {
+			s.pos = i
+			return s.syntax()
+		}
+		at := i
+		c := doc[i]
+		var r rune
+		switch {
+		case c == '"':
+			i++
+			if doubles && s.g.dialect == Python {
+				w += singles // repr delimits with ' and escapes each '
+			}
+			s.pos = i
+			s.charge += w
+			if s.charge > s.g.limits.MaxParamsRenderedChars {
+				return s.refuse(BoundCharge, at)
+			}
+			if name {
+				return s.name(open+1, at, escaped)
+			}
+			return nil
+		case c == '\\':
+			escaped = true
+			var bad Bound
+			r, i, bad = unescape(doc, i)
+			if bad != 0 {
+				s.pos = i
+				return s.refuse(bad, at)
+			}
+		case c < 0x20:
+			s.pos = i
+			return s.refuse(BoundControl, at)
+		case c < utf8.RuneSelf:
+			r = rune(c) // ' or DEL
+			i++
+		default:
+			var n int
+			r, n = decodeRune(doc[i:])
+			if n == 0 {
+				s.pos = i
+				return s.refuse(BoundUTF8, at)
+			}
+			i += n
+		}
+		switch r {
+		case '\'':
+			singles++
+		case '"':
+			doubles = true
+		}
+		w += int64(widths.of(r))
+		if w > left {
+			s.charge += w
+			return s.refuse(BoundCharge, at)
+		}
+	}
+}
+
+// unescape decodes the escape at doc[i] (a backslash). It returns the rune,
+// the index after the escape, and a nonzero bound when the escape is refused.
+func unescape(doc []byte, i int) (rune, int, Bound) {
+	if i+1 >= len(doc) {
+		return 0, len(doc), BoundSyntax
+	}
+	switch doc[i+1] {
+	case '"':
+		return '"', i + 2, 0
+	case '\\':
+		return '\\', i + 2, 0
+	case '/':
+		return '/', i + 2, 0
+	case 'b':
+		return '\b', i + 2, 0
+	case 'f':
+		return '\f', i + 2, 0
+	case 'n':
+		return '\n', i + 2, 0
+	case 'r':
+		return '\r', i + 2, 0
+	case 't':
+		return '\t', i + 2, 0
+	case 'u':
+	default:
+		return 0, i + 1, BoundSyntax
+	}
+	r, ok := hex4At(doc, i+2)
+	if !ok {
+		return 0, i + 2, BoundSyntax
+	}
+	i += 6
+	switch {
+	case r >= 0xdc00 && r < 0xe000:
+		return 0, i, BoundSurrogate
+	case r >= 0xd800 && r < 0xdc00:
+		if i+1 < len(doc) && doc[i] == '\\' && doc[i+1] == 'u' {
+			lo, ok := hex4At(doc, i+2)
+			if !ok {
+				return 0, i + 2, BoundSyntax
+			}
+			if lo >= 0xdc00 && lo < 0xe000 {
+				return 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00), i + 6, 0
+			}
+		}
+		return 0, i, BoundSurrogate
+	}
+	return r, i, 0
+}
+
+func hex4At(doc []byte, i int) (rune, bool) {
+	if i+4 > len(doc) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range doc[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// decodeRune decodes one multi-byte UTF-8 sequence, refusing overlong forms,
+// surrogates and values past U+10FFFF (n == 0).
+func decodeRune(b []byte) (rune, int) {
+	r, n := utf8.DecodeRune(b)
+	if r == utf8.RuneError && n <= 1 {
+		return 0, 0
+	}
+	return r, n
+}
+
+// name checks the member name just read (raw content doc[at:end]) against the
+// names the innermost object already holds.
+func (s *scanner) name(at, end int, escaped bool) *Refusal {
+	raw := s.doc[at:end]
+	var h uint64
+	if escaped {
+		s.scratch = appendUnescaped(s.scratch[:0], raw)
+		h = maphash.Bytes(nameSeed, s.scratch)
+	} else {
+		h = maphash.Bytes(nameSeed, raw)
+	}
+	f := &s.stack[len(s.stack)-1]
+	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
+	rec := nameRec{hash: h, at: int32(at), end: int32(end), escaped: escaped, next: -1}
+	if !f.mapped {
+		for j := int(f.namesAt); j < len(s.list); j++ {
+			if s.list[j].hash == h && s.sameName(s.list[j], rec) {
+				return s.refuse(BoundDuplicateName, at-1)
+			}
+		}
+		s.list = append(s.list, rec)
+		if len(s.list)-int(f.namesAt) == linearNames {
+			f.mapped, s.usedMap = true, true
+			for j := int(f.namesAt); j < len(s.list); j++ {
+				k := nameKey{f.serial, s.list[j].hash}
+				if prev, ok := s.names[k]; ok {
+					s.list[j].next = prev
+				}
+				s.names[k] = int32(j)
+			}
+		}
+		return nil
+	}
+	k := nameKey{f.serial, h}
+	if prev, ok := s.names[k]; ok {
+		for j := prev; j >= 0; j = s.list[j].next {
+			if s.sameName(s.list[j], rec) {
+				return s.refuse(BoundDuplicateName, at-1)
+			}
+		}
+		rec.next = prev
+	}
+	s.list = append(s.list, rec)
+	s.names[k] = int32(len(s.list) - 1)
+	return nil
+}
+
+// sameName compares two member names after unescaping.
+func (s *scanner) sameName(a, b nameRec) bool {
+	ra, rb := s.doc[a.at:a.end], s.doc[b.at:b.end]
+	if !a.escaped && !b.escaped {
+		return bytes.Equal(ra, rb)
+	}
+	i, j := 0, 0
+	for i < len(ra) && j < len(rb) {
+		var x, y rune
+		x, i = nextRune(ra, i)
+		y, j = nextRune(rb, j)
+		if x != y {
+			return false
+		}
+	}
+	return i == len(ra) && j == len(rb)
+}
+
+// nextRune decodes the rune at raw[i] of string content the gate has already
+// validated, and returns the index after it.
+func nextRune(raw []byte, i int) (rune, int) {
+	if raw[i] == '\\' {
+		r, next, _ := unescape(raw, i)
+		return r, next
+	}
+	if raw[i] < utf8.RuneSelf {
+		return rune(raw[i]), i + 1
+	}
+	r, n := utf8.DecodeRune(raw[i:])
+	return r, i + n
+}
+
+// appendUnescaped appends the decoded form of validated string content.
+func appendUnescaped(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		if raw[i] != '\\' {
+			j := bytes.IndexByte(raw[i:], '\\')
+			if j < 0 {
+				return append(dst, raw[i:]...)
+			}
+			dst = append(dst, raw[i:i+j]...)
+			i += j
+			continue
+		}
+		var r rune
+		r, i = nextRune(raw, i)
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
+}
+
+// elided stands for the segments a deep pointer leaves out; displaySegment
+// never emits a NUL, so no member name can collide with it.
+const elided = "\x00"
+
+// pointer renders where the scan stands as a display-escaped JSON pointer.
+func (s *scanner) pointer() string {
+	var segs []string
+	for _, f := range s.stack {
+		switch {
+		case f.object && f.haveName:
+			var b strings.Builder
+			displaySegment(&b, string(appendUnescaped(nil, s.doc[f.nameAt:f.nameEnd])))
+			segs = append(segs, b.String())
+		case !f.object:
+			segs = append(segs, strconv.Itoa(f.index))
+		}
+	}
+	if len(segs) > PointerSegments {
+		half := PointerSegments / 2
+		segs = append(append(segs[:half:half], elided), segs[len(segs)-half:]...)
+	}
+	var b strings.Builder
+	for _, seg := range segs {
+		if seg == elided {
+			b.WriteString(elisionMarker)
+			continue
+		}
+		b.WriteByte('/')
+		b.WriteString(seg)
+	}
+	return b.String()
+}
