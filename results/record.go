@@ -1,0 +1,88 @@
+// Package results holds boundlab's figures as pinned records: what each figure
+// is, its value and unit, the instance it is worst over, how it is obtained and
+// the build it holds for. Lab packages register producers that recompute their
+// records from the live build; verify compares them with the pinned copies.
+package results
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Method is how a record's value is obtained.
+type Method string
+
+const (
+	// Derived values are computed from live constants by a named function;
+	// verify requires exact equality.
+	Derived Method = "derived"
+	// Measured values come from a named instrument over a named instance;
+	// verify re-measures and allows the record's stated tolerance.
+	Measured Method = "measured"
+	// Retired records keep a withdrawn claim beside its correction; docs may
+	// quote the claim only with its attribution.
+	Retired Method = "retired"
+)
+
+// Record is one figure.
+type Record struct {
+	ID         string      `json:"id"`
+	Title      string      `json:"title"`
+	Value      float64     `json:"value"`
+	Unit       string      `json:"unit"`
+	Instance   string      `json:"instance"`
+	Method     Method      `json:"method"`
+	Source     string      `json:"source"`
+	Tolerance  float64     `json:"tolerance,omitempty"`
+	Seed       string      `json:"seed,omitempty"`
+	Build      Build       `json:"build"`
+	Retirement *Retirement `json:"retirement,omitempty"`
+}
+
+// Build is what a record holds for.
+type Build struct {
+	Go      string            `json:"go"`
+	Unicode map[string]string `json:"unicode,omitempty"`
+	Modules map[string]string `json:"modules,omitempty"`
+}
+
+// Retirement is a withdrawn claim and what replaced it.
+type Retirement struct {
+	Claim       string `json:"claim"`
+	Correction  string `json:"correction"`
+	Attribution string `json:"attribution"`
+}
+
+// Producer recomputes a family of records from the live build.
+type Producer struct {
+	Name    string
+	Records func() ([]Record, error)
+}
+
+var (
+	mu        sync.Mutex
+	producers = map[string]Producer{}
+)
+
+// Register adds a producer; lab packages call it from init.
+func Register(p Producer) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := producers[p.Name]; dup {
+		panic(fmt.Sprintf("results: producer %q registered twice", p.Name))
+	}
+	producers[p.Name] = p
+}
+
+// Producers returns every registered producer, sorted by name.
+func Producers() []Producer {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]Producer, 0, len(producers))
+	for _, p := range producers {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
