@@ -1,0 +1,277 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/bytedance/sonic"
+	segjson "github.com/segmentio/encoding/json"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// The parsers a tools/call's arguments meet on the request path:
+//
+//   - sonic with UseNumber and ValidateString: mcpvalidate's own parse, the
+//     value the schema is checked against;
+//   - encoding/json with UseNumber: what a handler that decodes the raw
+//     arguments itself most likely uses;
+//   - segmentio/encoding/json: the go-sdk's decoder (internal/json wraps it:
+//     NewDecoder, DontMatchCaseInsensitiveStructFields, a 1000-deep pre-scan,
+//     no UseNumber), which typed tools decode their input with. It is read
+//     twice: with UseNumber, to compare exact literals, and as the SDK
+//     configures it, with float64 numbers, against encoding/json's float64.
+//
+// Whatever the gate admits, all of them must accept and build the same value;
+// a document on which they differ is a smuggling channel (the validator sees
+// one value, the handler another) and the gate must refuse it.
+
+var sonicAPI = sonic.Config{UseNumber: true, ValidateString: true}.Froze()
+
+func decodeStd(doc []byte, useNumber bool) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if useNumber {
+		dec.UseNumber()
+	}
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	return v, nil
+}
+
+func decodeSonic(doc []byte) (any, error) {
+	var v any
+	err := sonicAPI.Unmarshal(doc, &v)
+	return v, err
+}
+
+// sdkMaxDepth is the go-sdk's internal/json defaultMaxDepth.
+const sdkMaxDepth = 1000
+
+// decodeSDK decodes the way the go-sdk v1.8.0's internal/json.Unmarshal does,
+// optionally with UseNumber.
+func decodeSDK(doc []byte, useNumber bool) (any, error) {
+	if sdkTooDeep(doc) {
+		return nil, errors.New("exceeded maximum nesting depth")
+	}
+	dec := segjson.NewDecoder(bytes.NewReader(doc))
+	dec.DontMatchCaseInsensitiveStructFields()
+	if useNumber {
+		dec.UseNumber()
+	}
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// sdkTooDeep is internal/json.checkMaxDepth, copied: a scan that skips
+// string contents and counts brackets.
+func sdkTooDeep(data []byte) bool {
+	depth, inString, escaped := 0, false, false
+	for _, b := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > sdkMaxDepth {
+				return true
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return false
+}
+
+// sameValue compares two decoded values exactly: json.Number by literal,
+// float64 by bits.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !sameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+var agreementGate = func() *charge.Gate {
+	g, err := charge.NewGate(charge.Go, charge.DefaultLimits())
+	if err != nil {
+		panic(err)
+	}
+	return g
+}()
+
+// disagreement is why the parsers differ on doc, or "" when they agree.
+func disagreement(doc []byte) string {
+	exact := []struct {
+		name   string
+		decode func([]byte) (any, error)
+	}{
+		{"encoding/json+UseNumber", func(d []byte) (any, error) { return decodeStd(d, true) }},
+		{"sonic{UseNumber,ValidateString}", decodeSonic},
+		{"segmentio+UseNumber (go-sdk decoder)", func(d []byte) (any, error) { return decodeSDK(d, true) }},
+	}
+	var first any
+	for i, p := range exact {
+		v, err := p.decode(doc)
+		if err != nil {
+			return fmt.Sprintf("%s refused it: %v", p.name, err)
+		}
+		if i == 0 {
+			first = v
+		} else if !sameValue(first, v) {
+			return fmt.Sprintf("%s decoded %#v, %s decoded %#v", exact[0].name, first, p.name, v)
+		}
+	}
+	// The go-sdk's own configuration builds float64s: a number it cannot hold
+	// must fail there exactly as it fails in encoding/json, and agree when not.
+	stdF, errS := decodeStd(doc, false)
+	sdkF, errK := decodeSDK(doc, false)
+	switch {
+	case (errS == nil) != (errK == nil):
+		return fmt.Sprintf("float64 decoding: encoding/json err=%v, go-sdk (segmentio) err=%v", errS, errK)
+	case errS == nil && !sameValue(stdF, sdkF):
+		return fmt.Sprintf("float64 decoding: encoding/json %#v, go-sdk (segmentio) %#v", stdF, sdkF)
+	}
+	return ""
+}
+
+func checkAgreement(t *testing.T, doc []byte) {
+	t.Helper()
+	if _, ref := agreementGate.Check(doc); ref != nil {
+		return // refused: whatever the parsers would do never happens
+	}
+	if why := disagreement(doc); why != "" {
+		t.Fatalf("the gate admitted a document the parsers disagree on: %s\ndocument: %q", why, doc)
+	}
+}
+
+// FuzzParserAgreement: whatever the gate admits, sonic (UseNumber,
+// ValidateString), encoding/json (UseNumber) and the go-sdk's segmentio
+// decoder all accept and decode to the same value. Each input is tried as a
+// raw document and as the seed of a plain and a hostile generated document.
+func FuzzParserAgreement(f *testing.F) {
+	for _, s := range agreementSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkAgreement(t, data)
+		checkAgreement(t, Document(data, Options{}))
+		checkAgreement(t, Document(data, Options{Hostile: true}))
+	})
+}
+
+// agreementSeeds are the documents on which parsers are known to part ways:
+// each must be refused by the gate or decoded alike.
+var agreementSeeds = []string{
+	`{"a":1,"a":2}`,            // duplicate: last wins in all three
+	`{"a":1,"\u0061":2}`,       // duplicate after unescaping
+	`{"a":"\ud800"}`,           // lone surrogate: U+FFFD in some, error in others
+	`{"a":"\udc00\ud800"}`,     // reversed pair
+	"{\"a\":\"\xff\"}",         // invalid UTF-8
+	"{\"a\":\"\xed\xa0\x80\"}", // UTF-8-encoded surrogate
+	"{\"a\":\"\xc0\xaf\"}",     // overlong
+	"{\"a\":\"\x01\"}",         // raw control character
+	"{\"a\":\"\x7f\"}",         // raw DEL: legal JSON
+	`{"a":1e309}`,              // past binary64: float64 decoding fails
+	`{"a":-1e309}`,             //
+	`{"a":1e-400}`,             // underflows to 0
+	`{"a":4.9e-324}`,           // the least subnormal
+	`{"a":9007199254740993}`,   // 2^53+1: float64 rounds it
+	`{"a":-0}`,                 // negative zero
+	`{"a":-0.0}`,               //
+	`{"a":1E+2}`,               //
+	`{"a":01}`,                 // leading zero
+	`{"a":1.}`,                 //
+	`{"a":.5}`,                 //
+	`{"a":1e999}`,              // the exponent bound
+	`{"a":1e1000}`,             // past it
+	`[1,2,]`,                   // trailing comma
+	`{"a":1}x`,                 // trailing bytes (the go-sdk ignores them)
+	"{\"a\":1}\x00",            //
+	`{"a":1} {"b":2}`,          // a second document
+	`{"A":1,"a":2}`,            // case-folded duplicate (structs match case-insensitively)
+	"\ufeff{\"a\":1}",          // a byte order mark
+	`{"a":"\u0000"}`,           // escaped NUL
+	`{"a":"\/"}`,               //
+	`{"a":tru}`,                //
+	`{"a":True}`,               //
+	`{"a":NaN}`,                //
+	`{"a":Infinity}`,           //
+	`{"a":"x"/*c*/}`,           // a comment
+	`{'a':1}`,                  // single quotes
+	`{"a" 1}`,                  //
+	"{\"a\":1,\n\t\r \"b\":2}", // every whitespace
+	"{\"a\":1,\v\"b\":2}",      // a non-JSON whitespace
+	`"\u2028\u2029"`,           //
+	`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
+	`{"a":123456789012345678901234567890123456789012345678901234567890123}`,
+}
+
+// The detector must see the disagreements it exists for, and each one it sees
+// among the seeds must be refused by the gate.
+func TestSeedDisagreementsAreRefused(t *testing.T) {
+	seen := 0
+	for _, s := range agreementSeeds {
+		why := disagreement([]byte(s))
+		if why == "" {
+			continue
+		}
+		seen++
+		if _, ref := agreementGate.Check([]byte(s)); ref == nil {
+			t.Errorf("gate admits %q, on which %s", s, why)
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("only %d seeds disagree; the detector is not looking", seen)
+	}
+	t.Logf("%d of %d seeds disagree across parsers; the gate refuses each", seen, len(agreementSeeds))
+}
