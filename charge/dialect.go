@@ -3,6 +3,7 @@ package charge
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -190,6 +191,13 @@ func (d Dialect) StringWidth(s string) int {
 		// repr picks ' as the delimiter when the string holds ", and then
 		// escapes every ' as \'.
 		w += singles
+	}
+	if d == Go && strings.HasSuffix(s, `\`) {
+		// v6's quote runs strings.ReplaceAll(%q, `\"`, `"`) over the whole %q
+		// output, closing quote included: the second byte of a final `\\`
+		// pairs with the closing quote, so the render is one byte shorter
+		// (a lone backslash renders as '\').
+		w--
 	}
 	return w
 }

@@ -390,6 +390,7 @@ func (s *scanner) str(name bool) *Refusal {
 	left := s.g.limits.MaxParamsRenderedChars - s.charge // what this string may still spend
 	var w int64
 	singles, doubles, escaped := int64(0), false, false
+	last := rune(-1) // the last non-plain rune, if it ended the string
 	for {
 		// The plain-ASCII run: one unit a byte, so it may run at most left-w+1 bytes.
 		run := i
@@ -399,6 +400,9 @@ func (s *scanner) str(name bool) *Refusal {
 		}
 		for i < end && isPlain[doc[i]] {
 			i++
+		}
+		if i > run {
+			last = -1
 		}
 		w += int64(i - run)
 		if w > left {
@@ -415,8 +419,15 @@ func (s *scanner) str(name bool) *Refusal {
 		switch {
 		case c == '"':
 			i++
-			if doubles && s.g.dialect == Python {
-				w += singles // repr delimits with ' and escapes each '
+			switch s.g.dialect {
+			case Python:
+				if doubles {
+					w += singles // repr delimits with ' and escapes each '
+				}
+			case Go:
+				if last == '\\' {
+					w-- // v6's quote renders a trailing backslash as one byte
+				}
 			}
 			s.pos = i
 			s.charge += w
@@ -450,6 +461,7 @@ func (s *scanner) str(name bool) *Refusal {
 			}
 			i += n
 		}
+		last = r
 		switch r {
 		case '\'':
 			singles++

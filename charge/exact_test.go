@@ -1,0 +1,188 @@
+package charge_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/charge/reference"
+)
+
+// scalars calls f for every Unicode scalar value: all 1,114,112 code points
+// but the 2,048 surrogates, which no admitted string can hold.
+func scalars(f func(r rune)) {
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xd800 && r < 0xe000 {
+			continue
+		}
+		f(r)
+	}
+}
+
+// refWidth is the reference render's width of s without its two quotes.
+func refWidth(d charge.Dialect, s string) int64 {
+	return reference.Width(d, reference.String(d, s)) - 2
+}
+
+// TestEveryCodePointRendersAtItsReferenceWidth is the exhaustive proof: for
+// every scalar value and both dialects, the fast width equals the slow
+// reference renderer's, alone and in a string that also holds both quotes.
+func TestEveryCodePointRendersAtItsReferenceWidth(t *testing.T) {
+	for _, d := range charge.Dialects {
+		bad := 0
+		scalars(func(r rune) {
+			s := string(r)
+			if got, want := int64(d.StringWidth(s)), refWidth(d, s); got != want && bad < 10 {
+				bad++
+				t.Errorf("%s: U+%04X alone: width %d, reference %d", d, r, got, want)
+			}
+			mixed := s + `'"` + s
+			if got, want := int64(d.StringWidth(mixed)), refWidth(d, mixed); got != want && bad < 10 {
+				bad++
+				t.Errorf("%s: U+%04X between quotes: width %d, reference %d", d, r, got, want)
+			}
+		})
+	}
+}
+
+// jsonString writes r into a JSON string both ways a client may: raw UTF-8
+// (escaping only what JSON requires) and as \u escapes.
+func jsonString(r rune) (raw, escaped string) {
+	switch {
+	case r == '"':
+		raw = `"\""`
+	case r == '\\':
+		raw = `"\\"`
+	case r < 0x20:
+		raw = fmt.Sprintf(`"\u%04x"`, r)
+	default:
+		raw = `"` + string(r) + `"`
+	}
+	if r < 0x10000 {
+		escaped = fmt.Sprintf(`"\u%04X"`, r)
+	} else {
+		r -= 0x10000
+		escaped = fmt.Sprintf(`"\u%04x\u%04x"`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+	}
+	return raw, escaped
+}
+
+// TestTheGateChargesEveryCodePointExactly drives every scalar value through the
+// gate, raw and escaped, and compares the charge with the reference.
+func TestTheGateChargesEveryCodePointExactly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: skipping the 2 x 1,112,064-document gate sweep")
+	}
+	for _, d := range charge.Dialects {
+		g, err := charge.NewGate(d, charge.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		scalars(func(r rune) {
+			want := refWidth(d, string(r))
+			raw, escaped := jsonString(r)
+			for _, doc := range []string{raw, escaped} {
+				rep, ref := g.Check([]byte(doc))
+				if ref != nil {
+					if bad++; bad < 10 {
+						t.Errorf("%s: U+%04X refused: %v", d, r, ref)
+					}
+					continue
+				}
+				if rep.Charge != want && bad < 10 {
+					bad++
+					t.Errorf("%s: U+%04X charged %d, reference %d", d, r, rep.Charge, want)
+				}
+			}
+		})
+	}
+}
+
+// jsonText is s as a JSON string, escaping only what JSON requires.
+func jsonText(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// TestQuotesAndBackslashes covers the quoting rules on mixed strings.
+func TestQuotesAndBackslashes(t *testing.T) {
+	cases := []string{
+		``, `'`, `"`, `'"`, `"'`, `''""`, `\`, `\'`, `\"`, `'\"`, `a'b'c`, `a"b"c`,
+		`it's "quoted"`, `a\`, `\\\`, `'\`, `"\`, `\"\`, `''''"`, "tab\there", "\x7f'\"", "\u0600'\"\\", `\\\\`, "\U0001F600'",
+		strings.Repeat(`'`, 100) + `"`, strings.Repeat(`\"`, 50),
+	}
+	for _, d := range charge.Dialects {
+		g, _ := charge.NewGate(d, charge.DefaultLimits())
+		for _, s := range cases {
+			want := refWidth(d, s)
+			if got := int64(d.StringWidth(s)); got != want {
+				t.Errorf("%s: StringWidth(%q) = %d, reference %d (%s)", d, s, got, want, reference.String(d, s))
+			}
+			doc := jsonText(s)
+			rep, ref := g.Check([]byte(doc))
+			if ref != nil {
+				t.Errorf("%s: %s refused: %v", d, doc, ref)
+				continue
+			}
+			if rep.Charge != want {
+				t.Errorf("%s: gate charged %s %d, reference %d", d, doc, rep.Charge, want)
+			}
+		}
+	}
+}
+
+// TestNumbersRenderAtTheirReferenceWidth covers json.loads' int/float split,
+// Python's exponent thresholds, overflow and negative zero, and Go's %v.
+func TestNumbersRenderAtTheirReferenceWidth(t *testing.T) {
+	cases := []string{
+		"0", "-0", "1", "-1", "10", "123456789012345678901234567890", "-0.0", "0.0", "1.0", "1.5",
+		"1e0", "1E0", "1e+0", "1e-0", "1e1", "1e15", "1e16", "1e17", "1.5e16", "9999999999999998e0",
+		"1e-4", "1e-5", "1.23e-5", "0.0001", "0.00001", "1e308", "1e309", "-1e309", "1e-324", "-1e-324",
+		"5e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "123.456", "0.1", "100000000000000000000",
+		"1e21", "1e20", "-1e21", "1e-7", "12345678.9", "4.35", "0.30000000000000004", "1e999", "-1e-999",
+	}
+	for _, d := range charge.Dialects {
+		g, _ := charge.NewGate(d, charge.DefaultLimits())
+		for _, lit := range cases {
+			v, err := reference.Decode([]byte(lit))
+			if err != nil {
+				t.Fatalf("%s: %v", lit, err)
+			}
+			want := reference.Charge(d, v)
+			if got := int64(d.NumberWidth([]byte(lit))); got != want {
+				t.Errorf("%s: NumberWidth(%s) = %d, reference %d (%s)", d, lit, got, want, reference.Render(d, v))
+			}
+			rep, ref := g.Check([]byte(lit))
+			if ref != nil {
+				t.Errorf("%s: %s refused: %v", d, lit, ref)
+			} else if rep.Charge != want {
+				t.Errorf("%s: gate charged %s %d, reference %d", d, lit, rep.Charge, want)
+			}
+		}
+	}
+}
+
+// TestReferencePrintabilityAgreesWithTheTable keeps the two printability
+// sources honest against each other over every code point.
+func TestReferencePrintabilityAgreesWithTheTable(t *testing.T) {
+	bad := 0
+	scalars(func(r rune) {
+		fast := charge.Python.RuneClass(r) == charge.Printable || r == '\''
+		if r == '\\' || r == '\t' || r == '\n' || r == '\r' {
+			fast = false
+		}
+		if slow := reference.PythonPrintable(r) && r != '\\'; fast != slow && bad < 10 {
+			bad++
+			t.Errorf("U+%04X: table says printable=%v, reference %v", r, fast, slow)
+		}
+	})
+}
