@@ -1,0 +1,445 @@
+package mcpvalidate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io/fs"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bytedance/sonic"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/schemas"
+)
+
+// Validator holds the compiled published schemas and the charge gate. Build it
+// once with New; it is safe for concurrent use.
+type Validator struct {
+	cfg   config
+	gate  *charge.Gate
+	tools map[string]*tool
+	names []string
+	dec   sonic.API
+	body  charge.BodyCapDerivation
+}
+
+type config struct {
+	limits   charge.Limits
+	dialect  charge.Dialect
+	encoders []charge.Encoder
+	fsys     fs.FS
+	dir      string
+	ceiling  int
+	hooks    []func(RefusalEvent)
+}
+
+// Option configures New.
+type Option func(*config)
+
+// WithLimits replaces charge.DefaultLimits().
+func WithLimits(l charge.Limits) Option { return func(c *config) { c.limits = l } }
+
+// WithDialect replaces charge.Go, the dialect the gate charges under. charge.Go
+// prices what jsonschema/v6 renders, in bytes: the validator this package runs.
+func WithDialect(d charge.Dialect) Option { return func(c *config) { c.dialect = d } }
+
+// WithEncoders sets the client encoder families the HTTP body cap must admit
+// an at-cap landed file from (default charge.EnsureASCII and charge.Raw: the
+// Python client's default and the official Python/JS clients). A server with
+// Go clients (encoding/json escapes < > & U+2028 U+2029) adds charge.GoJSON,
+// which raises the multiplier from 3 to 6.
+func WithEncoders(e ...charge.Encoder) Option {
+	return func(c *config) { c.encoders = append([]charge.Encoder(nil), e...) }
+}
+
+// WithSchemas loads the published schemas from dir in fsys instead of the
+// embedded schemas.FS. Every *.schema.json there is loaded; any problem fails
+// New.
+func WithSchemas(fsys fs.FS, dir string) Option {
+	return func(c *config) { c.fsys, c.dir = fsys, dir }
+}
+
+// WithRefusalHook calls h for every refusal, after it is built. The event
+// carries no caller value; servers log through it.
+func WithRefusalHook(h func(RefusalEvent)) Option {
+	return func(c *config) { c.hooks = append(c.hooks, h) }
+}
+
+// withCeiling lowers the refusal ceiling New asserts (tests use it to prove
+// the assertion can fail).
+func withCeiling(n int) Option { return func(c *config) { c.ceiling = n } }
+
+// RefusalEvent is what a refusal hook sees: nothing a caller wrote except, for
+// a published tool, its name (which the server chose).
+type RefusalEvent struct {
+	Tool      string // the published tool name, or "" when the name resolved to none
+	ToolBytes int    // the length of the name as called
+	Stage     Stage
+	Bound     string // StageGate: the gate's bound; StageSchema: the first leaf's keyword
+	Leaves    int    // StageSchema: failing leaves, elided included
+	ArgsBytes int    // the arguments' length on the wire
+}
+
+// New loads and compiles the published schemas and builds the gate. It fails
+// on any schema problem (see package doc) and when the longest refusal the
+// templates can build exceeds RefusalCeiling.
+func New(opts ...Option) (*Validator, error) {
+	cfg := config{
+		limits:   charge.DefaultLimits(),
+		dialect:  charge.Go,
+		encoders: []charge.Encoder{charge.EnsureASCII, charge.Raw},
+		fsys:     schemas.FS,
+		dir:      schemas.Dir,
+		ceiling:  RefusalCeiling,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := checkCeiling(cfg.ceiling); err != nil {
+		return nil, err
+	}
+	if len(cfg.encoders) == 0 {
+		return nil, errors.New("mcpvalidate: at least one encoder family is needed for the body cap")
+	}
+	gate, err := charge.NewGate(cfg.dialect, cfg.limits)
+	if err != nil {
+		return nil, fmt.Errorf("mcpvalidate: %w", err)
+	}
+	tools, err := loadRegistry(cfg.fsys, cfg.dir)
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{
+		cfg:   cfg,
+		gate:  gate,
+		tools: tools,
+		dec:   sonic.Config{UseNumber: true, ValidateString: true}.Froze(),
+		body:  charge.BodyCap(cfg.limits, cfg.encoders...),
+	}
+	for n := range tools {
+		v.names = append(v.names, n)
+	}
+	sort.Strings(v.names)
+	return v, nil
+}
+
+// Tools lists the published tool names, sorted.
+func (v *Validator) Tools() []string { return append([]string(nil), v.names...) }
+
+// SchemaFile is the path (within the schema FS) of tool's published schema.
+func (v *Validator) SchemaFile(name string) (string, bool) {
+	t, ok := v.tools[name]
+	if !ok {
+		return "", false
+	}
+	return t.file, true
+}
+
+// InputSchema is tool's published schema as one self-contained document (the
+// fragments it references embedded under $defs): what a server registers as
+// the tool's InputSchema so tools/list publishes the contract it enforces.
+func (v *Validator) InputSchema(name string) (json.RawMessage, bool) {
+	t, ok := v.tools[name]
+	if !ok {
+		return nil, false
+	}
+	return append(json.RawMessage(nil), t.bundled...), true
+}
+
+// Limits are the limits the gate holds arguments to.
+func (v *Validator) Limits() charge.Limits { return v.cfg.limits }
+
+// Dialect is the dialect the gate charges under.
+func (v *Validator) Dialect() charge.Dialect { return v.cfg.dialect }
+
+// BodyCap is the HTTP body cap derivation for the configured encoder
+// families: set StreamableHTTPOptions.MaxRequestBodyBytes to its Cap (or use
+// MaxRequestBodyBytes).
+func (v *Validator) BodyCap() charge.BodyCapDerivation { return v.body }
+
+// MaxRequestBodyBytes is BodyCap().Cap.
+func (v *Validator) MaxRequestBodyBytes() int64 { return v.body.Cap }
+
+// emptyObject stands in for absent arguments.
+var emptyObject = []byte("{}")
+
+// Check validates one tool call offline: resolve the tool's schema (or refuse,
+// fail-closed) → charge gate over the raw bytes → decode (sonic, UseNumber,
+// ValidateString) → jsonschema/v6 Validate with panics recovered → a bounded
+// refusal built from the error tree. nil means admitted.
+//
+// Absent arguments (nil or empty) are validated as {}: MCP makes arguments
+// optional, and a tool whose schema requires a field still refuses. The JSON
+// null is validated as what it is, so every published schema (type object)
+// refuses it with a type leaf.
+func (v *Validator) Check(tool string, arguments json.RawMessage) *Refusal {
+	r := v.check(tool, arguments)
+	if r != nil && len(v.cfg.hooks) > 0 {
+		ev := RefusalEvent{ToolBytes: len(tool), Stage: r.Stage, ArgsBytes: len(arguments)}
+		if _, ok := v.tools[tool]; ok {
+			ev.Tool = tool
+		}
+		switch {
+		case r.Gate != nil:
+			ev.Bound = r.Gate.Bound.String()
+		case len(r.Leaves) > 0:
+			ev.Bound = r.Leaves[0].Keyword
+			ev.Leaves = len(r.Leaves) + r.Elided
+		}
+		for _, h := range v.cfg.hooks {
+			h(ev)
+		}
+	}
+	return r
+}
+
+func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
+	t, ok := v.tools[name]
+	if !ok {
+		return &Refusal{Tool: display(name, ToolCut), Stage: StageUnknownTool}
+	}
+	if len(arguments) == 0 {
+		arguments = emptyObject
+	}
+	if _, gr := v.gate.Check(arguments); gr != nil {
+		return &Refusal{Tool: display(name, ToolCut), Stage: StageGate, Gate: gr}
+	}
+	var doc any
+	// The decoder's error text can quote the input: it is never read.
+	if err := v.dec.Unmarshal(arguments, &doc); err != nil {
+		return &Refusal{Tool: display(name, ToolCut), Stage: StageDecode}
+	}
+	err, panicked := validate(t.schema, doc)
+	if panicked {
+		return &Refusal{Tool: display(name, ToolCut), Stage: StageInternal}
+	}
+	if err == nil {
+		return nil
+	}
+	r := &Refusal{Tool: display(name, ToolCut), Stage: StageSchema}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		// Not a tree: nothing about it is read (its text may hold the value).
+		r.Stage = StageInternal
+		return r
+	}
+	r.Leaves, r.Elided = leaves(ve)
+	return r
+}
+
+// validate runs Validate with panics recovered: jsonschema/v6 has panicked on
+// number instances (a nil *big.Rat); the gate's exponent bound keeps those out,
+// and this keeps any other out of the server.
+func validate(s *jsonschema.Schema, doc any) (err error, panicked bool) {
+	defer func() {
+		if recover() != nil {
+			err, panicked = nil, true
+		}
+	}()
+	return s.Validate(doc), false
+}
+
+// leaves walks the error tree and keeps the MaxLeaves smallest failing leaves
+// in (pointer, keyword, want) order, counting the rest. It reads only
+// InstanceLocation (rendered through pointer), SchemaURL and the schema-side
+// fields of each kind; it never calls Error or LocalizedString, which render
+// instance values unbounded.
+//
+// A member whose value failed its own constraint also fails
+// unevaluatedProperties (the failed branch's annotations are dropped, as the
+// spec says); that second leaf names a known key as if it were unknown, so a
+// false-schema leaf is left out when another leaf lies at or under its
+// location. The call is refused either way: only the message is cleaner.
+func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
+	failed := map[uint64]struct{}{}
+	var mark func(e *jsonschema.ValidationError)
+	mark = func(e *jsonschema.ValidationError) {
+		for _, c := range e.Causes {
+			mark(c)
+		}
+		if len(e.Causes) > 0 {
+			return
+		}
+		if _, f := e.ErrorKind.(*kind.FalseSchema); f {
+			return
+		}
+		var h maphash.Hash
+		h.SetSeed(locSeed)
+		for _, seg := range e.InstanceLocation {
+			h.WriteString(seg)
+			h.WriteByte(0)
+			failed[h.Sum64()] = struct{}{}
+		}
+	}
+	mark(root)
+	var kept []Leaf
+	total := 0
+	add := func(l Leaf) {
+		total++
+		i := sort.Search(len(kept), func(i int) bool { return leafLess(l, kept[i]) })
+		if i >= MaxLeaves {
+			return
+		}
+		kept = append(kept, Leaf{})
+		copy(kept[i+1:], kept[i:])
+		kept[i] = l
+		if len(kept) > MaxLeaves {
+			kept = kept[:MaxLeaves]
+		}
+	}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		kw := keyword(e)
+		loc := e.InstanceLocation[:len(e.InstanceLocation):len(e.InstanceLocation)]
+		switch k := e.ErrorKind.(type) {
+		case *kind.FalseSchema:
+			if len(loc) > 0 {
+				var h maphash.Hash
+				h.SetSeed(locSeed)
+				for _, seg := range loc {
+					h.WriteString(seg)
+					h.WriteByte(0)
+				}
+				if _, other := failed[h.Sum64()]; other {
+					return
+				}
+			}
+		case *kind.AdditionalProperties:
+			// Properties are caller keys: one leaf each, named by pointer.
+			for _, p := range k.Properties {
+				add(Leaf{Pointer: pointer(append(loc, p)), Keyword: kw, Want: "false"})
+			}
+			return
+		case *kind.PropertyNames:
+			add(Leaf{Pointer: pointer(append(loc, k.Property)), Keyword: kw})
+			return
+		}
+		add(Leaf{Pointer: pointer(loc), Keyword: kw, Want: want(e.ErrorKind)})
+	}
+	walk(root)
+	return kept, total - len(kept)
+}
+
+var locSeed = maphash.MakeSeed()
+
+func leafLess(a, b Leaf) bool {
+	if a.Pointer != b.Pointer {
+		return a.Pointer < b.Pointer
+	}
+	if a.Keyword != b.Keyword {
+		return a.Keyword < b.Keyword
+	}
+	return a.Want < b.Want
+}
+
+// keyword is the failing keyword, from the kind's keyword path (schema-side,
+// so bounded by what was published); a false schema has none, and is named by
+// the keyword that holds it, the last segment of its schema location (e.g.
+// unevaluatedProperties).
+func keyword(e *jsonschema.ValidationError) string {
+	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		return display(kp[len(kp)-1], FragmentCut)
+	}
+	frag := e.SchemaURL
+	if i := strings.IndexByte(frag, '#'); i >= 0 {
+		frag = frag[i+1:]
+	}
+	if i := strings.LastIndexByte(frag, '/'); i >= 0 {
+		frag = frag[i+1:]
+	}
+	return display(frag, FragmentCut)
+}
+
+// want renders the schema side of a failure: the limit the instance missed.
+// Only fields that come from the schema are read (Want, Missing); Got-side
+// fields hold the instance and are skipped, except a type name, which is one
+// of JSON's seven.
+func want(k jsonschema.ErrorKind) string {
+	var s string
+	switch k := k.(type) {
+	case *kind.Type:
+		s = strings.Join(k.Want, "|") + " (got " + k.Got + ")"
+	case *kind.Enum:
+		s = enumList(k.Want)
+	case *kind.Const:
+		s = jsonList([]any{k.Want})
+	case *kind.Required:
+		m := append([]string(nil), k.Missing...)
+		sort.Strings(m)
+		s = strings.Join(m, ",")
+	case *kind.DependentRequired:
+		s = strings.Join(k.Missing, ",")
+	case *kind.MinLength:
+		s = strconv.Itoa(k.Want)
+	case *kind.MaxLength:
+		s = strconv.Itoa(k.Want)
+	case *kind.MinItems:
+		s = strconv.Itoa(k.Want)
+	case *kind.MaxItems:
+		s = strconv.Itoa(k.Want)
+	case *kind.MinProperties:
+		s = strconv.Itoa(k.Want)
+	case *kind.MaxProperties:
+		s = strconv.Itoa(k.Want)
+	case *kind.Pattern:
+		s = k.Want
+	case *kind.Format:
+		s = k.Want
+	case *kind.Minimum:
+		s = ratString(k.Want)
+	case *kind.Maximum:
+		s = ratString(k.Want)
+	case *kind.ExclusiveMinimum:
+		s = ratString(k.Want)
+	case *kind.ExclusiveMaximum:
+		s = ratString(k.Want)
+	case *kind.MultipleOf:
+		s = ratString(k.Want)
+	case *kind.FalseSchema:
+		s = "false"
+	}
+	return display(s, FragmentCut)
+}
+
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return ""
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.RatString()
+}
+
+// enumList joins an enum's members with |, strings bare and others as JSON.
+func enumList(vs []any) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		if s, ok := v.(string); ok {
+			parts[i] = s
+		} else {
+			parts[i] = jsonList([]any{v})
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+func jsonList(vs []any) string {
+	b, err := json.Marshal(vs)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
