@@ -1,0 +1,344 @@
+package charge_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+func gate(t testing.TB, d charge.Dialect, l charge.Limits) *charge.Gate {
+	t.Helper()
+	g, err := charge.NewGate(d, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestStrictness: each malformed document is refused under the bound that
+// names what is wrong with it.
+func TestStrictness(t *testing.T) {
+	cases := []struct {
+		doc   string
+		bound charge.Bound
+	}{
+		{``, charge.BoundSyntax},
+		{`   `, charge.BoundSyntax},
+		{"\xef\xbb\xbf{}", charge.BoundSyntax}, // a byte-order mark
+		{`{`, charge.BoundSyntax},
+		{`{"a"}`, charge.BoundSyntax},
+		{`{"a":}`, charge.BoundSyntax},
+		{`{"a":1,}`, charge.BoundSyntax},
+		{`[1,]`, charge.BoundSyntax},
+		{`[1 2]`, charge.BoundSyntax},
+		{`{a:1}`, charge.BoundSyntax},
+		{`{'a':1}`, charge.BoundSyntax},
+		{`01`, charge.BoundTrailing}, // the value 0, then a byte
+		{`[01]`, charge.BoundSyntax},
+		{`-`, charge.BoundSyntax},
+		{`1.`, charge.BoundSyntax},
+		{`.5`, charge.BoundSyntax},
+		{`1e`, charge.BoundSyntax},
+		{`+1`, charge.BoundSyntax},
+		{`NaN`, charge.BoundSyntax},
+		{`Infinity`, charge.BoundSyntax},
+		{`tru`, charge.BoundSyntax},
+		{`nul`, charge.BoundSyntax},
+		{`"abc`, charge.BoundSyntax},
+		{`"\x"`, charge.BoundSyntax},
+		{`"\u12"`, charge.BoundSyntax},
+		{`"\u12G4"`, charge.BoundSyntax},
+		{"[1]\x00", charge.BoundTrailing},
+		{`{} {}`, charge.BoundTrailing},
+		{`1 2`, charge.BoundTrailing},
+		{"\"\x00\"", charge.BoundControl},
+		{"\"a\nb\"", charge.BoundControl},
+		{"\"\x1f\"", charge.BoundControl},
+		{"\"\xff\"", charge.BoundUTF8},
+		{"\"\xc0\xaf\"", charge.BoundUTF8},         // overlong /
+		{"\"\xed\xa0\x80\"", charge.BoundUTF8},     // a surrogate encoded in UTF-8
+		{"\"\xf4\x90\x80\x80\"", charge.BoundUTF8}, // past U+10FFFF
+		{"\"\xe4\xb8\"", charge.BoundUTF8},         // truncated
+		{"{\"\xff\":1}", charge.BoundUTF8},
+		{`"\ud800"`, charge.BoundSurrogate},
+		{`"\udc00"`, charge.BoundSurrogate},
+		{`"\ud800\u0041"`, charge.BoundSurrogate},
+		{`"\ud800x"`, charge.BoundSurrogate},
+		{`{"a":1,"a":1}`, charge.BoundDuplicateName},
+		{`{"a":1,"\u0061":2}`, charge.BoundDuplicateName},
+		{`{"\u00e9":1,"é":2}`, charge.BoundDuplicateName},
+		{`{"\ud83d\ude00":1,"😀":2}`, charge.BoundDuplicateName},
+		{`{"x":{"a":1},"y":{"a":1},"x":2}`, charge.BoundDuplicateName},
+	}
+	for _, d := range charge.Dialects {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, c := range cases {
+			_, ref := g.Check([]byte(c.doc))
+			if ref == nil {
+				t.Errorf("%s: %q admitted, want %s", d, c.doc, c.bound)
+				continue
+			}
+			if ref.Bound != c.bound {
+				t.Errorf("%s: %q refused as %s, want %s (%v)", d, c.doc, ref.Bound, c.bound, ref)
+			}
+		}
+	}
+}
+
+// TestManyNamesAreCheckedForDuplicatesAfterTheMapTakesOver covers objects past
+// the linear scan, where names are indexed by hash.
+func TestManyNamesAreCheckedForDuplicatesAfterTheMapTakesOver(t *testing.T) {
+	g := gate(t, charge.Python, charge.DefaultLimits())
+	for _, n := range []int{15, 16, 17, 1000} {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		ok := b.String() + `"last":0}`
+		if _, ref := g.Check([]byte(ok)); ref != nil {
+			t.Errorf("%d distinct names refused: %v", n, ref)
+		}
+		for _, dup := range []string{`"k0":0}`, fmt.Sprintf(`"k%d":0}`, n-1), fmt.Sprintf(`"\u006b%d":0}`, n/2)} {
+			if _, ref := g.Check([]byte(b.String() + dup)); ref == nil || ref.Bound != charge.BoundDuplicateName {
+				t.Errorf("%d names then a repeat %s: got %v, want duplicate-name", n, dup, ref)
+			}
+		}
+	}
+	// The same names in sibling objects are not duplicates.
+	if _, ref := g.Check([]byte(`[{"a":1,"b":2},{"a":1,"b":2},{"x":{"a":1},"a":{"a":1}}]`)); ref != nil {
+		t.Errorf("sibling objects refused: %v", ref)
+	}
+}
+
+// TestAdmitted: valid documents, including every escape, are admitted and
+// measured.
+func TestAdmitted(t *testing.T) {
+	docs := []struct {
+		doc          string
+		nodes, depth int
+	}{
+		{`0`, 1, 0},
+		{` "x" `, 1, 0},
+		{`{}`, 1, 1},
+		{`[]`, 1, 1},
+		{`{"a":[1,2,{"b":null}]}`, 8, 3},
+		{`"\"\\\/\b\f\n\r\t\u0000\u00e9\ud83d\ude00"`, 1, 0},
+		{"\t\n\r [true,false,null,-0.5e+3,1E-2] \n", 6, 1},
+		{`"\uffff\ufffe\ufdd0"`, 1, 0}, // noncharacters are scalar values
+	}
+	for _, d := range charge.Dialects {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, c := range docs {
+			rep, ref := g.Check([]byte(c.doc))
+			if ref != nil {
+				t.Errorf("%s: %q refused: %v", d, c.doc, ref)
+				continue
+			}
+			if rep.Nodes != c.nodes || rep.Depth != c.depth || rep.Bytes != len(c.doc) {
+				t.Errorf("%s: %q: %+v, want nodes %d depth %d", d, c.doc, rep, c.nodes, c.depth)
+			}
+		}
+	}
+}
+
+func nested(depth int) string {
+	return strings.Repeat(`{"a":[`, depth/2) + strings.Repeat("[", depth%2) + "0" +
+		strings.Repeat("]", depth%2) + strings.Repeat(`]}`, depth/2)
+}
+
+// TestEachBoundAtAndPastItsLimit admits a document at each limit and refuses
+// the one a unit past it, naming the bound and the limit.
+func TestEachBoundAtAndPastItsLimit(t *testing.T) {
+	l := charge.DefaultLimits()
+	zeros := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]" }
+	digits := func(n int) string { return "1" + strings.Repeat("0", n-1) }
+	budget := int(l.MaxParamsRenderedChars)
+	cases := []struct {
+		name     string
+		at, past string
+		bound    charge.Bound
+		limit    int64
+		dialects []charge.Dialect
+	}{
+		{"nesting", nested(l.MaxParamsNesting), nested(l.MaxParamsNesting + 1), charge.BoundNesting, int64(l.MaxParamsNesting), charge.Dialects},
+		{"nodes", zeros(l.MaxParamsNodes - 1), zeros(l.MaxParamsNodes), charge.BoundNodes, int64(l.MaxParamsNodes), charge.Dialects},
+		{"number length", digits(l.MaxNumberBytes), digits(l.MaxNumberBytes + 1), charge.BoundNumberBytes, int64(l.MaxNumberBytes), charge.Dialects},
+		{"number exponent", fmt.Sprintf("1e%d", l.MaxNumberExponent), fmt.Sprintf("1e%d", l.MaxNumberExponent+1), charge.BoundNumberExponent, int64(l.MaxNumberExponent), charge.Dialects},
+		{"negative exponent", fmt.Sprintf("1e-%03d", l.MaxNumberExponent), fmt.Sprintf("1E-0%d", l.MaxNumberExponent+1), charge.BoundNumberExponent, int64(l.MaxNumberExponent), charge.Dialects},
+		{"charge, ASCII", `"` + strings.Repeat("a", budget) + `"`, `"` + strings.Repeat("a", budget+1) + `"`, charge.BoundCharge, l.MaxParamsRenderedChars, charge.Dialects},
+		{"charge, U+0600 (6 characters each)", `"` + strings.Repeat("\u0600", budget/6) + `"`, `"` + strings.Repeat("\u0600", budget/6) + `a"`, charge.BoundCharge, l.MaxParamsRenderedChars, []charge.Dialect{charge.Python}},
+		{"charge, the quote rule", `"` + strings.Repeat("'", budget/2-1) + `\""`, `"` + strings.Repeat("'", budget/2) + `\""`, charge.BoundCharge, l.MaxParamsRenderedChars, []charge.Dialect{charge.Python}},
+		{"charge, members", `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `"}`, `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `0"}`, charge.BoundCharge, l.MaxParamsRenderedChars, charge.Dialects},
+	}
+	for _, c := range cases {
+		for _, d := range c.dialects {
+			g := gate(t, d, l)
+			if _, ref := g.Check([]byte(c.at)); ref != nil {
+				t.Errorf("%s/%s: at the limit, refused: %v", c.name, d, ref)
+			}
+			_, ref := g.Check([]byte(c.past))
+			if ref == nil {
+				t.Errorf("%s/%s: one past the limit, admitted", c.name, d)
+				continue
+			}
+			if ref.Bound != c.bound || ref.Limit != c.limit {
+				t.Errorf("%s/%s: refused as %s limit %d, want %s limit %d", c.name, d, ref.Bound, ref.Limit, c.bound, c.limit)
+			}
+		}
+	}
+}
+
+// TestTheChargeBoundTripsAtTheFirstBytePast checks the offset a charge refusal
+// reports, and that a long string is not read to its end.
+func TestTheChargeBoundTripsAtTheFirstBytePast(t *testing.T) {
+	l := charge.DefaultLimits()
+	l.MaxParamsRenderedChars = 10
+	g := gate(t, charge.Python, l)
+	doc := `"` + strings.Repeat("a", 1000) // unterminated: a full read would be a syntax error
+	_, ref := g.Check([]byte(doc))
+	if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != 11 {
+		t.Fatalf("got %v, want a charge refusal at byte 11 (the 11th a)", ref)
+	}
+	doc = `"aaaaaaaaa` + "\u0600" + strings.Repeat("b", 1000) // 9 + 6 > 10 at the U+0600
+	_, ref = g.Check([]byte(doc))
+	if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != 10 {
+		t.Fatalf("got %v, want a charge refusal at byte 10 (the U+0600)", ref)
+	}
+}
+
+// TestRefusalsNameWhereWithoutEchoing: a refusal holds the pointer with caller
+// keys escaped and cut, never a caller value, and fits MaxRefusalBytes.
+func TestRefusalsNameWhereWithoutEchoing(t *testing.T) {
+	secret := "SECRET-" + strings.Repeat("x", 200)
+	longKey := strings.Repeat("K", 10_000)
+	cases := []struct {
+		doc     string
+		pointer string
+	}{
+		{`{"a":{"b":[0,1,"` + secret + "\x01" + `"]}}`, "/a/b/2"},
+		{`{"` + longKey + `":"` + secret + "\x01" + `"}`, "/" + strings.Repeat("K", charge.KeyCut) + "..."},
+		{`{"a/b~c":[[` + "\"\x02\"" + `]]}`, "/a~1b~0c/0/0"},
+		{`{"\u00e9\u0001\ud83d\ude00":"\x02"}`, `/\u00e9\u0001\ud83d\ude00`},
+		{`{"ok":1,"` + secret + `":1,"` + secret + `":2}`, "/" + secret[:charge.KeyCut] + "..."},
+		{nested(70), "/a/0/a/0/a/0/a/0/.../a/0/a/0/a/0/a/0"},
+	}
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	for _, c := range cases {
+		_, ref := g.Check([]byte(c.doc))
+		if ref == nil {
+			t.Errorf("%.40q admitted", c.doc)
+			continue
+		}
+		if ref.Pointer != c.pointer {
+			t.Errorf("%.40q: pointer %q, want %q", c.doc, ref.Pointer, c.pointer)
+		}
+		msg := ref.Error()
+		if strings.Contains(msg, "SECRET-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx") {
+			t.Errorf("refusal echoes a caller value: %s", msg)
+		}
+		if len(msg) > charge.MaxRefusalBytes() {
+			t.Errorf("refusal of %d bytes exceeds MaxRefusalBytes %d", len(msg), charge.MaxRefusalBytes())
+		}
+		for i := 0; i < len(msg); i++ {
+			if msg[i] < 0x20 || msg[i] >= 0x7f {
+				t.Fatalf("refusal holds byte %#x: %q", msg[i], msg)
+			}
+		}
+	}
+}
+
+// TestTheWidestRefusalFitsTheCeiling builds the widest pointer the display
+// rules allow — every segment a cut, escape-dense name — under every bound.
+func TestTheWidestRefusalFitsTheCeiling(t *testing.T) {
+	name := strings.Repeat(`\\`, 40) // renders \\ per character: cut at KeyCut
+	var b strings.Builder
+	depth := charge.DefaultLimits().MaxParamsNesting + 1
+	for range depth {
+		b.WriteString(`{"` + name + `":`)
+	}
+	doc := b.String() + "0" + strings.Repeat("}", depth)
+	g := gate(t, charge.Python, charge.DefaultLimits())
+	_, ref := g.Check([]byte(doc))
+	if ref == nil || ref.Bound != charge.BoundNesting {
+		t.Fatalf("got %v, want a nesting refusal", ref)
+	}
+	if len(ref.Pointer) > charge.MaxPointerBytes {
+		t.Errorf("pointer of %d bytes exceeds MaxPointerBytes %d", len(ref.Pointer), charge.MaxPointerBytes)
+	}
+	if n := len(ref.Error()); n > charge.MaxRefusalBytes() {
+		t.Errorf("refusal of %d bytes exceeds MaxRefusalBytes %d", n, charge.MaxRefusalBytes())
+	}
+}
+
+// TestStrictnessAgreesWithEncodingJSON: every strictness refusal in the table
+// is a document encoding/json rejects too, or one I-JSON (RFC 7493) forbids.
+func TestStrictnessAgreesWithEncodingJSON(t *testing.T) {
+	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
+	g := gate(t, charge.Python, charge.DefaultLimits())
+	for _, doc := range []string{`{"a":1,"a":2}`, `"\ud800"`, "\"\xff\"", `[1,]`, "\"\x01\"", `{} x`, "\xef\xbb\xbf1"} {
+		_, ref := g.Check([]byte(doc))
+		if ref == nil {
+			t.Fatalf("%q admitted", doc)
+		}
+		if json.Valid([]byte(doc)) && !iJSONOnly[ref.Bound] {
+			t.Errorf("%q: refused as %s, but encoding/json accepts it and I-JSON allows it", doc, ref.Bound)
+		}
+	}
+}
+
+// TestLimitsValidate refuses limits the gate cannot enforce as documented.
+func TestLimitsValidate(t *testing.T) {
+	if err := charge.DefaultLimits().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mutate := range map[string]func(*charge.Limits){
+		"zero nodes":            func(l *charge.Limits) { l.MaxParamsNodes = 0 },
+		"negative budget":       func(l *charge.Limits) { l.MaxParamsRenderedChars = -1 },
+		"numbers CPython fails": func(l *charge.Limits) { l.MaxNumberBytes = 4301 },
+		"nesting past the SDK":  func(l *charge.Limits) { l.MaxParamsNesting = 998 },
+	} {
+		l := charge.DefaultLimits()
+		mutate(&l)
+		if _, err := charge.NewGate(charge.Python, l); err == nil {
+			t.Errorf("%s: NewGate accepted %+v", name, l)
+		}
+	}
+}
+
+// TestComposedCeiling recomputes the seed's composed ceiling from the live
+// constants: the budget plus four characters a node.
+func TestComposedCeiling(t *testing.T) {
+	l := charge.DefaultLimits()
+	if got, want := charge.ComposedCeiling(charge.Python, l), l.MaxParamsRenderedChars+int64(l.MaxParamsNodes)*4; got != want {
+		t.Errorf("python ceiling %d, want %d", got, want)
+	}
+	if p := charge.Go.PerNodeMax(); p != len("value") {
+		t.Errorf("go per-node maximum %d, want len(\"value\")", p)
+	}
+}
+
+func TestGateIsSafeForConcurrentUse(t *testing.T) {
+	g := gate(t, charge.Python, charge.DefaultLimits())
+	docs := [][]byte{[]byte(`{"a":[1,2,3],"b":"x"}`), []byte(`{"a":1,"a":2}`), bytes.Repeat([]byte("["), 100)}
+	done := make(chan bool)
+	for w := range 4 {
+		go func() {
+			for i := range 2000 {
+				doc := docs[(i+w)%len(docs)]
+				_, ref := g.Check(doc)
+				if admitted := ref == nil; admitted != bytes.Equal(doc, docs[0]) {
+					t.Errorf("worker %d: admitted=%v for %.20q", w, admitted, doc)
+				}
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
