@@ -1,0 +1,48 @@
+// Package memmodel is boundlab's per-request memory model: what one request
+// costs the CPython server the seed ADR describes (ADR-0031 Amendment 1 and
+// its two addenda), calibrated against the interpreter, and what it costs our
+// own validator (package mcpvalidate), measured.
+//
+// # The Python model
+//
+// A request's Python heap is priced moment by moment, and the peak is the
+// maximum over the moments its path has, never their sum:
+//
+//   - transport: the body's bytearray (grown by CPython's policy, so between
+//     1.0x and 1.125x of the wire bytes; BytearrayAlloc) and its bytes copy;
+//   - parse: transport + the parser's own peak, a named property of the
+//     parser (Parser.Peak): PydanticCore (pydantic_core.from_json) holds the
+//     leaf's UTF-8 length times (old kind + new kind) at each PEP 393
+//     widening; JSONLoads also holds the whole body as a str;
+//   - charge: transport + the parsed leaf + the seed's chunked repr transient;
+//   - render, family (ii) only: transport + the parsed leaf + repr(leaf) and
+//     jsonschema's message built from it, at the repr output's kind (the kind
+//     of the widest code point repr leaves raw; escapes are ASCII).
+//
+// Widths come from charge.Python (RuneWidth, RuneClass, StringWidth). The
+// families: (i) charge-refused, (ii) refused by jsonschema, (iii) valid
+// (FamilyOf). SearchWorst searches body shapes for each family's worst ratio
+// and worst absolute peak at a cap and budget. SeedModel and SeedAdditive are
+// the seed's own expressions, kept to set beside ours.
+//
+// # Calibration
+//
+// Calibrate runs calibrate.py (embedded) in one fresh CPython process per row
+// with tracemalloc over bodies the lab builds, and sets each moment measured
+// beside predicted; CalibratedRow.Holds is the model's promise (prediction >=
+// measurement, moment by moment). The pinned rows live in calibration.json
+// and become measured records; Records re-checks every pinned row against the
+// live model without an interpreter, which is what CI does.
+//
+// # Where it ends
+//
+// The model is an upper bound on the tracemalloc-visible heap of single-
+// large-leaf bodies, the shape the cap is sized for. tracemalloc does not see
+// memory a native extension allocates outside CPython's allocators (jiter's
+// Rust buffers inside pydantic_core), nor the interpreter's own baseline;
+// ru_maxrss is recorded beside it and answers a different question. A body of
+// many small values pays CPython's per-object overhead, which the model does
+// not price. Printability is Unicode 15.1 (CPython 3.13); an interpreter on an
+// older Unicode (3.11 is on 14.0) reprs the code points assigned since then
+// differently, and the shapes avoid them.
+package memmodel

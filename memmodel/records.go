@@ -1,0 +1,156 @@
+package memmodel
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/results"
+)
+
+func init() {
+	results.Register(results.Producer{Name: "memmodel", Records: Records})
+}
+
+// MeasuredTolerance is how far a re-measurement of a calibrated row may move,
+// as a fraction of the peak (a record's Tolerance is this times its value, in
+// bytes): tracemalloc reproduced every full-scale row to
+// well under 0.1% across runs here; 1% leaves room for interpreter patch
+// releases that move the per-request fixed cost.
+const MeasuredTolerance = 0.01
+
+// build is the build a record holds for: the Go version and each dialect's
+// Unicode version (what results.CurrentBuild reports), plus the modules a
+// measured row names.
+func build(mods map[string]string) results.Build {
+	b := results.Build{Go: runtime.Version(), Unicode: map[string]string{}, Modules: mods}
+	for _, d := range charge.Dialects {
+		b.Unicode[d.String()] = d.UnicodeVersion()
+	}
+	return b
+}
+
+func shortParser(name string) string {
+	switch name {
+	case PydanticCore.Name:
+		return "pydantic_core"
+	case JSONLoads.Name:
+		return "json"
+	}
+	return strings.ReplaceAll(name, " ", "-")
+}
+
+// seedFigures are what the seed printed for the shapes it names, quoted so a
+// record can stand beside them; the lab's values are computed, never these.
+var seedFigures = map[string]string{
+	"ascii":                         "ADR-0031 A1 family (i): all ASCII 75.1 MiB, 3.00x",
+	"del":                           "ADR-0031 A1 family (i): dense U+007F 75.2 MiB, 3.01x",
+	"del+2byte":                     "ADR-0031 A1 family (i): U+007F + one 2-byte character 125.1 MiB, 5.00x",
+	"del+astral":                    "ADR-0031 A1 family (i): U+007F + one astral character 175.1 MiB, 7.00x",
+	"seed-ratio-worst":              "ADR-0031 A1 family (ii) worst by ratio: 114.1 MiB = 38.04x at 3,145,848 wire bytes",
+	"cjk-at-cap":                    "ADR-0031 A1: printable CJK peaks at its parse moment, 5.00x against a 4.00x render moment",
+	"2byte-printable-at-budget":     "ADR-0031 A1: additive form 7.00x predicted against 5.12x measured (printable 2-byte)",
+	"astral-nonprintable-at-budget": "ADR-0031 A1: non-printable astral measures 8.11x where the expression says 23.00x",
+	"arabic-at-budget":              "ADR-0031 A1: non-printable U+0600 measures 9.11x against 15.00x",
+	"search-ii-absolute":            "ADR-0031 A1 family (ii) worst absolute: ~194-200 MiB, up to 8.00x (CJK filler + ASCII + one astral, at the cap)",
+}
+
+// Records recomputes every memmodel record from the live build: the model's
+// predictions at full scale (derived, exact), the seed's expression over the
+// same bodies (derived), every pinned calibration row (measured; checked here
+// against the live model, which must bound it, and against the lab's shapes,
+// which must still build the body that was measured), and the seed's
+// withdrawn claims (retired, each with the counterexample).
+func Records() ([]results.Record, error) {
+	sc := FullScale()
+	var out []results.Record
+	shapes := CalibrationShapes(sc, true)
+	byName := map[string]Shape{}
+	for _, s := range shapes {
+		byName[s.Name] = s
+		seedPeak, _ := SeedModel(s, sc.Limits)
+		st := s.Stats()
+		for _, p := range Parsers {
+			pr := Predict(s, p, sc.Limits)
+			out = append(out, results.Record{
+				ID:       fmt.Sprintf("memmodel.python.%s.%s.predicted-peak", shortParser(p.Name), s.Name),
+				Title:    fmt.Sprintf("CPython per-request peak, family %s, parse by %s (decided by the %s moment)", pr.Family.Describe(), p.Name, pr.Decider),
+				Value:    float64(pr.Peak),
+				Unit:     "bytes (tracemalloc-visible heap)",
+				Instance: fmt.Sprintf("%s; %d wire bytes", s.Describe(), st.Wire),
+				Method:   results.Derived,
+				Source:   "memmodel.Predict(shape, memmodel." + map[string]string{PydanticCore.Name: "PydanticCore", JSONLoads.Name: "JSONLoads"}[p.Name] + ", charge.DefaultLimits()) at charge.BodyCap(EnsureASCII, Raw).Cap",
+				Seed:     seedFigures[s.Name],
+				Build:    build(nil),
+			})
+		}
+		out = append(out, results.Record{
+			ID:       fmt.Sprintf("memmodel.python.seed-expression.%s", s.Name),
+			Title:    "the seed's round-three expression for the same body: max(2w + parse, 2w + n*kind + 2*rendered*kind), parse 1x/3x/5x",
+			Value:    float64(seedPeak),
+			Unit:     "bytes",
+			Instance: fmt.Sprintf("%s; %d wire bytes", s.Describe(), st.Wire),
+			Method:   results.Derived,
+			Source:   "memmodel.SeedModel(shape, charge.DefaultLimits())",
+			Seed:     seedFigures[s.Name],
+			Build:    build(nil),
+		})
+	}
+	cal, err := PinnedCalibration()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range cal.Rows {
+		s, ok := byName[r.Shape]
+		if !ok {
+			return nil, fmt.Errorf("%s: pinned row %q names a shape the lab no longer builds", CalibrationFile, r.Shape)
+		}
+		p, err := ParserNamed(r.Measured.Parser)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", CalibrationFile, err)
+		}
+		if st := s.Stats(); st.Wire != r.Measured.Wire || st.CodePoints != r.Measured.CodePoints {
+			return nil, fmt.Errorf("%s: shape %s now builds %d wire bytes, %d code points; the pinned row measured %d, %d: re-run calibrate",
+				CalibrationFile, r.Shape, st.Wire, st.CodePoints, r.Measured.Wire, r.Measured.CodePoints)
+		}
+		live := Predict(s, p, sc.Limits)
+		r.Predicted, r.PredPeak = live.Moments, live.Peak
+		if err := r.Holds(); err != nil {
+			return nil, fmt.Errorf("the live model no longer bounds a pinned measurement: %w", err)
+		}
+		on := fmt.Sprintf("%s%s", r.Measured.Impl, r.Measured.Python)
+		out = append(out, results.Record{
+			ID:    fmt.Sprintf("memmodel.python.%s@%s.%s.measured-peak", shortParser(p.Name), on, s.Name),
+			Title: fmt.Sprintf("CPython per-request peak, measured, family %s; the live model predicts %d (holds: prediction >= measurement)", FamilyOfName(r.Family), live.Peak),
+			Value: float64(r.Measured.Peak),
+			Unit:  "bytes (tracemalloc peak)",
+			Instance: fmt.Sprintf("%s; %d wire bytes; one fresh %s %s process, %s %s",
+				s.Describe(), r.Measured.Wire, r.Measured.Impl, r.Measured.Python, r.Measured.Parser, r.Measured.ParserVersion),
+			Method:    results.Measured,
+			Source:    "tracemalloc (peak per moment, reset_peak between) via `boundlab memmodel calibrate --python PATH --write`; memmodel/calibrate.py",
+			Tolerance: float64(int64(MeasuredTolerance * float64(r.Measured.Peak))),
+			Seed:      seedFigures[s.Name],
+			Build: build(map[string]string{
+				"cpython":                      r.Measured.Python,
+				shortParser(r.Measured.Parser): r.Measured.ParserVersion,
+				"cpython-unicodedata":          r.Measured.Unicode,
+			}),
+		})
+	}
+	ret, err := retired(cal, byName, sc)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, ret...), nil
+}
+
+// FamilyOfName turns "i", "ii", "iii" back into the seed's wording.
+func FamilyOfName(s string) string {
+	for _, f := range Families {
+		if f.String() == s {
+			return f.Describe()
+		}
+	}
+	return s
+}

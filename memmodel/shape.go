@@ -1,0 +1,219 @@
+package memmodel
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// Segment is Count copies of one code point, in order.
+type Segment struct {
+	R     rune
+	Count int
+}
+
+// Verdict is what the schema would answer a shape that passes the charge.
+type Verdict uint8
+
+const (
+	// Refuses: the large leaf fails a keyword that renders the instance
+	// (jsonschema's maxLength: f"{instance!r} is too long"), so a shape the
+	// charge admits is family (ii).
+	Refuses Verdict = iota + 1
+	// Accepts: the schema admits the shape, so a shape the charge admits is
+	// family (iii) and nothing renders.
+	Accepts
+)
+
+// Shape is a request body the lab builds: one tools/call whose arguments hold
+// a context member and one large string leaf made of segments, in order.
+type Shape struct {
+	Name     string
+	Segments []Segment
+	Encoder  charge.Encoder // how the client put the leaf on the wire: Raw or EnsureASCII
+	Verdict  Verdict
+}
+
+// The envelope around the leaf: a knowledge.search call as the seed's
+// request path receives it.
+const (
+	envelopePrefix = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","arguments":{"projectId":"demo","query":"`
+	envelopeSuffix = `"}}}`
+	argsPrefix     = `{"projectId":"demo","query":"`
+	argsSuffix     = `"}`
+)
+
+// EnvelopeBytes is what the body adds around the leaf's wire bytes.
+const EnvelopeBytes = len(envelopePrefix) + len(envelopeSuffix)
+
+// Stats are the quantities the model prices a shape by.
+type Stats struct {
+	Wire        int64 // the whole body, bytes on the wire
+	ArgsWire    int64 // the arguments object's bytes (what middleware receives)
+	LeafWire    int64 // the leaf's wire bytes, without quotes
+	Landed      int64 // the leaf's UTF-8 bytes once decoded (L)
+	CodePoints  int64 // the leaf's code points (N)
+	Kind        int   // PEP 393 kind of the parsed leaf: 1, 2 or 4 bytes per code point
+	Kinds       []int // the running maximum of the kind, in order: the widenings a decoder makes
+	Rendered    int64 // repr(leaf) width without its quotes, charge.Python.StringWidth
+	ReprKind    int   // PEP 393 kind of repr(leaf): the widest code point repr leaves raw
+	MaxRuneRepr int   // the widest one code point renders at, in characters
+	Charge      int64 // the charge.Python charge of the arguments (names and leaves)
+	Printable   bool  // every leaf code point renders as itself (the charge's fast path)
+	GoRendered  int64 // charge.Go width of the leaf (what jsonschema/v6 would render), bytes
+}
+
+// PEP393Kind is the bytes per code point CPython stores a string whose widest
+// code point is r in.
+func PEP393Kind(r rune) int {
+	switch {
+	case r < 0x100:
+		return 1
+	case r < 0x10000:
+		return 2
+	}
+	return 4
+}
+
+// Validate refuses shapes the model cannot price.
+func (s Shape) Validate() error {
+	if s.Encoder != charge.Raw && s.Encoder != charge.EnsureASCII {
+		return fmt.Errorf("shape %s: encoder %v is not raw or ensure_ascii", s.Name, s.Encoder)
+	}
+	if s.Verdict != Refuses && s.Verdict != Accepts {
+		return fmt.Errorf("shape %s: no verdict", s.Name)
+	}
+	for i, g := range s.Segments {
+		if g.Count < 0 {
+			return fmt.Errorf("shape %s: segment %d has a negative count", s.Name, i)
+		}
+		if !utf8.ValidRune(g.R) {
+			return fmt.Errorf("shape %s: segment %d is not a Unicode scalar value", s.Name, i)
+		}
+		if g.R < 0x20 {
+			return fmt.Errorf("shape %s: segment %d is a C0 control, which the model does not price", s.Name, i)
+		}
+	}
+	return nil
+}
+
+// Stats computes the shape's quantities by arithmetic over its segments; a
+// test holds them equal to the built body's, through the charge gate.
+func (s Shape) Stats() Stats {
+	var st Stats
+	st.Kind, st.ReprKind, st.Printable = 1, 1, true
+	st.Kinds = []int{1}
+	singles, doubles := int64(0), false
+	for _, g := range s.Segments {
+		if g.Count == 0 {
+			continue
+		}
+		n := int64(g.Count)
+		st.LeafWire += n * int64(s.Encoder.RuneWireBytes(g.R))
+		st.Landed += n * int64(utf8.RuneLen(g.R))
+		st.CodePoints += n
+		k := PEP393Kind(g.R)
+		if k > st.Kind {
+			st.Kind = k
+			st.Kinds = append(st.Kinds, k)
+		}
+		w := charge.Python.RuneWidth(g.R)
+		st.Rendered += n * int64(w)
+		st.GoRendered += n * int64(charge.Go.RuneWidth(g.R))
+		st.MaxRuneRepr = max(st.MaxRuneRepr, w)
+		cls := charge.Python.RuneClass(g.R)
+		if cls == charge.Printable || cls == charge.Quote {
+			st.ReprKind = max(st.ReprKind, k)
+		}
+		if cls != charge.Printable {
+			st.Printable = false
+		}
+		switch g.R {
+		case '\'':
+			singles += n
+		case '"':
+			doubles = true
+		}
+	}
+	if doubles {
+		st.Rendered += singles // repr escapes every ' when it delimits with '
+	}
+	st.Wire = int64(EnvelopeBytes) + st.LeafWire
+	st.ArgsWire = int64(len(argsPrefix)+len(argsSuffix)) + st.LeafWire
+	st.Charge = int64(charge.Python.StringWidth("projectId")+charge.Python.StringWidth("demo")+
+		charge.Python.StringWidth("query")) + st.Rendered
+	return st
+}
+
+// Body builds the request body.
+func (s Shape) Body() []byte {
+	st := s.Stats()
+	b := make([]byte, 0, st.Wire)
+	b = append(b, envelopePrefix...)
+	b = s.appendLeaf(b)
+	return append(b, envelopeSuffix...)
+}
+
+// Arguments builds the arguments object alone: the bytes a go-sdk middleware
+// receives as CallToolParamsRaw.Arguments.
+func (s Shape) Arguments() []byte {
+	st := s.Stats()
+	b := make([]byte, 0, st.ArgsWire)
+	b = append(b, argsPrefix...)
+	b = s.appendLeaf(b)
+	return append(b, argsSuffix...)
+}
+
+func (s Shape) appendLeaf(b []byte) []byte {
+	var one []byte
+	for _, g := range s.Segments {
+		one = appendWire(one[:0], g.R, s.Encoder)
+		for i := 0; i < g.Count; i++ {
+			b = append(b, one...)
+		}
+	}
+	return b
+}
+
+// appendWire writes r as encoder e puts it inside a JSON string.
+func appendWire(b []byte, r rune, e charge.Encoder) []byte {
+	switch r {
+	case '"':
+		return append(b, `\"`...)
+	case '\\':
+		return append(b, `\\`...)
+	}
+	if e == charge.EnsureASCII && r >= 0x7f {
+		if r >= 0x10000 {
+			r -= 0x10000
+			b = appendU(b, 0xd800+(r>>10))
+			return appendU(b, 0xdc00+(r&0x3ff))
+		}
+		return appendU(b, r)
+	}
+	return utf8.AppendRune(b, r)
+}
+
+func appendU(b []byte, r rune) []byte {
+	h := strconv.FormatInt(int64(r), 16)
+	return append(append(b, `\u`...), strings.Repeat("0", 4-len(h))+h...)
+}
+
+// Describe is the shape's instance, written out: segments in order.
+func (s Shape) Describe() string {
+	var parts []string
+	for _, g := range s.Segments {
+		if g.Count == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("U+%04X x %d", g.R, g.Count))
+	}
+	v := "schema refuses (maxLength)"
+	if s.Verdict == Accepts {
+		v = "schema accepts"
+	}
+	return fmt.Sprintf("knowledge.search query = %s; %s-encoded; %s", strings.Join(parts, " + "), s.Encoder, v)
+}
