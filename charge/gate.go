@@ -111,6 +111,9 @@ type scanner struct {
 func (s *scanner) reset(g *Gate, doc []byte) {
 	s.g, s.doc, s.pos = g, doc, 0
 	s.nodes, s.depth, s.maxDepth, s.charge, s.serial = 0, 0, 0, 0, 0
+	if cap(s.stack) < g.limits.MaxParamsNesting {
+		s.stack = make([]frame, 0, g.limits.MaxParamsNesting)
+	}
 	s.stack, s.list = s.stack[:0], s.list[:0]
 }
 
@@ -191,12 +194,13 @@ func (s *scanner) run() *Refusal {
 				return s.refuse(BoundNesting, s.pos)
 			}
 			s.maxDepth = max(s.maxDepth, s.depth)
-			f := frame{object: c == '{'}
+			s.stack = s.stack[:len(s.stack)+1] // reset sized it to the nesting limit
+			f := &s.stack[len(s.stack)-1]
+			*f = frame{object: c == '{'}
 			if f.object {
 				s.serial++
 				f.serial, f.namesAt = s.serial, int32(len(s.list))
 			}
-			s.stack = append(s.stack, f)
 			s.pos++
 			s.skipSpace()
 			if s.pos < len(doc) && doc[s.pos] == c+2 { // ] is [+2, } is {+2
@@ -204,7 +208,7 @@ func (s *scanner) run() *Refusal {
 				s.pop()
 				break
 			}
-			if f.object {
+			if c == '{' {
 				if r := s.member(); r != nil {
 					return r
 				}
@@ -326,6 +330,7 @@ func (s *scanner) number() *Refusal {
 	if doc[i] == '-' {
 		i++
 	}
+	digitsAt := i
 	switch {
 	case i < len(doc) && doc[i] == '0':
 		i++
@@ -337,7 +342,10 @@ func (s *scanner) number() *Refusal {
 		s.pos = i
 		return s.syntax()
 	}
+	intDigits := i - digitsAt
+	integer := true
 	if i < len(doc) && doc[i] == '.' {
+		integer = false
 		i++
 		if i >= len(doc) || !isDigit(doc[i]) {
 			s.pos = i
@@ -349,6 +357,7 @@ func (s *scanner) number() *Refusal {
 	}
 	exp, expAt := 0, -1
 	if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {
+		integer = false
 		i++
 		if i < len(doc) && (doc[i] == '+' || doc[i] == '-') {
 			i++
@@ -373,7 +382,22 @@ func (s *scanner) number() *Refusal {
 	if expAt >= 0 {
 		return s.refuse(BoundNumberExponent, expAt)
 	}
-	if r := s.spend(int64(s.g.dialect.NumberWidth(doc[start:i])), start); r != nil {
+	tok := doc[start:i]
+	var w int
+	switch {
+	case !integer:
+		w = s.g.dialect.NumberWidth(tok)
+	case s.g.dialect == Python:
+		w = len(tok) // an int's repr is its literal, but for -0
+		if w == 2 && tok[0] == '-' && tok[1] == '0' {
+			w = 1
+		}
+	case intDigits <= 6:
+		w = len(tok) // %v prints integers below 1e6 digit for digit
+	default:
+		w = s.g.dialect.NumberWidth(tok)
+	}
+	if r := s.spend(int64(w), start); r != nil {
 		return r
 	}
 	s.pos = i
@@ -382,50 +406,104 @@ func (s *scanner) number() *Refusal {
 
 // str reads a string (a member name when name is true) starting at its opening
 // quote, charging its exact rendered width.
+//
+// The scan runs in chunks of at most chunkBytes: inside a chunk every
+// printable, DEL and multi-byte code point is charged from the width table
+// without a budget check; between chunks the budget is checked, and a chunk
+// that passed it is rescanned rune by rune to find the exact byte that tripped
+// it. Escapes, quotes and refusals leave the chunk loop.
 func (s *scanner) str(name bool) *Refusal {
 	doc := s.doc
 	open := s.pos
 	i := open + 1
-	widths := s.g.widths
+	t := s.g.widths
 	left := s.g.limits.MaxParamsRenderedChars - s.charge // what this string may still spend
 	var w int64
-	singles, doubles, escaped := int64(0), false, false
-	last := rune(-1) // the last non-plain rune, if it ended the string
+	doubles, escaped := false, false
+	escapedSingles := int64(0)
+	backslashEnd := -1 // where the last escape that decoded to a backslash ended
 	for {
-		// The plain-ASCII run: one unit a byte, so it may run at most left-w+1 bytes.
-		run := i
-		end := len(doc)
-		if room := left - w + 1; room < int64(end-i) {
-			end = i + int(max(room, 0))
+		from, wFrom := i, w
+		end := min(len(doc), i+chunkBytes)
+	chunk:
+		for i < end {
+			c := doc[i]
+			if c < utf8.RuneSelf {
+				// Eight ASCII bytes at a time while none is " \ or C0.
+				if i+8 <= end {
+					if n, ok := t.ascii8(doc[i : i+8]); ok {
+						w += n
+						i += 8
+						continue
+					}
+				}
+				wc := t.ascii[c]
+				if wc == 0 {
+					break chunk // " \ or a control character
+				}
+				w += int64(wc)
+				i++
+				continue
+			}
+			// Multi-byte UTF-8, decoded inline; anything invalid leaves the
+			// loop for decodeRune to refuse.
+			var r rune
+			switch {
+			case c < 0xc2:
+				break chunk
+			case c < 0xe0:
+				if i+1 >= len(doc) || doc[i+1]&0xc0 != 0x80 {
+					break chunk
+				}
+				r = rune(c&0x1f)<<6 | rune(doc[i+1]&0x3f)
+				i += 2
+			case c < 0xf0:
+				if i+2 >= len(doc) {
+					break chunk
+				}
+				b1, b2 := doc[i+1], doc[i+2]
+				if b1&0xc0 != 0x80 || b2&0xc0 != 0x80 || (c == 0xe0 && b1 < 0xa0) || (c == 0xed && b1 >= 0xa0) {
+					break chunk
+				}
+				r = rune(c&0x0f)<<12 | rune(b1&0x3f)<<6 | rune(b2&0x3f)
+				i += 3
+			default:
+				if c > 0xf4 || i+3 >= len(doc) {
+					break chunk
+				}
+				b1, b2, b3 := doc[i+1], doc[i+2], doc[i+3]
+				if b1&0xc0 != 0x80 || b2&0xc0 != 0x80 || b3&0xc0 != 0x80 || (c == 0xf0 && b1 < 0x90) || (c == 0xf4 && b1 >= 0x90) {
+					break chunk
+				}
+				r = rune(c&0x07)<<18 | rune(b1&0x3f)<<12 | rune(b2&0x3f)<<6 | rune(b3&0x3f)
+				i += 4
+			}
+			w += int64(t.of(r))
 		}
-		for i < end && isPlain[doc[i]] {
-			i++
-		}
-		if i > run {
-			last = -1
-		}
-		w += int64(i - run)
 		if w > left {
 			s.charge += w
-			return s.refuse(BoundCharge, run+int(left-(w-int64(i-run))))
+			return s.refuse(BoundCharge, s.trip(from, wFrom, left))
 		}
-		if i >= len(doc) {
-			s.pos = i
-			return s.syntax()
+		if i >= end { // the chunk ran out, not the loop
+			if i >= len(doc) {
+				s.pos = i
+				return s.syntax()
+			}
+			continue
 		}
 		at := i
 		c := doc[i]
-		var r rune
 		switch {
 		case c == '"':
 			i++
 			switch s.g.dialect {
 			case Python:
 				if doubles {
-					w += singles // repr delimits with ' and escapes each '
+					// repr delimits with ' and escapes each ' as \'.
+					w += int64(bytes.Count(doc[open+1:at], []byte{'\''})) + escapedSingles
 				}
 			case Go:
-				if last == '\\' {
+				if backslashEnd == at {
 					w-- // v6's quote renders a trailing backslash as one byte
 				}
 			}
@@ -440,40 +518,57 @@ func (s *scanner) str(name bool) *Refusal {
 			return nil
 		case c == '\\':
 			escaped = true
-			var bad Bound
-			r, i, bad = unescape(doc, i)
+			r, next, bad := unescape(doc, i)
 			if bad != 0 {
-				s.pos = i
+				s.pos = next
 				return s.refuse(bad, at)
+			}
+			i = next
+			switch r {
+			case '\'':
+				escapedSingles++
+			case '"':
+				doubles = true
+			case '\\':
+				backslashEnd = i
+			}
+			w += int64(t.of(r))
+			if w > left {
+				s.charge += w
+				return s.refuse(BoundCharge, at)
 			}
 		case c < 0x20:
 			s.pos = i
 			return s.refuse(BoundControl, at)
-		case c < utf8.RuneSelf:
-			r = rune(c) // ' or DEL
-			i++
 		default:
-			var n int
-			r, n = decodeRune(doc[i:])
-			if n == 0 {
-				s.pos = i
-				return s.refuse(BoundUTF8, at)
-			}
-			i += n
-		}
-		last = r
-		switch r {
-		case '\'':
-			singles++
-		case '"':
-			doubles = true
-		}
-		w += int64(widths.of(r))
-		if w > left {
-			s.charge += w
-			return s.refuse(BoundCharge, at)
+			s.pos = i
+			return s.refuse(BoundUTF8, at)
 		}
 	}
+}
+
+// chunkBytes bounds how far a string scan runs between budget checks.
+const chunkBytes = 64 << 10
+
+// trip finds the byte at which a chunk that started at from, with w already
+// spent, first passed left: the chunk holds only code points the chunk loop
+// charges, so it is rescanned with the same widths, one code point at a time.
+func (s *scanner) trip(from int, w, left int64) int {
+	t := s.g.widths
+	for i := from; i < len(s.doc); {
+		c := s.doc[i]
+		n, wc := 1, int64(t.ascii[c])
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, n = decodeRune(s.doc[i:])
+			wc = int64(t.of(r))
+		}
+		if w += wc; w > left {
+			return i
+		}
+		i += n
+	}
+	return len(s.doc)
 }
 
 // unescape decodes the escape at doc[i] (a backslash). It returns the rune,
@@ -557,22 +652,15 @@ func decodeRune(b []byte) (rune, int) {
 }
 
 // name checks the member name just read (raw content doc[at:end]) against the
-// names the innermost object already holds.
+// names the innermost object already holds: by comparison while the object is
+// small, through a map keyed by a seeded hash once it holds linearNames.
 func (s *scanner) name(at, end int, escaped bool) *Refusal {
-	raw := s.doc[at:end]
-	var h uint64
-	if escaped {
-		s.scratch = appendUnescaped(s.scratch[:0], raw)
-		h = maphash.Bytes(nameSeed, s.scratch)
-	} else {
-		h = maphash.Bytes(nameSeed, raw)
-	}
 	f := &s.stack[len(s.stack)-1]
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
-	rec := nameRec{hash: h, at: int32(at), end: int32(end), escaped: escaped, next: -1}
+	rec := nameRec{at: int32(at), end: int32(end), escaped: escaped, next: -1}
 	if !f.mapped {
 		for j := int(f.namesAt); j < len(s.list); j++ {
-			if s.list[j].hash == h && s.sameName(s.list[j], rec) {
+			if s.sameName(s.list[j], rec) {
 				return s.refuse(BoundDuplicateName, at-1)
 			}
 		}
@@ -580,6 +668,7 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 		if len(s.list)-int(f.namesAt) == linearNames {
 			f.mapped, s.usedMap = true, true
 			for j := int(f.namesAt); j < len(s.list); j++ {
+				s.list[j].hash = s.hashName(s.list[j])
 				k := nameKey{f.serial, s.list[j].hash}
 				if prev, ok := s.names[k]; ok {
 					s.list[j].next = prev
@@ -589,7 +678,8 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 		}
 		return nil
 	}
-	k := nameKey{f.serial, h}
+	rec.hash = s.hashName(rec)
+	k := nameKey{f.serial, rec.hash}
 	if prev, ok := s.names[k]; ok {
 		for j := prev; j >= 0; j = s.list[j].next {
 			if s.sameName(s.list[j], rec) {
@@ -601,6 +691,17 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	s.list = append(s.list, rec)
 	s.names[k] = int32(len(s.list) - 1)
 	return nil
+}
+
+// hashName hashes a name's unescaped form with a per-process seed, so callers
+// cannot choose colliding names.
+func (s *scanner) hashName(n nameRec) uint64 {
+	raw := s.doc[n.at:n.end]
+	if !n.escaped {
+		return maphash.Bytes(nameSeed, raw)
+	}
+	s.scratch = appendUnescaped(s.scratch[:0], raw)
+	return maphash.Bytes(nameSeed, s.scratch)
 }
 
 // sameName compares two member names after unescaping.
