@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+func init() {
+	register(verb{
+		name:    "charge",
+		summary: "run the one-pass gate over a JSON document and print its charge and verdict",
+		run:     runCharge,
+	})
+}
+
+// maxInputBytes bounds what the offline verbs read from a file or stdin.
+const maxInputBytes = 1 << 30
+
+// readInput reads FILE, or stdin for "-", refusing more than maxInputBytes.
+func readInput(name string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader = stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxInputBytes {
+		return nil, fmt.Errorf("input is larger than %d bytes", maxInputBytes)
+	}
+	return b, nil
+}
+
+// chargeResult is `boundlab charge --json`.
+type chargeResult struct {
+	Dialect string `json:"dialect"`
+	Unit    string `json:"unit"`
+	Bytes   int    `json:"bytes"`
+	Nodes   int    `json:"nodes"`
+	Depth   int    `json:"depth"`
+	Charge  int64  `json:"charge"`
+	Budget  int64  `json:"budget"`
+	Ceiling int64  `json:"ceiling"`
+	Verdict string `json:"verdict"`
+	Bound   string `json:"bound,omitempty"`
+	Limit   int64  `json:"limit,omitempty"`
+	Pointer string `json:"pointer,omitempty"`
+	Offset  *int   `json:"offset,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func runCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("charge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dialect := fs.String("dialect", "python", "render dialect: python (CPython repr, characters) or go (jsonschema/v6, bytes)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	l := charge.DefaultLimits()
+	fs.Int64Var(&l.MaxParamsRenderedChars, "budget", l.MaxParamsRenderedChars, "charge budget (MaxParamsRenderedChars), in the dialect's unit")
+	fs.IntVar(&l.MaxParamsNodes, "max-nodes", l.MaxParamsNodes, "node limit (MaxParamsNodes)")
+	fs.IntVar(&l.MaxParamsNesting, "max-nesting", l.MaxParamsNesting, "nesting limit (MaxParamsNesting)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: boundlab charge [--dialect python|go] [--json] [--budget N] [--max-nodes N] [--max-nesting N] FILE|-")
+		fmt.Fprintln(stderr, "Exit status: 0 admitted, 1 refused, 2 usage or input error.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	d, err := charge.ParseDialect(*dialect)
+	if err != nil {
+		fmt.Fprintln(stderr, "boundlab charge:", err)
+		return 2
+	}
+	g, err := charge.NewGate(d, l)
+	if err != nil {
+		fmt.Fprintln(stderr, "boundlab charge: limits:", err)
+		return 2
+	}
+	doc, err := readInput(fs.Arg(0), stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "boundlab charge:", err)
+		return 2
+	}
+	rep, ref := g.Check(doc)
+	res := chargeResult{
+		Dialect: d.String(), Unit: d.Unit(), Bytes: rep.Bytes, Nodes: rep.Nodes, Depth: rep.Depth,
+		Charge: rep.Charge, Budget: l.MaxParamsRenderedChars, Ceiling: charge.ComposedCeiling(d, l), Verdict: "accept",
+	}
+	if ref != nil {
+		res.Verdict, res.Bound, res.Limit, res.Pointer, res.Message = "refuse", ref.Bound.String(), ref.Limit, ref.Pointer, ref.Error()
+		res.Offset = &ref.Offset
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintln(stderr, "boundlab charge:", err)
+			return 2
+		}
+	} else {
+		printCharge(stdout, res, ref != nil)
+	}
+	if ref != nil {
+		return 1
+	}
+	return 0
+}
+
+func printCharge(w io.Writer, r chargeResult, refused bool) {
+	counted := ""
+	if refused {
+		counted = " (counted up to the refusal)"
+	}
+	fmt.Fprintf(w, "dialect   %s (%s)\n", r.Dialect, r.Unit)
+	fmt.Fprintf(w, "bytes     %d\n", r.Bytes)
+	fmt.Fprintf(w, "nodes     %d%s\n", r.Nodes, counted)
+	fmt.Fprintf(w, "depth     %d%s\n", r.Depth, counted)
+	fmt.Fprintf(w, "charge    %d of budget %d%s\n", r.Charge, r.Budget, counted)
+	fmt.Fprintf(w, "ceiling   %d (budget + max nodes x per-node punctuation)\n", r.Ceiling)
+	if !refused {
+		fmt.Fprintln(w, "verdict   accept")
+		return
+	}
+	limit := "-"
+	if r.Limit != 0 {
+		limit = fmt.Sprint(r.Limit)
+	}
+	pointer := r.Pointer
+	if pointer == "" {
+		pointer = "(root)"
+	}
+	fmt.Fprintf(w, "verdict   refuse\nbound     %s\nlimit     %s\npointer   %s\noffset    %d\nmessage   %s\n", r.Bound, limit, pointer, *r.Offset, r.Message)
+}
