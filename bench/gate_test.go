@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"encoding/json"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/bytedance/sonic"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// benchSize is the document size the side-by-side benchmarks use: 1 MiB by
+// default (BOUNDLAB_BENCH_BYTES overrides it, e.g. 26214400 for the body cap's
+// scale).
+func benchSize() int {
+	if s := os.Getenv("BOUNDLAB_BENCH_BYTES"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 1 << 20
+}
+
+var sonicStrict = sonic.Config{UseNumber: true, ValidateString: true}.Froze()
+
+// BenchmarkValid: the gate (one pass: syntax, strictness, nesting, nodes,
+// charge) against encoding/json.Valid (syntax only), sonic's Valid (syntax,
+// string contents skipped) and sonic's decode with UseNumber and
+// ValidateString (a tree), on the same bytes. The gate does more than either
+// Valid; the ratio says what that costs.
+func BenchmarkValid(b *testing.B) {
+	gate, err := charge.NewGate(charge.Go, charge.DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := benchSize()
+	for _, sh := range Shapes {
+		doc := sh.Doc(size)
+		if _, ref := gate.Check(doc); ref != nil {
+			b.Fatalf("%s: the gate refuses the benchmark document: %v", sh.Name, ref)
+		}
+		impls := []struct {
+			name string
+			ok   func([]byte) bool
+		}{
+			{"gate", func(d []byte) bool { _, ref := gate.Check(d); return ref == nil }},
+			{"encoding-json", json.Valid},
+			{"sonic", func(d []byte) bool { return sonicStrict.Valid(d) }},
+			// sonic's Valid skips string contents (it admits raw control
+			// bytes and invalid UTF-8 even under ValidateString); the decode
+			// is what mcpvalidate runs after the gate.
+			{"sonic-decode", func(d []byte) bool { var v any; return sonicStrict.Unmarshal(d, &v) == nil }},
+		}
+		for _, impl := range impls {
+			if !impl.ok(doc) {
+				b.Fatalf("%s: %s rejects the benchmark document", sh.Name, impl.name)
+			}
+			b.Run("shape="+sh.Name+"/impl="+impl.name, func(b *testing.B) {
+				b.SetBytes(int64(len(doc)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if !impl.ok(doc) {
+						b.Fatal("rejected")
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	benchdata "github.com/theurian/boundlab/results/bench"
+)
+
+// A synthetic run with known medians: the gate at 1025 ns, encoding/json at
+// 4100 ns, so the ratio is exactly 0.25; sonic's sample is encoding/json's
+// reversed, so their U-test cannot tell them apart.
+func TestCompareSynthetic(t *testing.T) {
+	f, err := os.Open("testdata/synthetic.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := Parse(f, "synthetic.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Config["go"] != "go1.26.8" || s.Config["gomaxprocs"] != "2" {
+		t.Fatalf("machine config not read: %v", s.Config)
+	}
+	rows := s.Compare("sec/op")
+	gate, ok := Ratio(rows, "BenchmarkValid", "shape=ascii", "gate")
+	if !ok {
+		t.Fatal("no gate row")
+	}
+	if math.Abs(gate.Ratio-0.25) > 1e-12 || gate.N != 6 {
+		t.Fatalf("gate ratio %v n %d, want 0.25 n 6", gate.Ratio, gate.N)
+	}
+	if !(gate.RatioLo <= 0.25 && 0.25 <= gate.RatioHi) || !gate.Significant || gate.P > 0.01 {
+		t.Fatalf("gate interval [%v, %v] p=%v", gate.RatioLo, gate.RatioHi, gate.P)
+	}
+	sonic, _ := Ratio(rows, "BenchmarkValid", "shape=ascii", "sonic")
+	if sonic.Significant || sonic.Ratio != 1 {
+		t.Fatalf("sonic vs encoding-json: ratio %v significant %v (p=%v), want 1 and not significant", sonic.Ratio, sonic.Significant, sonic.P)
+	}
+	var out bytes.Buffer
+	if err := WriteTable(&out, s, rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"0.25x", "1.00x", "BenchmarkValid (sec/op; ratio = impl / encoding-json"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestParseRejectsEmpty(t *testing.T) {
+	if _, err := Parse(strings.NewReader("goos: linux\n"), "empty"); err == nil {
+		t.Fatal("a file with no results parsed without error")
+	}
+}
+
+// The saved suite (results/bench/suite.txt) holds every headline, describes
+// its machine, and yields finite records.
+func TestSavedSuiteYieldsEveryHeadline(t *testing.T) {
+	recs, err := SuiteRecords(benchdata.Suite, benchdata.SuiteFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(Headlines()) {
+		t.Fatalf("%d records for %d headlines", len(recs), len(Headlines()))
+	}
+	s, _ := Parse(bytes.NewReader(benchdata.Suite), benchdata.SuiteFile)
+	for _, k := range []string{"go", "gomaxprocs", "cpu-model", "boundlab-commit", "bench-bytes", "command"} {
+		if s.Config[k] == "" {
+			t.Errorf("saved suite does not describe %q", k)
+		}
+	}
+	for _, r := range recs {
+		if math.IsNaN(r.Value) || r.Value <= 0 || r.Tolerance <= 0 || r.Build.Go == "" {
+			t.Errorf("%s: value %v tolerance %v build %+v", r.ID, r.Value, r.Tolerance, r.Build)
+		}
+	}
+}
