@@ -1,0 +1,18 @@
+// Package benchdata holds boundlab's saved benchmark runs, in benchfmt form,
+// each headed by the machine it was measured on (Go version, GOMAXPROCS, CPU,
+// kernel, commit). `boundlab bench -save` writes suite.txt; package bench's
+// producer reads the headline ratios from it, so `boundlab verify` checks the
+// measured bench records against this file rather than re-running the
+// benchmarks (CI has no time for them, and a shared runner would not
+// reproduce them).
+package benchdata
+
+import _ "embed"
+
+// SuiteFile is the saved file's path within the module.
+const SuiteFile = "results/bench/suite.txt"
+
+// Suite is the saved run of the side-by-side suite.
+//
+//go:embed suite.txt
+var Suite []byte
