@@ -202,6 +202,22 @@ func (d Dialect) StringWidth(s string) int {
 	return w
 }
 
+// NameWidth is the exact width of a member name as the dialect renders it at
+// its widest, without quotes. Python renders a name as repr, like any string.
+// jsonschema/v6 renders a name two ways: quoted alone (additionalProperties,
+// propertyNames) and as an RFC 6901 segment of every error's quoted location,
+// where ~ and / become ~0 and ~1 and no trailing-backslash byte is lost.
+func (d Dialect) NameWidth(s string) int {
+	w := d.StringWidth(s)
+	if d == Go {
+		if strings.HasSuffix(s, `\`) {
+			w++
+		}
+		w += strings.Count(s, "~") + strings.Count(s, "/")
+	}
+	return w
+}
+
 // Literal widths: how each dialect renders true, false and null.
 func (d Dialect) literalWidth(lit byte) int {
 	switch lit {

@@ -149,6 +149,8 @@ func TestNumbersRenderAtTheirReferenceWidth(t *testing.T) {
 		"1e-4", "1e-5", "1.23e-5", "0.0001", "0.00001", "1e308", "1e309", "-1e309", "1e-324", "-1e-324",
 		"5e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "123.456", "0.1", "100000000000000000000",
 		"1e21", "1e20", "-1e21", "1e-7", "12345678.9", "4.35", "0.30000000000000004", "1e999", "-1e-999",
+		"1234", "-1234", "999999", "1000000", "123456.5", "99999.99999", "-1.2345678901234567e-307", "1e6", "1e-5",
+		"1e100", "1e-100", "0.000123", "1234567890123", "-0.5", "12e3", "1e3", "100e-2",
 	}
 	for _, d := range charge.Dialects {
 		g, _ := charge.NewGate(d, charge.DefaultLimits())
@@ -185,4 +187,33 @@ func TestReferencePrintabilityAgreesWithTheTable(t *testing.T) {
 			t.Errorf("U+%04X: table says printable=%v, reference %v", r, fast, slow)
 		}
 	})
+}
+
+// TestNamesRenderAtTheirWidestReference covers the Go dialect's two renders of
+// a name (quoted alone, and as an escaped pointer segment) and Python's repr.
+func TestNamesRenderAtTheirWidestReference(t *testing.T) {
+	for _, d := range charge.Dialects {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, name := range []string{"a", "~", "/", "a/b~c", `\`, `a\`, `'"`, "~/\\", "\u00e9/", ""} {
+			want := reference.Width(d, reference.Name(d, name)) - 2
+			if got := int64(d.NameWidth(name)); got != want {
+				t.Errorf("%s: NameWidth(%q) = %d, reference %d (%s)", d, name, got, want, reference.Name(d, name))
+			}
+			doc := "{" + jsonText(name) + ":0}"
+			rep, ref := g.Check([]byte(doc))
+			if ref != nil {
+				t.Errorf("%s: %s refused: %v", d, doc, ref)
+			} else if rep.Charge != want+1 {
+				t.Errorf("%s: gate charged %s %d, reference %d", d, doc, rep.Charge, want+1)
+			}
+		}
+		// The escaped spellings of / and ~ are the same names.
+		for _, doc := range []string{`{"a\/b":0}`, `{"a\u002fb":0}`, `{"\u007e":0}`} {
+			v, _ := reference.Decode([]byte(doc))
+			rep, ref := g.Check([]byte(doc))
+			if ref != nil || rep.Charge != reference.Charge(d, v) {
+				t.Errorf("%s: %s charged %d (%v), reference %d", d, doc, rep.Charge, ref, reference.Charge(d, v))
+			}
+		}
+	}
 }

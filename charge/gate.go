@@ -392,8 +392,8 @@ func (s *scanner) number() *Refusal {
 		if w == 2 && tok[0] == '-' && tok[1] == '0' {
 			w = 1
 		}
-	case intDigits <= 6:
-		w = len(tok) // %v prints integers below 1e6 digit for digit
+	case intDigits <= 3:
+		w = len(tok) // x/text prints integers below 1,000 digit for digit
 	default:
 		w = s.g.dialect.NumberWidth(tok)
 	}
@@ -420,7 +420,7 @@ func (s *scanner) str(name bool) *Refusal {
 	left := s.g.limits.MaxParamsRenderedChars - s.charge // what this string may still spend
 	var w int64
 	doubles, escaped := false, false
-	escapedSingles := int64(0)
+	escapedSingles, escapedPointer := int64(0), int64(0)
 	backslashEnd := -1 // where the last escape that decoded to a backslash ended
 	for {
 		from, wFrom := i, w
@@ -503,7 +503,12 @@ func (s *scanner) str(name bool) *Refusal {
 					w += int64(bytes.Count(doc[open+1:at], []byte{'\''})) + escapedSingles
 				}
 			case Go:
-				if backslashEnd == at {
+				if name {
+					// A name is also rendered as a pointer segment in every
+					// error's location, where ~ and / take two bytes each.
+					raw := doc[open+1 : at]
+					w += int64(bytes.Count(raw, []byte{'~'})+bytes.Count(raw, []byte{'/'})) + escapedPointer
+				} else if backslashEnd == at {
 					w-- // v6's quote renders a trailing backslash as one byte
 				}
 			}
@@ -524,6 +529,9 @@ func (s *scanner) str(name bool) *Refusal {
 				return s.refuse(bad, at)
 			}
 			i = next
+			if (r == '~' || r == '/') && doc[at+1] == 'u' {
+				escapedPointer++ // \/ is counted with the raw bytes
+			}
 			switch r {
 			case '\'':
 				escapedSingles++

@@ -15,8 +15,10 @@ import (
 // when the decimal exponent is < -4 or >= 16, inf/-inf on overflow, -0.0.
 //
 // Go: jsonschema/v6 prints a json.Number two ways — the literal itself (display,
-// for format and enum messages) and fmt's %v of the float64 nearest its big.Rat
-// (minimum, maximum, exclusive bounds, multipleOf) — so the width is the larger.
+// for format messages) and, for minimum, maximum, the exclusive bounds and
+// multipleOf, %v of the float64 nearest its big.Rat through golang.org/x/text's
+// English message printer, which groups digits (123,456.5) and writes exponents
+// as superscripts (1×10⁻⁰⁵) — so the width is the larger.
 func (d Dialect) NumberWidth(tok []byte) int {
 	integer := true
 	for _, c := range tok {
@@ -34,7 +36,7 @@ func (d Dialect) NumberWidth(tok []byte) int {
 		}
 		return pythonFloatWidth(parseFloat(tok))
 	}
-	return max(len(tok), goFloatWidth(parseFloat(tok)))
+	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
 }
 
 // parseFloat converts a valid number token to the nearest float64 (±Inf on
@@ -48,14 +50,75 @@ func parseFloat(tok []byte) float64 {
 	return f
 }
 
-// goFloatWidth is len(fmt.Sprintf("%v", f)): strconv's shortest 'g' form, with
-// fmt's "+Inf" for positive infinity.
-func goFloatWidth(f float64) int {
-	if math.IsInf(f, 1) {
-		return 4
+// xtextFloatWidth is the byte length of golang.org/x/text/message's English
+// %v of f, the way jsonschema/v6's messages print a bound's got value: strconv's
+// shortest digits; decimal when the exponent is in [-4, 6), with a comma every
+// three integer digits; otherwise d.ddd×10 and a superscript exponent of at
+// least two digits, ⁻ for a negative one; ∞ for infinity; 0 for both zeros.
+func xtextFloatWidth(f float64) int {
+	switch {
+	case math.IsInf(f, 0):
+		if f < 0 {
+			return 1 + len("∞")
+		}
+		return len("∞")
+	case f == 0:
+		return 1
 	}
+	digits, exp, sign := shortest(f)
+	if exp < -4 || exp >= 6 {
+		w := sign + digits + len("×10")
+		if digits > 1 {
+			w++ // the decimal point
+		}
+		if exp < 0 {
+			w += len("⁻")
+			exp = -exp
+		}
+		if exp < 10 {
+			w += len("⁰") // the second exponent digit, a leading zero
+		}
+		for ; exp > 0; exp /= 10 {
+			w += superscriptBytes[exp%10]
+		}
+		return w
+	}
+	if exp < 0 {
+		return sign + 2 + (-exp - 1) + digits // 0.000ddd
+	}
+	intDigits := exp + 1
+	w := sign + intDigits + (intDigits-1)/3 // commas
+	if frac := digits - intDigits; frac > 0 {
+		w += 1 + frac
+	}
+	return w
+}
+
+// superscriptBytes is the UTF-8 length of each superscript digit ⁰¹²³⁴⁵⁶⁷⁸⁹.
+var superscriptBytes = [10]int{3, 2, 2, 2, 3, 3, 3, 3, 3, 3}
+
+// shortest is f's shortest round-trip decimal form: how many significant
+// digits, the decimal exponent of the first, and 1 if f is negative.
+func shortest(f float64) (digits, exp, sign int) {
 	var buf [32]byte
-	return len(strconv.AppendFloat(buf[:0], f, 'g', -1, 64))
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
+	if e[0] == '-' {
+		sign = 1
+		e = e[1:]
+	}
+	i := 0
+	for ; e[i] != 'e'; i++ {
+		if e[i] != '.' {
+			digits++
+		}
+	}
+	for _, c := range e[i+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[i+1] == '-' {
+		exp = -exp
+	}
+	return digits, exp, sign
 }
 
 // pythonFloatWidth is len(repr(f)) under CPython's float_repr_style "short".
@@ -69,27 +132,7 @@ func pythonFloatWidth(f float64) int {
 	case math.IsNaN(f):
 		return 3 // JSON cannot spell NaN; kept total for callers
 	}
-	var buf [32]byte
-	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
-	sign := 0
-	if e[0] == '-' {
-		sign = 1
-		e = e[1:]
-	}
-	digits, exp := 0, 0
-	i := 0
-	for ; i < len(e) && e[i] != 'e'; i++ {
-		if e[i] != '.' {
-			digits++
-		}
-	}
-	neg := e[i+1] == '-'
-	for _, c := range e[i+2:] {
-		exp = exp*10 + int(c-'0')
-	}
-	if neg {
-		exp = -exp
-	}
+	digits, exp, sign := shortest(f)
 	if exp < -4 || exp >= 16 {
 		// d[.ddd]e±XX with at least two exponent digits.
 		w := digits

@@ -155,11 +155,11 @@ func leafCharge(t *testing.T, k jsonschema.ErrorKind, v any) int {
 	case *kind.Pattern:
 		return charge.Go.StringWidth(k.Got) // the string, or a member name under propertyNames
 	case *kind.PropertyNames:
-		return charge.Go.StringWidth(k.Property)
+		return charge.Go.NameWidth(k.Property)
 	case *kind.AdditionalProperties:
 		w := 0
 		for _, p := range k.Properties {
-			w += charge.Go.StringWidth(p)
+			w += charge.Go.NameWidth(p)
 		}
 		return w
 	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum, *kind.MultipleOf:
@@ -198,7 +198,7 @@ func checkV6Render(t *testing.T, doc []byte) {
 				bound := 0
 				for i, tok := range e.InstanceLocation {
 					if names[i] {
-						bound += charge.Go.StringWidth(tok)
+						bound += charge.Go.NameWidth(tok)
 					} else {
 						blankLoc[i] = tok // an index: structure, not caller text
 					}

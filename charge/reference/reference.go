@@ -7,8 +7,9 @@
 // comes from Go's unicode tables (Unicode 15.0.0) plus the 627 code points
 // Unicode 15.1.0 assigned (all of them graphic), not from charge's generated
 // table, so an error in that table shows up as a disagreement. The Go renderer
-// calls the same code jsonschema/v6's kind package runs: fmt's %q, then
-// \" -> " and ' -> \', and fmt's %v of the float64 a big.Rat rounds to.
+// calls the same code jsonschema/v6 runs: its kind package's quote (fmt's %q,
+// then \" -> " and ' -> \'), RFC 6901 escaping for names in a location, and
+// x/text's English %v of the float64 a big.Rat rounds to.
 //
 // What it does not promise: speed (it allocates every string it renders), or
 // fidelity to a CPython built on any Unicode version other than 15.1.0.
@@ -24,6 +25,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/theurian/boundlab/charge"
 )
@@ -168,19 +172,44 @@ func PythonFloat(f float64) string {
 }
 
 // GoNumber is the widest way jsonschema/v6 prints a json.Number: display()'s
-// literal text, or %v of the float64 its big.Rat rounds to (minimum, maximum,
-// the exclusive bounds and multipleOf).
+// literal text, or what its minimum, maximum, exclusive-bound and multipleOf
+// messages print — %v of the float64 its big.Rat rounds to, through the same
+// x/text English printer v6's Error() uses.
 func GoNumber(lit string) string {
 	r, ok := new(big.Rat).SetString(lit)
 	if !ok {
 		panic("reference: not a number literal")
 	}
 	f, _ := r.Float64()
-	v := fmt.Sprintf("%v", f)
+	v := englishPrinter.Sprintf("%v", f)
 	if len(v) > len(lit) {
 		return v
 	}
 	return lit
+}
+
+// englishPrinter is jsonschema/v6's defaultPrinter.
+var englishPrinter = message.NewPrinter(language.English)
+
+// GoName is the widest way jsonschema/v6 prints a member name: quoted alone,
+// or as a segment of a quoted RFC 6901 location, followed by more of the
+// location.
+func GoName(name string) string {
+	alone := GoString(name)
+	segment := GoString(strings.NewReplacer("~", "~0", "/", "~1").Replace(name) + "/")
+	segment = segment[:len(segment)-2] + "'" // drop the following slash
+	if len(segment) > len(alone) {
+		return segment
+	}
+	return alone
+}
+
+// Name renders a member name at its widest, with its quotes.
+func Name(d charge.Dialect, name string) string {
+	if d == charge.Python {
+		return PythonString(name)
+	}
+	return GoName(name)
 }
 
 // Render renders a decoded value as a whole. Python: repr of what json.loads
@@ -199,7 +228,7 @@ func render(b *strings.Builder, d charge.Dialect, v any) {
 		if d == charge.Go {
 			b.WriteString("value")
 			for _, k := range names {
-				b.WriteString(GoString(k))
+				b.WriteString(GoName(k))
 				render(b, d, v[k])
 			}
 			return
@@ -279,7 +308,7 @@ func Charge(d charge.Dialect, v any) int64 {
 	case map[string]any:
 		var sum int64
 		for k, e := range v {
-			sum += Width(d, String(d, k)) - 2 + Charge(d, e)
+			sum += Width(d, Name(d, k)) - 2 + Charge(d, e)
 		}
 		return sum
 	case []any:
