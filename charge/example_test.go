@@ -1,0 +1,45 @@
+package charge_test
+
+import (
+	"fmt"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+func ExampleGate_Check() {
+	g, err := charge.NewGate(charge.Python, charge.DefaultLimits())
+	if err != nil {
+		panic(err)
+	}
+	rep, ref := g.Check([]byte(`{"query":"it's \"here\"","limit":10}`))
+	fmt.Println(rep.Nodes, rep.Depth, rep.Charge, ref == nil)
+
+	_, ref = g.Check([]byte(`{"query":"a","query":"b"}`))
+	fmt.Println(ref.Bound, ref.Pointer)
+	// Output:
+	// 5 1 24 true
+	// duplicate-name /query
+}
+
+func ExampleBodyCap() {
+	d := charge.BodyCap(charge.DefaultLimits(), charge.EnsureASCII, charge.Raw)
+	fmt.Println(d.Multiplier, d.Cap)
+	for _, r := range d.Residual {
+		fmt.Println(r.Encoder, r.Class.Name, r.Ratio.FloatString(1))
+	}
+	// Output:
+	// 3/1 26214400
+	// ensure_ascii C0 other 6.0
+	// ensure_ascii DEL 6.0
+	// raw C0 other 6.0
+}
+
+func ExampleComposedCeiling() {
+	l := charge.DefaultLimits()
+	for _, d := range charge.Dialects {
+		fmt.Println(d, charge.ComposedCeiling(d, l), d.Unit())
+	}
+	// Output:
+	// python 12982912 characters
+	// go 13082912 bytes
+}
