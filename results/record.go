@@ -34,7 +34,7 @@ type Record struct {
 	Instance   string      `json:"instance"`
 	Method     Method      `json:"method"`
 	Source     string      `json:"source"`
-	Tolerance  float64     `json:"tolerance,omitempty"`
+	Tolerance  float64     `json:"tolerance,omitempty"` // measured only: the absolute drift verify allows, in Unit
 	Seed       string      `json:"seed,omitempty"`
 	Build      Build       `json:"build"`
 	Retirement *Retirement `json:"retirement,omitempty"`
@@ -52,6 +52,10 @@ type Retirement struct {
 	Claim       string `json:"claim"`
 	Correction  string `json:"correction"`
 	Attribution string `json:"attribution"`
+	// Keys are regular expressions (RE2) that find a quote of the retired
+	// figure in prose. verify fails on a docs paragraph that matches one and
+	// does not name the record's ID, which is the attribution docs must carry.
+	Keys []string `json:"keys,omitempty"`
 }
 
 // Producer recomputes a family of records from the live build.

@@ -1,0 +1,345 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Problem is one reason verify fails.
+type Problem struct {
+	Kind     string // drift, unpinned, orphan, producer, duplicate, retired-quote, stale-markdown, bad-key
+	Producer string
+	ID       string
+	Detail   string
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.Kind)
+	if p.Producer != "" {
+		b.WriteString(" [" + p.Producer + "]")
+	}
+	if p.ID != "" {
+		b.WriteString(" " + p.ID)
+	}
+	if p.Detail != "" {
+		b.WriteString(": " + p.Detail)
+	}
+	return b.String()
+}
+
+// VerifyOptions say what verify compares.
+type VerifyOptions struct {
+	// RecordsDir holds the pinned files.
+	RecordsDir string
+	// Producers recompute the live records; usually Producers().
+	Producers []Producer
+	// DocPaths are Markdown files, or directories whose *.md files (recursively)
+	// are scanned for quotes of retired figures.
+	DocPaths []string
+	// RecordsMarkdown is the generated reference (docs/records.md); verify
+	// regenerates it from the pinned records and fails when it differs. Empty
+	// skips the check.
+	RecordsMarkdown string
+}
+
+// Verify recomputes every producer's records and compares them with the
+// pinned ones. The problems are sorted and empty when everything holds; the
+// error is for verify's own failures (an unreadable directory).
+func Verify(o VerifyOptions) ([]Problem, error) {
+	pinned, err := Load(o.RecordsDir)
+	if err != nil {
+		return nil, err
+	}
+	live, errs := Live(o.Producers)
+	var probs []Problem
+	for _, name := range sortedKeys(errs) {
+		probs = append(probs, Problem{Kind: "producer", Producer: name, Detail: errs[name].Error()})
+	}
+	seen := map[string]string{}
+	for _, name := range sortedKeys(live) {
+		for _, r := range live[name] {
+			if prev, dup := seen[r.ID]; dup {
+				probs = append(probs, Problem{Kind: "duplicate", Producer: name, ID: r.ID, Detail: "also produced by " + prev})
+			}
+			seen[r.ID] = name
+		}
+	}
+	produced := map[string]bool{}
+	for _, p := range o.Producers {
+		produced[p.Name] = true
+	}
+	for _, name := range sortedKeys(pinned) {
+		if !produced[name] {
+			for _, r := range pinned[name] {
+				probs = append(probs, Problem{Kind: "orphan", Producer: name, ID: r.ID,
+					Detail: "pinned in " + FileName(name) + ", but no registered producer makes it"})
+			}
+		}
+	}
+	for _, name := range sortedKeys(live) {
+		if _, failed := errs[name]; failed {
+			continue
+		}
+		probs = append(probs, Diff(name, pinned[name], live[name])...)
+	}
+	probs = append(probs, ScanRetired(allRecords(pinned, live), o.DocPaths)...)
+	if o.RecordsMarkdown != "" {
+		want := Markdown(pinned, producerOrder(o.Producers, pinned))
+		got, err := os.ReadFile(o.RecordsMarkdown)
+		switch {
+		case err != nil:
+			probs = append(probs, Problem{Kind: "stale-markdown", Detail: err.Error()})
+		case !bytes.Equal(got, want):
+			probs = append(probs, Problem{Kind: "stale-markdown",
+				Detail: o.RecordsMarkdown + " is not what the pinned records generate; run `go run ./cmd/boundlab derive --markdown > " + o.RecordsMarkdown + "`" + firstDiffLine(got, want)})
+		}
+	}
+	sort.SliceStable(probs, func(i, j int) bool {
+		if probs[i].Kind != probs[j].Kind {
+			return probs[i].Kind < probs[j].Kind
+		}
+		return probs[i].ID < probs[j].ID
+	})
+	return probs, nil
+}
+
+func firstDiffLine(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf(" (first difference at line %d)", i+1)
+		}
+	}
+	return ""
+}
+
+// producerOrder is the order records.md lists producers in: registered ones
+// by name, then pinned ones nothing registers.
+func producerOrder(ps []Producer, pinned map[string][]Record) []string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	for _, n := range sortedKeys(pinned) {
+		if !contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func allRecords(sets ...map[string][]Record) []Record {
+	var out []Record
+	seen := map[string]bool{}
+	for _, set := range sets {
+		for _, name := range sortedKeys(set) {
+			for _, r := range set[name] {
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Diff compares one producer's pinned and live records field by field.
+func Diff(producer string, pinned, live []Record) []Problem {
+	var probs []Problem
+	byID := map[string]Record{}
+	for _, r := range pinned {
+		byID[r.ID] = r
+	}
+	liveIDs := map[string]bool{}
+	for _, l := range live {
+		liveIDs[l.ID] = true
+		p, ok := byID[l.ID]
+		if !ok {
+			probs = append(probs, Problem{Kind: "unpinned", Producer: producer, ID: l.ID,
+				Detail: fmt.Sprintf("live value %s is not pinned in %s", FormatValue(l), FileName(producer))})
+			continue
+		}
+		for _, d := range fieldDiffs(p, l) {
+			probs = append(probs, Problem{Kind: "drift", Producer: producer, ID: l.ID, Detail: d})
+		}
+	}
+	for _, p := range pinned {
+		if !liveIDs[p.ID] {
+			probs = append(probs, Problem{Kind: "orphan", Producer: producer, ID: p.ID,
+				Detail: fmt.Sprintf("pinned value %s, but %s no longer produces it", FormatValue(p), producer)})
+		}
+	}
+	return probs
+}
+
+// fieldDiffs lists every field on which live drifted from pinned. A measured
+// value may move within the pinned tolerance; everything else is exact.
+func fieldDiffs(p, l Record) []string {
+	var out []string
+	str := func(name, a, b string) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s: pinned %q, live %q", name, a, b))
+		}
+	}
+	str("title", p.Title, l.Title)
+	str("unit", p.Unit, l.Unit)
+	str("instance", p.Instance, l.Instance)
+	str("method", string(p.Method), string(l.Method))
+	str("source", p.Source, l.Source)
+	str("seed", p.Seed, l.Seed)
+	if p.Tolerance != l.Tolerance {
+		out = append(out, fmt.Sprintf("tolerance: pinned %v, live %v", p.Tolerance, l.Tolerance))
+	}
+	if p.Method == Measured && l.Method == Measured {
+		if d := math.Abs(p.Value - l.Value); !(d <= p.Tolerance) {
+			out = append(out, fmt.Sprintf("value: pinned %s, live %s, off by %v (tolerance %v)", FormatValue(p), FormatValue(l), d, p.Tolerance))
+		}
+	} else if p.Value != l.Value {
+		out = append(out, fmt.Sprintf("value: pinned %s, live %s", FormatValue(p), FormatValue(l)))
+	}
+	str("build.go", p.Build.Go, l.Build.Go)
+	str("build.unicode", joinMap(p.Build.Unicode), joinMap(l.Build.Unicode))
+	str("build.modules", joinMap(p.Build.Modules), joinMap(l.Build.Modules))
+	var pr, lr Retirement
+	if p.Retirement != nil {
+		pr = *p.Retirement
+	}
+	if l.Retirement != nil {
+		lr = *l.Retirement
+	}
+	str("retirement.claim", pr.Claim, lr.Claim)
+	str("retirement.correction", pr.Correction, lr.Correction)
+	str("retirement.attribution", pr.Attribution, lr.Attribution)
+	str("retirement.keys", strings.Join(pr.Keys, " | "), strings.Join(lr.Keys, " | "))
+	return out
+}
+
+// ScanRetired finds every paragraph of the docs that quotes a retired figure
+// (matches one of its Keys) without naming the retired record's ID. A
+// paragraph is a run of non-blank lines; a Markdown table row is a paragraph
+// of its own, so a table of figures attributes row by row.
+func ScanRetired(recs []Record, paths []string) []Problem {
+	type key struct {
+		id string
+		re *regexp.Regexp
+	}
+	var keys []key
+	var probs []Problem
+	for _, r := range recs {
+		if r.Method != Retired || r.Retirement == nil {
+			continue
+		}
+		for _, k := range r.Retirement.Keys {
+			re, err := regexp.Compile(k)
+			if err != nil {
+				probs = append(probs, Problem{Kind: "bad-key", ID: r.ID, Detail: err.Error()})
+				continue
+			}
+			keys = append(keys, key{r.ID, re})
+		}
+	}
+	if len(keys) == 0 {
+		return probs
+	}
+	for _, file := range markdownFiles(paths) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			probs = append(probs, Problem{Kind: "retired-quote", Detail: err.Error()})
+			continue
+		}
+		for _, para := range paragraphs(data) {
+			for _, k := range keys {
+				if k.re.MatchString(para.text) && !strings.Contains(para.text, k.id) {
+					probs = append(probs, Problem{Kind: "retired-quote", ID: k.id,
+						Detail: fmt.Sprintf("%s:%d quotes a retired figure (%s) without naming %s", file, para.line, k.re, k.id)})
+				}
+			}
+		}
+	}
+	return probs
+}
+
+func markdownFiles(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue // a tree without README.md or docs/ has nothing to quote
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		_ = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+				out = append(out, path)
+			}
+			return nil
+		})
+	}
+	sort.Strings(out)
+	return out
+}
+
+type paragraph struct {
+	line int
+	text string
+}
+
+func paragraphs(data []byte) []paragraph {
+	var out []paragraph
+	var cur []string
+	start := 0
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, paragraph{start, strings.Join(cur, "\n")})
+			cur = nil
+		}
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "":
+			flush()
+		case strings.HasPrefix(trimmed, "|"):
+			flush()
+			out = append(out, paragraph{n, line})
+		default:
+			if len(cur) == 0 {
+				start = n
+			}
+			cur = append(cur, line)
+		}
+	}
+	flush()
+	return out
+}

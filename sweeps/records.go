@@ -1,0 +1,165 @@
+package sweeps
+
+import (
+	"fmt"
+	"math/big"
+	"sync"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/results"
+)
+
+// SDKDefaultBodyBytes is the body cap both SDKs apply when a server sets
+// none: the Python SDK's DEFAULT_MAX_REQUEST_BODY_SIZE (the seed's "SDK
+// default") and the go-sdk's DefaultMaxRequestBodyBytes, 4 MiB. A test holds
+// it equal to the go-sdk's constant.
+const SDKDefaultBodyBytes = 4 << 20
+
+// InterimMultiplier is the multiplier of the interim cap the seed's first
+// draft shipped and Amendment 1 withdrew.
+const InterimMultiplier = 2
+
+var (
+	sweepOnce sync.Once
+	sweepRes  *Sweep
+)
+
+// Shared is the sweep every producer reads, run once per process.
+func Shared() *Sweep {
+	sweepOnce.Do(func() { sweepRes = Run() })
+	return sweepRes
+}
+
+func init() {
+	for _, p := range Producers(charge.DefaultLimits()) {
+		results.Register(p)
+	}
+}
+
+// Producers are this package's record producers at the given limits; init
+// registers them at charge.DefaultLimits, and a test can hand verify the same
+// producers at perturbed limits.
+func Producers(l charge.Limits) []results.Producer {
+	return []results.Producer{
+		{Name: "sweep", Records: func() ([]results.Record, error) { return SweepRecords() }},
+		{Name: "bodycap", Records: func() ([]results.Record, error) { return BodyCapRecords(l) }},
+		{Name: "worstrender", Records: func() ([]results.Record, error) { return WorstRenderRecords(l) }},
+		{Name: "retired", Records: func() ([]results.Record, error) { return RetiredRecords(l) }},
+	}
+}
+
+func derived(id, title string, value float64, unit, instance, source, seed string) results.Record {
+	return results.Record{ID: id, Title: title, Value: value, Unit: unit, Instance: instance,
+		Method: results.Derived, Source: source, Seed: seed, Build: results.CurrentBuild()}
+}
+
+func ratF(r *big.Rat) float64 { f, _ := r.Float64(); return f }
+
+// SweepRecords states what the proof covered.
+func SweepRecords() ([]results.Record, error) {
+	s := Shared()
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	recs := []results.Record{
+		derived("sweep.scalar-values", "Unicode scalar values on which charge's class model equals every oracle",
+			float64(s.CodePoints), "code points", "every scalar value U+0000..U+10FFFF but the surrogates U+D800..U+DFFF",
+			"sweeps.Run: charge.WireClasses and Encoder.RuneWireBytes vs encoding/json and a port of CPython 3.13 json.dumps (ensure_ascii, raw); Dialect.RuneClass/RuneWidth vs charge/reference", ""),
+	}
+	for _, d := range charge.Dialects {
+		rows, err := s.Table(d)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, derived("sweep."+d.String()+".classes", "rows in the "+d.String()+" class table (wire class x render class x width)",
+			float64(len(rows)), "classes", "every scalar value, grouped by the oracles' observations", "sweeps.Sweep.Table("+d.String()+")", ""))
+	}
+	return recs, nil
+}
+
+type encoderSet struct {
+	id, name string
+	encs     []charge.Encoder
+}
+
+var encoderSets = []encoderSet{
+	{"python-clients", "ensure_ascii and raw (Python json.dumps both ways, the official Python and JS clients)", []charge.Encoder{charge.EnsureASCII, charge.Raw}},
+	{"go-clients", "go (Go's encoding/json)", []charge.Encoder{charge.GoJSON}},
+	{"all-clients", "ensure_ascii, raw and go", []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}},
+}
+
+// BodyCapRecords derives the body cap for each encoder set, and answers what
+// the seed's cap leaves for Go clients.
+func BodyCapRecords(l charge.Limits) ([]results.Record, error) {
+	s := Shared()
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	var recs []results.Record
+	checks := map[string]BodyCapCheck{}
+	for _, set := range encoderSets {
+		c, err := s.CheckBodyCap(l, set.encs...)
+		if err != nil {
+			return nil, err
+		}
+		checks[set.id] = c
+		src := fmt.Sprintf("charge.BodyCap(limits, %v) with MaxSourceFileBytes %d, EnvelopeAllowance %d; held equal to sweeps.Sweep.Multiplier over the oracles",
+			set.encs, l.MaxSourceFileBytes, l.EnvelopeAllowance)
+		var seedM, seedCap, seedRes string
+		if set.id == "python-clients" {
+			seedM, seedCap, seedRes = "3", "26,214,400 bytes", "C0 other than \\b \\t \\n \\f \\r, plus DEL, all at 6.0x"
+		}
+		recs = append(recs,
+			derived("bodycap."+set.id+".multiplier", "body-cap multiplier for clients using "+set.name,
+				ratF(c.Derivation.Multiplier), "x landed bytes", "worst non-control class: "+c.WorstText(), src, seedM),
+			derived("bodycap."+set.id+".cap", "body cap for clients using "+set.name,
+				float64(c.Derivation.Cap), "bytes", "an at-cap landed file in the worst non-control class, plus the envelope allowance", src, seedCap),
+			derived("bodycap."+set.id+".residual", "code points above the multiplier for clients using "+set.name,
+				float64(len(c.Oracle.Residual)), "code points", c.ResidualText(), src+"; residual held by equality, code point by code point", seedRes),
+		)
+	}
+
+	// Go clients at the cap sized for Python clients.
+	py := checks["python-clients"].Derivation
+	classes, n := ResidualAt(py.Multiplier, charge.GoJSON)
+	resid := BodyCapCheck{Derivation: charge.BodyCapDerivation{Residual: classes}}
+	recs = append(recs, derived("bodycap.go-clients-at-python-cap.residual",
+		"code points a Go client expands past the python-clients multiplier",
+		float64(n), "code points", resid.ResidualText(),
+		"sweeps.ResidualAt(bodycap.python-clients.multiplier, go) over charge.WireClasses", ""))
+	six := charge.WireClasses[classIndex("< > &")].Ratio(charge.GoJSON)
+	worstFiller := new(big.Rat)
+	for _, c := range charge.WireClasses {
+		if r := c.Ratio(charge.GoJSON); !c.Control && r.Cmp(py.Multiplier) <= 0 && r.Cmp(worstFiller) > 0 {
+			worstFiller = r
+		}
+	}
+	recs = append(recs,
+		derived("bodycap.go-clients-at-python-cap.html-density",
+			"largest share of a landed file's bytes that may be < > & for a Go client's at-cap file to fit the python-clients cap, the rest the worst other class",
+			ratF(DensityAtCap(py.Multiplier, six, worstFiller)), "fraction of landed bytes",
+			fmt.Sprintf("an at-cap (%d-byte) file of < > & (%sx under go) and filler at %sx (the worst go class at or below the multiplier)",
+				l.MaxSourceFileBytes, six.FloatString(1), worstFiller.FloatString(1)),
+			"sweeps.DensityAtCap(multiplier, ratio(< > &), filler): r*x + f*(1-x) <= m", ""),
+		derived("bodycap.go-clients-at-python-cap.html-density-ascii",
+			"largest share of a landed ASCII file's bytes that may be < > & for a Go client's at-cap file to fit the python-clients cap",
+			ratF(DensityAtCap(py.Multiplier, six, big.NewRat(1, 1))), "fraction of landed bytes",
+			fmt.Sprintf("an at-cap (%d-byte) ASCII file of < > & (%sx under go) and other printable ASCII (1.0x)", l.MaxSourceFileBytes, six.FloatString(1)),
+			"sweeps.DensityAtCap(multiplier, ratio(< > &), 1)", ""),
+	)
+	html, err := HTMLSamples()
+	if err != nil {
+		return nil, err
+	}
+	recs = append(recs, html...)
+	return recs, nil
+}
+
+func classIndex(name string) int {
+	for i, c := range charge.WireClasses {
+		if c.Name == name {
+			return i
+		}
+	}
+	panic("sweeps: no wire class " + name)
+}
