@@ -14,6 +14,7 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/fuzz/badinput"
 )
 
 // The parsers a tools/call's arguments meet on the request path:
@@ -201,6 +202,9 @@ func checkAgreement(t *testing.T, doc []byte) {
 func FuzzParserAgreement(f *testing.F) {
 	for _, s := range agreementSeeds {
 		f.Add([]byte(s))
+	}
+	for _, c := range badinput.Cases(false) {
+		f.Add(c.Doc)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkAgreement(t, data)

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/fuzz/badinput"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
 
@@ -295,6 +296,9 @@ func FuzzRefusals(f *testing.F) {
 		`null`, `[]`, `"x"`, ``,
 	} {
 		f.Add(uint8(0), []byte(s))
+	}
+	for i, c := range badinput.Cases(false) {
+		f.Add(uint8(i), c.Doc)
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, data []byte) {
 		v := theValidator(t)
