@@ -99,7 +99,7 @@ func Verify(o VerifyOptions) ([]Problem, error) {
 			probs = append(probs, Problem{Kind: "stale-markdown", Detail: err.Error()})
 		case !bytes.Equal(got, want):
 			probs = append(probs, Problem{Kind: "stale-markdown",
-				Detail: o.RecordsMarkdown + " is not what the pinned records generate; run `go run ./cmd/boundlab derive --markdown > " + o.RecordsMarkdown + "`" + firstDiffLine(got, want)})
+				Detail: o.RecordsMarkdown + " is not what the pinned records generate; run `go run ./cmd/boundlab derive --from " + o.RecordsDir + " --markdown > " + o.RecordsMarkdown + "`" + firstDiffLine(got, want)})
 		}
 	}
 	sort.SliceStable(probs, func(i, j int) bool {

@@ -95,7 +95,7 @@ func WorstRenderRecords(l charge.Limits) ([]results.Record, error) {
 		seed := map[string][2]string{
 			"python-raw-codepoint-shipped": {"75,497,472 characters", "6.00x"},
 			"python-raw-codepoint-sdk4mib": {"16,777,216 characters (retired.seed.sdk4mib-reach)", "1.33x"},
-			"python-raw-codepoint-interim": {"53,476,811 characters, measured (retired.seed.interim-reach-filed-under-shipped-cap)", "~4.25x"},
+			"python-raw-codepoint-interim": {"53,476,811 characters, measured (retired.seed.interim-reach-filed-under-shipped-cap)", "~4.25x (retired.seed.interim-reach-filed-under-shipped-cap)"},
 		}[d.ID]
 		recs = append(recs,
 			derived(id+".class", "widest render of a one-class string value", float64(d.WorstPure.Render), unit, d.WorstPure.describe(), src, seed[0]),

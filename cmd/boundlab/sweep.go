@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/sweeps"
+)
+
+func init() {
+	register(verb{
+		name:    "sweep",
+		summary: "sweep every code point: prove charge's class model against real encoders and the reference renderer, print the class tables",
+		run:     runSweep,
+	})
+}
+
+type sweepRowJSON struct {
+	Class     string             `json:"class"`
+	Render    string             `json:"render"`
+	Count     int                `json:"count"`
+	Example   string             `json:"example"`
+	Landed    int                `json:"landed_bytes"`
+	Wire      map[string]int     `json:"wire_bytes"`
+	Ratio     map[string]float64 `json:"ratio"`
+	Width     int                `json:"render_width"`
+	WidthUnit string             `json:"render_unit"`
+}
+
+type sweepJSON struct {
+	CodePoints int                       `json:"code_points"`
+	Checks     int64                     `json:"checks"`
+	Mismatches []string                  `json:"mismatches"`
+	Seconds    float64                   `json:"seconds"`
+	Tables     map[string][]sweepRowJSON `json:"tables"`
+}
+
+func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the proof and the class tables as JSON")
+	dialect := fs.String("dialect", "", "print only this dialect's table (python or go)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: boundlab sweep [--json] [--dialect python|go]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	dialects := charge.Dialects
+	if *dialect != "" {
+		d, err := charge.ParseDialect(*dialect)
+		if err != nil {
+			fmt.Fprintln(stderr, "sweep:", err)
+			return 2
+		}
+		dialects = []charge.Dialect{d}
+	}
+	start := time.Now()
+	s := sweeps.Run()
+	took := time.Since(start)
+	out := sweepJSON{CodePoints: s.CodePoints, Checks: s.Checks, Seconds: took.Seconds(), Tables: map[string][]sweepRowJSON{}, Mismatches: []string{}}
+	for _, m := range s.Mismatches {
+		out.Mismatches = append(out.Mismatches, m.String())
+	}
+	for _, d := range dialects {
+		rows, err := s.Table(d)
+		if err != nil {
+			fmt.Fprintln(stderr, "sweep:", err)
+			return 1
+		}
+		for _, r := range rows {
+			j := sweepRowJSON{Class: r.Wire.Name, Render: r.Render.String(), Count: r.Count, Example: sweeps.RuneName(r.Example),
+				Landed: r.Wire.Landed, Wire: map[string]int{}, Ratio: map[string]float64{}, Width: r.Width, WidthUnit: d.Unit()}
+			for _, e := range charge.Encoders {
+				j.Wire[e.String()] = r.Wire.Wire(e)
+				j.Ratio[e.String()] = r.Ratio(e)
+			}
+			out.Tables[d.String()] = append(out.Tables[d.String()], j)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+	} else {
+		verdict := "the model equals every oracle on every one"
+		if !s.OK() {
+			verdict = fmt.Sprintf("%d MISMATCHES", s.MismatchCount)
+		}
+		fmt.Fprintf(stdout, "%d code points, %d comparisons against encoding/json, CPython's json.dumps (port) and charge/reference, in %v: %s\n",
+			s.CodePoints, s.Checks, took.Round(time.Millisecond), verdict)
+		for _, m := range out.Mismatches {
+			fmt.Fprintln(stdout, "  ", m)
+		}
+		for _, d := range dialects {
+			fmt.Fprintf(stdout, "\n%s dialect (render width in %s, Unicode %s)\n", d, d.Unit(), d.UnicodeVersion())
+			tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "class\trender\tcount\texample\tlanded\tensure_ascii\traw\tgo\twidth\t")
+			for _, r := range out.Tables[d.String()] {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d (%.1fx)\t%d (%.1fx)\t%d (%.1fx)\t%d\t\n", r.Class, r.Render, r.Count, r.Example, r.Landed,
+					r.Wire["ensure_ascii"], r.Ratio["ensure_ascii"], r.Wire["raw"], r.Ratio["raw"], r.Wire["go"], r.Ratio["go"], r.Width)
+			}
+			tw.Flush()
+		}
+	}
+	if !s.OK() {
+		return 1
+	}
+	return 0
+}
