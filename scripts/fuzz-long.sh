@@ -80,7 +80,17 @@ for spec in "${targets[@]}"; do
 	after=$(count_entries "$pkgpath" "$target")
 	last=$(grep -E '^fuzz: elapsed: .*execs: [0-9]+' "$log" | tail -1)
 	execs=$(sed -E 's/.*execs: ([0-9]+).*/\1/' <<<"$last")
-	fuzzsecs=$(sed -E 's/^fuzz: elapsed: (([0-9]+)h)?(([0-9]+)m)?([0-9]+)s.*/\2 \4 \5/' <<<"$last" | awk '{print ($1+0)*3600+($2+0)*60+($3+0)}')
+	# "elapsed: 1h2m3s" -> seconds
+	fuzzsecs=$(sed -E 's/^fuzz: elapsed: ([0-9hms]+),.*/\1/' <<<"$last" | awk '{
+		s = 0; n = ""
+		for (i = 1; i <= length($0); i++) {
+			c = substr($0, i, 1)
+			if (c ~ /[0-9]/) { n = n c; continue }
+			if (c == "h") s += n * 3600; else if (c == "m") s += n * 60; else if (c == "s") s += n
+			n = ""
+		}
+		print s
+	}')
 	[ -z "$execs" ] && execs=0
 	[ -z "$fuzzsecs" ] || [ "$fuzzsecs" -eq 0 ] && fuzzsecs=$secs
 	rate=$(awk -v e="$execs" -v s="$fuzzsecs" 'BEGIN{ if (s > 0) printf "%.0f", e/s; else print 0 }')
