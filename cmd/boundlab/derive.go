@@ -37,8 +37,76 @@ type bodyCapJSON struct {
 	Residual   []string `json:"residual"`
 }
 
+type reachJSON struct {
+	Classes   []string `json:"classes"`
+	Runes     []string `json:"code_points"`
+	Counts    []int64  `json:"counts"`
+	Admitted  int64    `json:"admitted"`
+	ByCharge  int64    `json:"by_charge,omitempty"`
+	ByWire    int64    `json:"by_transport,omitempty"`
+	Binds     string   `json:"binds"`
+	WireBytes int64    `json:"body_bytes"`
+	Charge    int64    `json:"charge"`
+	Render    int64    `json:"render"`
+	Ratio     float64  `json:"ratio"`
+	Instance  string   `json:"instance"`
+}
+
+type scenarioJSON struct {
+	ID        string      `json:"id"`
+	Dialect   string      `json:"dialect"`
+	Encoder   string      `json:"encoder"`
+	Rule      string      `json:"rule"`
+	Transport int64       `json:"transport_cap"`
+	Budget    int64       `json:"budget"`
+	Classes   []reachJSON `json:"classes"`
+	WorstPure reachJSON   `json:"worst_one_class"`
+	Worst     reachJSON   `json:"worst"`
+}
+
+func toReachJSON(r sweeps.Reach) reachJSON {
+	j := reachJSON{Admitted: r.Admitted, ByCharge: r.ByCharge, ByWire: r.ByWire, Binds: r.Binds, WireBytes: r.Wire,
+		Charge: r.Charge, Render: r.Render, Ratio: r.Ratio(), Instance: r.Instance().Name + ".json"}
+	for i, row := range r.Rows {
+		j.Classes = append(j.Classes, row.Name())
+		j.Runes = append(j.Runes, sweeps.RuneName(r.Spans[i].Rune))
+		j.Counts = append(j.Counts, r.Spans[i].N)
+	}
+	return j
+}
+
+func scenariosJSON(ds []sweeps.Derivation) []scenarioJSON {
+	var out []scenarioJSON
+	for _, d := range ds {
+		j := scenarioJSON{ID: d.ID, Dialect: d.Dialect.String(), Encoder: d.Encoder.String(), Rule: d.Rule.String(),
+			Transport: d.Transport, Budget: d.Budget, WorstPure: toReachJSON(d.WorstPure), Worst: toReachJSON(d.Worst)}
+		for _, c := range d.Classes {
+			j.Classes = append(j.Classes, toReachJSON(c))
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func printScenarios(w io.Writer, ds []sweeps.Derivation) {
+	for _, d := range ds {
+		fmt.Fprintf(w, "\nworst render, %s: %s dialect, %s clients, %s charge, cap %s bytes, budget %s %s\n", d.ID, d.Dialect, d.Encoder, d.Rule,
+			results.Thousands(d.Transport), results.Thousands(d.Budget), d.Dialect.Unit())
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "class	example	by charge	by transport	admitted	binds	body bytes	render	x budget	")
+		for _, c := range d.Classes {
+			fmt.Fprintf(tw, "%s	%s	%s	%s	%s	%s	%s	%s	%.2f	\n", c.Rows[0].Name(), sweeps.RuneName(c.Spans[0].Rune), results.Thousands(c.ByCharge),
+				results.Thousands(c.ByWire), results.Thousands(c.Admitted), c.Binds, results.Thousands(c.Wire), results.Thousands(c.Render), c.Ratio())
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "  worst one class: %s, %s (%.2fx)\n", d.WorstPure.Classes(), results.Thousands(d.WorstPure.Render), d.WorstPure.Ratio())
+		fmt.Fprintf(w, "  worst string:    %s, %s (%.2fx), %s-bound\n", d.Worst.Classes(), results.Thousands(d.Worst.Render), d.Worst.Ratio(), d.Worst.Binds)
+	}
+}
+
 type deriveJSON struct {
 	Core      limitsJSON        `json:"core"`
+	Scenarios []scenarioJSON    `json:"worst_render_scenarios,omitempty"`
 	Producers []results.File    `json:"producers"`
 	Errors    map[string]string `json:"errors,omitempty"`
 }
@@ -129,10 +197,11 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	asMD := fs.Bool("markdown", false, "print the records reference (docs/records.md)")
 	emit := fs.String("emit", "", "write every worst instance as a real tools/call request body into `DIR`")
 	pin := fs.String("pin", "", "write the live records to `DIR`/<producer>.json, one file per producer (re-pinning: review the diff)")
+	classes := fs.Bool("classes", false, "also print every class's reach in every worst-render scenario")
 	from := fs.String("from", "", "print the records pinned in `DIR` instead of recomputing them (how docs/records.md is generated)")
 	only := fs.String("only", "", "comma-separated producer `NAMES` to derive, print and pin (default: all registered)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab derive [--json | --markdown] [--only NAMES] [--from DIR | --pin DIR] [--emit DIR]")
+		fmt.Fprintln(stderr, "usage: boundlab derive [--json | --markdown] [--classes] [--only NAMES] [--from DIR | --pin DIR] [--emit DIR]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -203,6 +272,14 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case *asJSON:
 		out := deriveJSON{Core: core}
+		if *from == "" {
+			ds, err := sweeps.Derivations(charge.DefaultLimits())
+			if err != nil {
+				fmt.Fprintln(stderr, "derive:", err)
+				return 1
+			}
+			out.Scenarios = scenariosJSON(ds)
+		}
 		for _, n := range names {
 			if _, failed := errs[n]; !failed {
 				out.Producers = append(out.Producers, results.File{Producer: n, Records: live[n]})
@@ -225,6 +302,14 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	default:
 		printCore(stdout, core)
 		printRecords(stdout, names, live)
+		if *classes {
+			ds, err := sweeps.Derivations(charge.DefaultLimits())
+			if err != nil {
+				fmt.Fprintln(stderr, "derive:", err)
+				return 1
+			}
+			printScenarios(stdout, ds)
+		}
 		fmt.Fprintln(stdout, "\n`boundlab derive --markdown` adds each figure's instance and source; docs/derivations.md says how each is derived.")
 	}
 	if *pin != "" {

@@ -1,0 +1,79 @@
+package sweeps
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// TestMixIsTheIntegerOptimum holds Mix's residue search to brute force over
+// small caps and budgets, for every pair of a handful of classes that differ
+// in charge, wire and width, under both rules and both dialects.
+func TestMixIsTheIntegerOptimum(t *testing.T) {
+	s := Shared()
+	for _, d := range charge.Dialects {
+		rows, err := s.Table(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pick []ClassRow
+		for _, r := range rows {
+			switch r.Example {
+			case 'a', 0x7f, 0x600, 0x1000c, 0x1f600, '\\', 0x01:
+				pick = append(pick, r)
+			}
+		}
+		for _, rule := range []Rule{CodePointRule, ExactRule} {
+			for _, e := range []charge.Encoder{charge.Raw, charge.EnsureASCII, charge.GoJSON} {
+				for _, caps := range [][2]int64{{300, 97}, {260, 61}, {400, 200}} {
+					sc := Scenario{ID: "t", Dialect: d, Encoder: e, Rule: rule, Budget: caps[1]}
+					for _, a := range pick {
+						for _, b := range pick {
+							if a.Example == b.Example {
+								continue
+							}
+							st, err := newSetting(sc, []rune{a.Example, b.Example})
+							if err != nil {
+								t.Fatal(err)
+							}
+							sc.Transport = st.envelope + caps[0]
+							st.room = caps[0]
+							got, ok, err := Mix(sc, a, b)
+							if err != nil {
+								t.Fatal(err)
+							}
+							best := int64(-1)
+							for x := int64(1); x < 400; x++ {
+								for y := int64(1); y < 400; y++ {
+									n := []int64{x, y}
+									if st.charge.at(n) <= st.budget && st.wire[0]*x+st.wire[1]*y <= st.room {
+										best = max(best, st.render.at(n))
+									}
+								}
+							}
+							if (best >= 0) != ok || (ok && got.Render != best) {
+								t.Fatalf("%s %s %s cap %v, %s+%s: Mix %d (ok %v), brute force %d", d, e, rule, caps,
+									RuneName(a.Example), RuneName(b.Example), got.Render, ok, best)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTheOracleParseRefusesToResynchronise feeds attribute an output that
+// drops a separator: it must report a mismatch, not attribute the rest.
+func TestTheOracleParseRefusesToResynchronise(t *testing.T) {
+	w := newWorker(&Sweep{})
+	n := 0
+	w.attribute([]rune{'a', 0x7f, 'b'}, `a \x7fb `, func(rune, string) { n++ }, reprSegment)
+	if w.count == 0 || !strings.Contains(w.mismatches[0].Oracle, "unparseable") {
+		t.Fatalf("a missing separator went unreported: %+v", w.mismatches)
+	}
+	if n != 1 {
+		t.Fatalf("attributed %d segments past the fault, want only the one before it", n)
+	}
+}
