@@ -2,6 +2,18 @@
 // is, its value and unit, the instance it is worst over, how it is obtained and
 // the build it holds for. Lab packages register producers that recompute their
 // records from the live build; verify compares them with the pinned copies.
+//
+// Layout: each producer's records are pinned in DIR/<producer>.json (File), so
+// producers from different packages pin side by side. Verify recomputes every
+// producer and fails on drift (exact for derived records, within the pinned
+// absolute tolerance for measured ones), on a pinned record nothing produces,
+// on a live record not pinned, on a retired figure quoted in the docs without
+// its record's id, and on a records reference the pinned records no longer
+// generate (Markdown).
+//
+// Where it ends: verify checks that figures match the build; whether a
+// derivation is the right one is the producing package's tests' job, and a
+// retired figure reworded past its keys is not caught.
 package results
 
 import (
