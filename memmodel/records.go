@@ -3,6 +3,7 @@ package memmodel
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/theurian/boundlab/charge"
@@ -138,6 +139,11 @@ func Records() ([]results.Record, error) {
 			}),
 		})
 	}
+	goRecs, err := goRecords(byName, sc)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, goRecs...)
 	ret, err := retired(cal, byName, sc)
 	if err != nil {
 		return nil, err
@@ -153,4 +159,82 @@ func FamilyOfName(s string) string {
 		}
 	}
 	return s
+}
+
+// goRecords are the pinned Go rows as measured records, the middleware model
+// beside each as a derived one; a pinned middleware row above its model fails
+// the producer.
+func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
+	rows, err := PinnedGoRows()
+	if err != nil {
+		return nil, err
+	}
+	var out []results.Record
+	mods := linkedModules("github.com/modelcontextprotocol/go-sdk", "github.com/bytedance/sonic", "github.com/santhosh-tekuri/jsonschema/v6")
+	for _, m := range rows {
+		s, ok := byName[m.Shape]
+		if !ok {
+			return nil, fmt.Errorf("%s: pinned row %q names a shape the lab no longer builds", GoRowsFile, m.Shape)
+		}
+		st := s.Stats()
+		if st.Wire != m.Wire || st.ArgsWire != m.ArgsWire {
+			return nil, fmt.Errorf("%s: shape %s now builds %d wire bytes; the pinned row measured %d: re-run measure-go", GoRowsFile, m.Shape, st.Wire, m.Wire)
+		}
+		inst := fmt.Sprintf("%s; %d wire bytes, %d arguments bytes; outcome %s", s.Describe(), m.Wire, m.ArgsWire, m.Outcome)
+		what := "mcpvalidate's (*Validator).Check, from the raw arguments to the refusal or the handler call"
+		if m.Path == PathHTTP {
+			what = "one whole HTTP request: go-sdk v1.8.0 streamable handler (stateless, JSON responses) with mcpvalidate's middleware"
+		}
+		src := "runtime/metrics " + heapObjects + " sampled in a busy goroutine at GOGC=2, above a post-GC baseline, one fresh process per row: `boundlab memmodel measure-go --write`"
+		out = append(out,
+			results.Record{
+				ID:    fmt.Sprintf("memmodel.go.%s.%s.peak-live", m.Path, m.Shape),
+				Title: "our validator's peak live heap: " + what,
+				Value: float64(m.PeakLive), Unit: "bytes", Instance: inst, Method: results.Measured,
+				Source: src, Tolerance: float64(max(m.PeakLive/10, 1<<20)), Build: build(mods),
+			},
+			results.Record{
+				ID:    fmt.Sprintf("memmodel.go.%s.%s.total-alloc", m.Path, m.Shape),
+				Title: "our validator's total allocation: " + what,
+				Value: float64(m.TotalAlloc), Unit: "bytes", Instance: inst, Method: results.Measured,
+				Source:    "runtime/metrics /gc/heap/allocs:bytes, before and after, one fresh process per row: `boundlab memmodel measure-go --write`",
+				Tolerance: float64(max(m.TotalAlloc/20, 1<<20)), Build: build(mods),
+			})
+		if m.Path != PathCheck {
+			continue
+		}
+		model := GoMiddlewareModel(s, sc.Limits)
+		if m.TotalAlloc > model {
+			return nil, fmt.Errorf("%s: %s allocated %d through Check, above the middleware model's %d", GoRowsFile, m.Shape, m.TotalAlloc, model)
+		}
+		out = append(out, results.Record{
+			ID:       fmt.Sprintf("memmodel.go.check.%s.model", m.Shape),
+			Title:    "the middleware model's bound on Check's allocation: 0 on a gate refusal, else arguments (sonic's copy) + landed (v6's copy) + landed again for maxLength over non-ASCII, + GoFixed",
+			Value:    float64(model),
+			Unit:     "bytes",
+			Instance: fmt.Sprintf("%s; %d arguments bytes", s.Describe(), m.ArgsWire),
+			Method:   results.Derived,
+			Source:   "memmodel.GoMiddlewareModel(shape, charge.DefaultLimits())",
+			Build:    build(nil),
+		})
+	}
+	return out, nil
+}
+
+// linkedModules is each module's version as linked into this binary.
+func linkedModules(paths ...string) map[string]string {
+	out := map[string]string{}
+	info, ok := debug.ReadBuildInfo()
+	for _, p := range paths {
+		out[p] = "not linked"
+		if !ok {
+			continue
+		}
+		for _, d := range info.Deps {
+			if d.Path == p {
+				out[p] = d.Version
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,88 @@
+package memmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// The test binary doubles as the child process a Go row runs in.
+func TestMain(m *testing.M) {
+	if name := os.Getenv("BOUNDLAB_MEMMODEL_CHILD"); name != "" {
+		div, _ := strconv.ParseInt(os.Getenv("BOUNDLAB_MEMMODEL_DIV"), 10, 64)
+		s, err := ShapeNamed(FullScale().Scaled(div), div == 1, name)
+		if err == nil {
+			var r GoMeasurement
+			if r, err = MeasureGoHere(s, GoPath(os.Getenv("BOUNDLAB_MEMMODEL_PATH"))); err == nil {
+				err = json.NewEncoder(os.Stdout).Encode(r)
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func measureChild(t *testing.T, name string, path GoPath, div int64) GoMeasurement {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BOUNDLAB_MEMMODEL_CHILD="+name, "BOUNDLAB_MEMMODEL_PATH="+string(path),
+		"BOUNDLAB_MEMMODEL_DIV="+strconv.FormatInt(div, 10))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, path, err)
+	}
+	var m GoMeasurement
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("%s: %v: %q", name, err, out)
+	}
+	return m
+}
+
+// CI's small-scale re-measurement: the middleware's allocation, in a fresh
+// process per row, stays under the middleware model at 1/64 of the cap.
+func TestGoMiddlewareSmallScale(t *testing.T) {
+	const div = 64
+	sc := FullScale().Scaled(div)
+	for _, name := range []string{"cjk-at-cap", "cjk-at-cap/valid", "ascii,2byte,astral", "del+astral-at-budget"} {
+		s, err := ShapeNamed(sc, false, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := measureChild(t, name, PathCheck, div)
+		model := GoMiddlewareModel(s, charge.DefaultLimits())
+		if m.TotalAlloc > model || m.PeakLive > model {
+			t.Errorf("%s: allocated %d, peak %d, above the model's %d", name, m.TotalAlloc, m.PeakLive, model)
+		}
+		if m.Outcome == "" || m.Samples == 0 {
+			t.Errorf("%s: no outcome or no samples: %+v", name, m)
+		}
+		t.Logf("%s: %s, alloc %.2fx args, peak %.2fx, model %.2fx", name, m.Outcome,
+			float64(m.TotalAlloc)/float64(m.ArgsWire), float64(m.PeakLive)/float64(m.ArgsWire), float64(model)/float64(m.ArgsWire))
+	}
+}
+
+// A gate refusal costs the middleware nothing: the gate allocates no tree.
+func TestGoGateRefusalAllocatesNothing(t *testing.T) {
+	const div = 8 // 3.2 MiB of U+0600: 6 bytes each under the Go dialect, over 12 MiB
+	s := Shape{Name: "arabic", Segments: []Segment{seg(Arabic, 2_200_000)}, Encoder: charge.Raw, Verdict: Refuses}
+	if GoCharge(s.Stats()) <= charge.DefaultLimits().MaxParamsRenderedChars {
+		t.Fatal("the instance must pass the Go budget")
+	}
+	m, err := MeasureGoHere(s, PathCheck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Outcome != "refused: gate charge" || m.TotalAlloc > 64<<10 {
+		t.Errorf("outcome %q, allocated %d", m.Outcome, m.TotalAlloc)
+	}
+	_ = div
+}
