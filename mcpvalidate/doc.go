@@ -5,7 +5,7 @@
 // # Use
 //
 //	v, err := mcpvalidate.New()                  // the embedded schemas.FS
-//	server.AddReceivingMiddleware(v.Middleware()) // first, before any other
+//	server.AddReceivingMiddleware(v.Middleware()) // the LAST call: outermost
 //	handler := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 //		MaxRequestBodyBytes: v.MaxRequestBodyBytes(),
 //	})

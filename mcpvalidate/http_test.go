@@ -528,3 +528,39 @@ func TestSDKAnswersRawControlsBeforeMiddleware(t *testing.T) {
 		t.Fatal("server no longer answers")
 	}
 }
+
+// TestMiddlewareOrder pins the go-sdk's ordering across calls, which decides
+// where the validator must be wired: each AddReceivingMiddleware call wraps the
+// current handler, so a middleware added by a later call runs before the
+// validator and sees calls it will refuse. demo.NewServer adds the validator
+// last; its Inner middleware sees admitted calls only.
+func TestMiddlewareOrder(t *testing.T) {
+	v, err := mcpvalidate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := func(seen *[]string) mcp.Middleware {
+		return func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if c, ok := req.(*mcp.CallToolRequest); ok {
+					*seen = append(*seen, string(c.Params.Arguments))
+				}
+				return next(ctx, method, req)
+			}
+		}
+	}
+	var inner, outer []string
+	srv, err := demo.NewServer(v, demo.Options{Inner: []mcp.Middleware{probe(&inner)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AddReceivingMiddleware(probe(&outer)) // a later call: outside the validator
+	hs := httptest.NewServer(demo.Handler(v, srv))
+	t.Cleanup(hs.Close)
+	cs := (&served{v: v, srv: hs}).client(t)
+	call(t, cs, "knowledge.status", map[string]any{"projectId": "demo", "extra": secret})
+	call(t, cs, "knowledge.status", map[string]any{"projectId": "demo"})
+	if len(outer) != 2 || len(inner) != 1 || strings.Contains(inner[0], secret) {
+		t.Fatalf("outer saw %d calls, inner %d (%q): the later-added middleware must run first and the inner one see admitted calls only", len(outer), len(inner), inner)
+	}
+}

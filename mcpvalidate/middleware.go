@@ -16,10 +16,13 @@ const multiRoundTripVersion = "2026-07-28"
 
 // Middleware returns the receiving middleware that validates every tools/call
 // before anything past it (the SDK's tool lookup, its typed-tool validation,
-// the handler) runs. Wire it with Server.AddReceivingMiddleware, first, so no
-// other middleware sees an unvalidated call:
+// the handler) runs. Wire it with the LAST Server.AddReceivingMiddleware call
+// (or first in the list of that call): the go-sdk wraps the current handler on
+// every call, so the most recently added middleware runs first, and only the
+// outermost sees every call before any other middleware does.
 //
-//	server.AddReceivingMiddleware(v.Middleware())
+//	server.AddReceivingMiddleware(logging, metrics) // run inside, see admitted calls only
+//	server.AddReceivingMiddleware(v.Middleware())   // outermost
 //
 // A refused call is answered as a tool result with isError true and the
 // refusal's text as its one text content: the shape the SDK gives a handler's

@@ -61,9 +61,9 @@ type Refusal struct {
 
 // Leaf is one failing leaf of the schema's error tree.
 type Leaf struct {
-	Pointer string // RFC 6901 pointer into the arguments, display-escaped and cut
-	Keyword string // the schema keyword that failed, e.g. maxLength, unevaluatedProperties
-	Want    string // the schema side of the failure (a limit, a pattern, an enum), cut; never the instance
+	Pointer string `json:"pointer"`        // RFC 6901 pointer into the arguments, display-escaped and cut
+	Keyword string `json:"keyword"`        // the schema keyword that failed, e.g. maxLength, unevaluatedProperties
+	Want    string `json:"want,omitempty"` // the schema side of the failure (a limit, a pattern, an enum), cut; never the instance
 }
 
 // Bounds on a refusal's fragments.

@@ -21,10 +21,17 @@ type Options struct {
 	Typed bool
 	// Store is the store to serve; nil means NewStore().
 	Store *Store
+	// Inner middleware runs inside the validator: it sees only admitted
+	// calls (and every other method).
+	Inner []mcp.Middleware
 }
 
 // NewServer builds the demo MCP server: the seven tools, with v's middleware
-// added first so it sees every tools/call before anything else.
+// outermost so it sees every tools/call before anything else.
+//
+// The go-sdk wraps the current handler on each AddReceivingMiddleware call, so
+// the middleware added by the LAST call runs FIRST (within one call, the first
+// listed runs first). The validator is therefore added after o.Inner.
 func NewServer(v *mcpvalidate.Validator, o Options) (*mcp.Server, error) {
 	st := o.Store
 	if st == nil {
@@ -33,15 +40,14 @@ func NewServer(v *mcpvalidate.Validator, o Options) (*mcp.Server, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "boundlab-demo", Version: "v0"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	if !o.NoMiddleware {
-		srv.AddReceivingMiddleware(v.Middleware())
-	}
 	if o.Typed {
 		RegisterTyped(srv, st)
-		return srv, nil
-	}
-	if err := RegisterRaw(srv, st, v.InputSchema); err != nil {
+	} else if err := RegisterRaw(srv, st, v.InputSchema); err != nil {
 		return nil, err
+	}
+	srv.AddReceivingMiddleware(o.Inner...)
+	if !o.NoMiddleware {
+		srv.AddReceivingMiddleware(v.Middleware())
 	}
 	return srv, nil
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+func init() {
+	register(verb{
+		name:    "serve",
+		summary: "run the demo MCP server (seven tools, streamable HTTP at /mcp) behind the mcpvalidate middleware",
+		run:     runServe,
+	})
+}
+
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	goClients := fs.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6 instead of 3)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: boundlab serve [--addr 127.0.0.1:8080] [--go-clients]")
+		fmt.Fprintln(stderr, "\nServes the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every")
+		fmt.Fprintln(stderr, "tools/call is validated against its published schema first. Stop with Ctrl-C.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "boundlab serve: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serveOn(ctx, ln, *goClients, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "boundlab serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serveOn serves the demo on ln until ctx ends. Logs go to stderr and never
+// carry a caller value: a tool name only once it resolved to a published
+// schema, otherwise lengths, stages, bounds and counts.
+func serveOn(ctx context.Context, ln net.Listener, goClients bool, stdout, stderr io.Writer) error {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	opts := []mcpvalidate.Option{mcpvalidate.WithRefusalHook(func(ev mcpvalidate.RefusalEvent) {
+		tool := ev.Tool
+		if tool == "" {
+			tool = "(no published schema)"
+		}
+		log.Info("tools/call refused", "tool", tool, "tool_bytes", ev.ToolBytes, "stage", ev.Stage.String(),
+			"bound", ev.Bound, "leaves", ev.Leaves, "args_bytes", ev.ArgsBytes)
+	})}
+	if goClients {
+		opts = append(opts, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
+	}
+	v, err := mcpvalidate.New(opts...)
+	if err != nil {
+		return err
+	}
+	// Inside the validator: only admitted calls reach it, so the tool name
+	// is a published one.
+	served := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if call, ok := req.(*mcp.CallToolRequest); ok {
+				isErr := false
+				if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+					isErr = r.IsError
+				}
+				log.Info("tools/call served", "tool", call.Params.Name, "args_bytes", len(call.Params.Arguments), "is_error", isErr, "protocol_error", err != nil)
+			}
+			return res, err
+		}
+	}
+	srv, err := demo.NewServer(v, demo.Options{Inner: []mcp.Middleware{served}})
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: demo.Handler(v, srv), ReadHeaderTimeout: 10 * time.Second}
+	url := "http://" + ln.Addr().String() + demo.Path
+	fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
+	fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
+	fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier.RatString(), v.BodyCap().Encoders)
+	log.Info("serving", "url", url, "tools", len(v.Tools()), "max_request_body_bytes", v.MaxRequestBodyBytes())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = hs.Shutdown(shut)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = hs.Close() // streams left open by clients
+	}
+	log.Info("stopped")
+	return err
+}
