@@ -2,6 +2,7 @@ package sweeps
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/results"
@@ -43,8 +44,27 @@ func Scenarios(l charge.Limits) []Scenario {
 	}
 }
 
-// Derivations answers every scenario.
+var (
+	derivMu    sync.Mutex
+	derivCache = map[charge.Limits][]Derivation{}
+)
+
+// Derivations answers every scenario; the answer for given limits is computed
+// once per process.
 func Derivations(l charge.Limits) ([]Derivation, error) {
+	derivMu.Lock()
+	defer derivMu.Unlock()
+	if ds, ok := derivCache[l]; ok {
+		return ds, nil
+	}
+	ds, err := derive(l)
+	if err == nil {
+		derivCache[l] = ds
+	}
+	return ds, err
+}
+
+func derive(l charge.Limits) ([]Derivation, error) {
 	s := Shared()
 	if err := s.Err(); err != nil {
 		return nil, err
