@@ -17,6 +17,9 @@ type Headline struct {
 	Family, Group, Impl string
 	ID, Title           string
 	Instance            string
+	// Unit is "" for a sec/op ratio against the family baseline, or a
+	// benchmark unit (answer-bytes/op) whose median is pinned as is.
+	Unit string
 }
 
 // Headlines are the ratios pinned as records. The gate's cost against
@@ -40,12 +43,25 @@ func Headlines() []Headline {
 	}
 	for _, rq := range ServedRequests(0) {
 		inst := "BenchmarkServed/req=" + rq.name + ": one tools/call of knowledge.search over the go-sdk's in-memory transport, " + servedWhat[rq.name]
-		hs = append(hs, Headline{
-			Family: "BenchmarkServed", Group: "req=" + rq.name, Impl: "mcpvalidate",
-			ID:       "bench.served." + rq.name + ".mcpvalidate-over-go-sdk-typed",
-			Title:    "mcpvalidate call time over the go-sdk's typed-tool validation call time, " + rq.name + " request",
-			Instance: inst,
-		})
+		for _, impl := range []string{"mcpvalidate", "mark3labs"} {
+			hs = append(hs, Headline{
+				Family: "BenchmarkServed", Group: "req=" + rq.name, Impl: impl,
+				ID:       "bench.served." + rq.name + "." + impl + "-over-go-sdk-typed",
+				Title:    impl + " call time over the go-sdk's typed-tool validation call time, " + rq.name + " request",
+				Instance: inst,
+			})
+		}
+		if rq.admit {
+			continue
+		}
+		for _, impl := range []string{"mcpvalidate", "go-sdk-typed", "mark3labs"} {
+			hs = append(hs, Headline{
+				Family: "BenchmarkServed", Group: "req=" + rq.name, Impl: impl, Unit: "answer-bytes/op",
+				ID:       "bench.served." + rq.name + "." + impl + ".answer-bytes",
+				Title:    "Bytes of the refusal " + impl + " answers a " + rq.name + " request with",
+				Instance: inst,
+			})
+		}
 	}
 	return hs
 }
@@ -77,7 +93,7 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := s.Compare("sec/op")
+	rows := map[string][]Row{"": s.Compare("sec/op"), "answer-bytes/op": s.Compare("answer-bytes/op")}
 	build := results.Build{Go: s.Config["go"], Modules: map[string]string{}}
 	for k, v := range s.Config {
 		if m, ok := cutModule(k); ok {
@@ -87,9 +103,20 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 	size := s.Config["bench-bytes"]
 	var recs []results.Record
 	for _, h := range Headlines() {
-		r, ok := Ratio(rows, h.Family, h.Group, h.Impl)
-		if !ok || math.IsNaN(r.Ratio) {
+		r, ok := Ratio(rows[h.Unit], h.Family, h.Group, h.Impl)
+		if !ok || (h.Unit == "" && math.IsNaN(r.Ratio)) {
 			return nil, fmt.Errorf("%s: %s has no %s/%s sample against %s", source, h.Family, h.Group, h.Impl, Baselines[h.Family])
+		}
+		if h.Unit != "" {
+			// A count the benchmark reports: exact, the same every iteration.
+			recs = append(recs, results.Record{
+				ID: h.ID, Title: h.Title, Value: r.Median, Unit: "bytes",
+				Instance: fmt.Sprintf("%s, string values of %s bytes", h.Instance, size),
+				Method:   results.Measured,
+				Source:   fmt.Sprintf("%s (%s), median %s over n=%d, read by bench.SuiteRecords", benchdata.SuiteFile, s.Config["command"], h.Unit, r.N),
+				Build:    build,
+			})
+			continue
 		}
 		v := round3(r.Ratio)
 		recs = append(recs, results.Record{

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	gjs "github.com/google/jsonschema-go/jsonschema"
+	m3client "github.com/mark3labs/mcp-go/client"
+	m3 "github.com/mark3labs/mcp-go/mcp"
+	m3server "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/theurian/boundlab/mcpvalidate"
@@ -21,9 +24,14 @@ import (
 //     schema flattened (tool-context's properties merged, unevaluated →
 //     additionalProperties:false): the same accept set, which
 //     TestServedPeersAgree checks on every request below;
-//   - none: a raw tool with no validation, the transport's own cost.
+//   - none: a raw tool with no validation, the transport's own cost;
+//   - mark3labs: github.com/mark3labs/mcp-go with WithInputSchemaValidation
+//     (jsonschema/v6 inside), the tool registered with the same bundled
+//     published schema mcpvalidate publishes, called through its in-process
+//     client; mark3labs-none is the same stack without validation.
 //
-// Both sides pay the same JSON-RPC encode/decode; the ratio is of whole calls.
+// Each stack pays its own JSON-RPC encode/decode (the go-sdk's over a pipe,
+// mark3labs' in process): read a peer's ratio beside its own -none row.
 
 const flatSearchSchema = `{
   "type": "object",
@@ -50,6 +58,70 @@ type searchIn struct {
 
 func okResult() *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}
+}
+
+// caller is one stack's way to make a knowledge.search call.
+type caller func(tb testing.TB, args string) (isError bool, answer int)
+
+func goSDKCaller(cs *mcp.ClientSession) caller {
+	return func(tb testing.TB, args string) (bool, int) {
+		res := call(tb, cs, args)
+		return res.IsError, resultText(res)
+	}
+}
+
+// mark3labsCaller builds a mark3labs/mcp-go server and in-process client.
+func mark3labsCaller(tb testing.TB, validate bool) caller {
+	v, err := mcpvalidate.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	schema, _ := v.InputSchema("knowledge.search")
+	opts := []m3server.ServerOption{m3server.WithToolCapabilities(false)}
+	if validate {
+		opts = append(opts, m3server.WithInputSchemaValidation())
+	}
+	srv := m3server.NewMCPServer("bench", "0", opts...)
+	srv.AddTool(m3.NewToolWithRawSchema("knowledge.search", "", schema), func(context.Context, m3.CallToolRequest) (*m3.CallToolResult, error) {
+		return m3.NewToolResultText("ok"), nil
+	})
+	c, err := m3client.NewInProcessClient(srv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, m3.InitializeRequest{Params: m3.InitializeParams{
+		ProtocolVersion: m3.LATEST_PROTOCOL_VERSION, ClientInfo: m3.Implementation{Name: "bench-client", Version: "0"},
+	}}); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return func(tb testing.TB, args string) (bool, int) {
+		res, err := c.CallTool(ctx, m3.CallToolRequest{Params: m3.CallToolParams{Name: "knowledge.search", Arguments: json.RawMessage(args)}})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n := 0
+		for _, ct := range res.Content {
+			if t, ok := ct.(m3.TextContent); ok {
+				n += len(t.Text)
+			}
+		}
+		return res.IsError, n
+	}
+}
+
+func callerFor(tb testing.TB, impl string) caller {
+	switch impl {
+	case "mark3labs":
+		return mark3labsCaller(tb, true)
+	case "mark3labs-none":
+		return mark3labsCaller(tb, false)
+	}
+	return goSDKCaller(servedSession(tb, impl))
 }
 
 // servedSession connects a client to a server holding knowledge.search
@@ -114,13 +186,14 @@ func resultText(res *mcp.CallToolResult) int {
 // The two validating peers accept and refuse the same requests: the
 // comparison is of one contract enforced two ways.
 func TestServedPeersAgree(t *testing.T) {
-	for _, impl := range []string{"mcpvalidate", "go-sdk-typed"} {
-		cs := servedSession(t, impl)
+	for _, impl := range []string{"mcpvalidate", "go-sdk-typed", "mark3labs"} {
+		c := callerFor(t, impl)
 		for _, rq := range ServedRequests(4096) {
-			res := call(t, cs, rq.args)
-			if res.IsError == rq.admit {
-				t.Errorf("%s on %s: isError=%v, want admit=%v", impl, rq.name, res.IsError, rq.admit)
+			isError, answer := c(t, rq.args)
+			if isError == rq.admit {
+				t.Errorf("%s on %s: isError=%v, want admit=%v", impl, rq.name, isError, rq.admit)
 			}
+			t.Logf("%-14s %-16s isError=%v answer %d bytes", impl, rq.name, isError, answer)
 		}
 	}
 }
@@ -129,20 +202,20 @@ func TestServedPeersAgree(t *testing.T) {
 // transport; refusal-bytes/op is the size of the answer the caller gets.
 func BenchmarkServed(b *testing.B) {
 	size := benchSize()
-	impls := []string{"mcpvalidate", "go-sdk-typed", "none"}
-	sessions := map[string]*mcp.ClientSession{}
+	impls := []string{"mcpvalidate", "go-sdk-typed", "none", "mark3labs", "mark3labs-none"}
+	callers := map[string]caller{}
 	for _, impl := range impls {
-		sessions[impl] = servedSession(b, impl)
+		callers[impl] = callerFor(b, impl)
 	}
 	for _, rq := range ServedRequests(size) {
 		for _, impl := range impls {
-			cs := sessions[impl]
+			c := callers[impl]
 			b.Run("req="+rq.name+"/impl="+impl, func(b *testing.B) {
 				b.SetBytes(int64(len(rq.args)))
 				b.ReportAllocs()
 				var answer int
 				for b.Loop() {
-					answer = resultText(call(b, cs, rq.args))
+					_, answer = c(b, rq.args)
 				}
 				b.ReportMetric(float64(answer), "answer-bytes/op")
 			})
