@@ -1,0 +1,93 @@
+package sweeps
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// pyJsonschemaScript validates each request body's arguments the way the
+// seed's server did (Python jsonschema, a maxLength on body that the value
+// fails) and prints how many characters the instance takes in the message:
+// the message less " is too long" and the two quotes.
+const pyJsonschemaScript = `
+import json, sys, jsonschema
+v = jsonschema.Draft202012Validator({"type": "object", "properties": {"body": {"type": "string", "maxLength": 1}}})
+for path in sys.argv[1:]:
+    with open(path, "rb") as f:
+        args = json.loads(f.read())["params"]["arguments"]
+    msgs = [e.message for e in v.iter_errors(args) if e.validator == "maxLength"]
+    print(len(msgs[0]) - len(" is too long") - 2)
+`
+
+// TestPythonJsonschemaRendersTheDerivedWidth drives the python-dialect
+// instances through the real Python jsonschema (4.26.0, the seed's) and
+// compares the width of the instance in its maxLength message with the
+// derivation. python3 on PATH is 3.11 (Unicode 14): the instances' code
+// points (DEL, U+0600, U+1000C and the like) are non-printable in 14.0 and
+// 15.1 alike. Skips without python3 and jsonschema; under -short it runs only
+// the reduced-scale instances, and BOUNDLAB_FULL=1 adds the 25 MiB ones.
+func TestPythonJsonschemaRendersTheDerivedWidth(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import jsonschema").Run() != nil {
+		t.Skip("python3 with jsonschema not found: instances not driven through Python jsonschema in this run")
+	}
+	dir := t.TempDir()
+	var paths []string
+	var want []int64
+	add := func(r Reach) {
+		if r.Dialect != charge.Python || r.Render > 80<<20 {
+			return
+		}
+		in := r.Instance()
+		in.Name = strconv.Itoa(len(paths))
+		p, err := in.Emit(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		want = append(want, r.Render)
+	}
+	small, err := Derivations(scaled(256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range small {
+		add(d.WorstPure)
+		add(d.Worst)
+	}
+	if !testing.Short() {
+		full, err := Derivations(charge.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range full {
+			if d.ID == "python-raw-codepoint-sdk4mib" || os.Getenv("BOUNDLAB_FULL") != "" {
+				add(d.WorstPure)
+				add(d.Worst)
+			}
+		}
+	}
+	out, err := exec.Command(py, append([]string{"-c", pyJsonschemaScript}, paths...)...).Output()
+	if err != nil {
+		t.Fatalf("python jsonschema: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for i := range paths {
+		if !sc.Scan() {
+			t.Fatalf("python printed %d widths for %d instances", i, len(paths))
+		}
+		got, _ := strconv.ParseInt(strings.TrimSpace(sc.Text()), 10, 64)
+		if got != want[i] {
+			t.Errorf("%s: jsonschema's message holds %d characters of instance, derived %d", filepath.Base(paths[i]), got, want[i])
+		}
+	}
+	t.Logf("%d instances rendered by Python jsonschema at their derived widths", len(paths))
+}
