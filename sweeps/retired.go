@@ -45,7 +45,7 @@ func RetiredRecords(l charge.Limits) ([]results.Record, error) {
 				Claim:       `per-request memory is "roughly 3.0x the wire bytes, 75.1 MiB"`,
 				Correction:  "that is the all-ASCII row only: PEP 393 sizes a str by its widest member, so one astral character takes the same request to 7.00x (175.1 MiB), and a render-refused body reaches 38.04x (seed round three); the memmodel records hold the rows",
 				Attribution: seedRound2,
-				Keys:        []string{`75\.1 MiB`, `(?i)roughly 3\.0x`},
+				Keys:        []string{`(?i)roughly 3\.0x`, `(?i)3\.0x the wire bytes, 75\.1 MiB`},
 			}),
 		retired("retired.seed.every-leaf-charged", "the pre-fix charge described as charging every leaf",
 			float64(l.MaxParamsRenderedChars), "characters", "a string at the budget plus 99,995 full-precision floats (the seed's counterexample)",
