@@ -35,6 +35,8 @@ type tool struct {
 	// bundled is the file with every fragment it references embedded under
 	// $defs, so a client can resolve it without fetching anything.
 	bundled json.RawMessage
+	src     *schemaFile   // the tool's own file
+	files   []*schemaFile // every loaded file, for resolving its $refs
 }
 
 // refuseLoader is the registry's only loader: nothing outside the published
@@ -125,7 +127,7 @@ func loadRegistry(fsys fs.FS, dir string) (map[string]*tool, error) {
 			errs = append(errs, err)
 			continue
 		}
-		tools[f.tool] = &tool{name: f.tool, file: f.path, schema: sch, bundled: bundled}
+		tools[f.tool] = &tool{name: f.tool, file: f.path, schema: sch, bundled: bundled, src: f, files: files}
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("mcpvalidate: compiling published schemas: %w", errors.Join(errs...))

@@ -21,6 +21,8 @@ type Options struct {
 	Typed bool
 	// Store is the store to serve; nil means NewStore().
 	Store *Store
+	// PageSize is the server's list page size (0: the SDK's default).
+	PageSize int
 	// Inner middleware runs inside the validator: it sees only admitted
 	// calls (and every other method).
 	Inner []mcp.Middleware
@@ -39,6 +41,7 @@ func NewServer(v *mcpvalidate.Validator, o Options) (*mcp.Server, error) {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "boundlab-demo", Version: "v0"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		PageSize:     o.PageSize,
 	})
 	if o.Typed {
 		RegisterTyped(srv, st)

@@ -1,0 +1,338 @@
+package mcpvalidate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/url"
+	"slices"
+	"sort"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// listTools lists srv's tools through an in-memory client, following
+// pagination. (The *mcp.Server has no public listing; this path goes through
+// srv's receiving middleware like any client's.)
+func listTools(ctx context.Context, srv *mcp.Server) (map[string]*mcp.Tool, error) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpvalidate", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	out := map[string]*mcp.Tool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		out[t.Name] = t
+	}
+	return out, nil
+}
+
+// CheckCompleteness holds the registered tools of srv and the published
+// schemas equal as sets, failing in both directions: a registered tool with no
+// published schema (unreachable through the middleware, and a control that
+// applies only to the tools someone remembered), and a published schema for a
+// tool srv does not register (a contract naming a call that answers "no such
+// tool"). The error names each tool and file.
+func (v *Validator) CheckCompleteness(ctx context.Context, srv *mcp.Server) error {
+	listed, err := listTools(ctx, srv)
+	if err != nil {
+		return fmt.Errorf("mcpvalidate: listing tools: %w", err)
+	}
+	var errs []error
+	for _, name := range sortedKeys(listed) {
+		if _, ok := v.tools[name]; !ok {
+			errs = append(errs, fmt.Errorf("tool %q is registered but has no published schema under %s", name, v.cfg.dir))
+		}
+	}
+	for _, name := range v.names {
+		if _, ok := listed[name]; !ok {
+			errs = append(errs, fmt.Errorf("%s publishes tool %q, which the server does not register", v.tools[name].file, name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckAgreement is the seed's decision 6 for tools registered typed
+// (mcp.AddTool with a Go struct): each tool's published schema and the schema
+// srv lists for it (the SDK's inference) agree under an asymmetric relation.
+//
+// The published schema MAY tighten a value domain the Go type leaves open (a
+// pattern, a length, a range, an enum where the derived schema has none, integer
+// where the derived says number). It MUST NOT admit what the handler refuses,
+// nor refuse a documented capability:
+//
+//   - every property the handler reads is published (else the published
+//     schema refuses a parameter the handler serves);
+//   - a published property the handler does not read is allowed only if it is
+//     in unread, and unread must equal exactly the set of such properties, so
+//     the exclusion can neither hide a new key nor go stale;
+//   - the required sets are equal (published requiring less admits a call the
+//     handler's decoding refuses; requiring more deletes a capability);
+//   - a published property's types are a subset of the derived ones (integer
+//     counts as a subset of number), and it declares a type whenever the
+//     derived one does;
+//   - a derived enum is published unchanged; a derived minimum/maximum/
+//     minLength/maxLength is published at least as tight; a derived pattern is
+//     published unchanged.
+//
+// The closure axis (additionalProperties, unevaluatedProperties) is outside
+// the relation: the middleware enforces the published closure whatever the
+// derived schema says. The relation compares schemas; a handler that refuses a
+// value both schemas admit (JSON Schema's integer admits 5.0; a Go int field
+// does not decode it) is outside its reach and needs a wire test.
+func (v *Validator) CheckAgreement(ctx context.Context, srv *mcp.Server, unread []string) error {
+	listed, err := listTools(ctx, srv)
+	if err != nil {
+		return fmt.Errorf("mcpvalidate: listing tools: %w", err)
+	}
+	var errs []error
+	publishedUnread := map[string]bool{}
+	for _, name := range sortedKeys(listed) {
+		t, ok := v.tools[name]
+		if !ok {
+			continue // CheckCompleteness's finding, not this relation's
+		}
+		var derived map[string]any
+		b, err := json.Marshal(listed[name].InputSchema)
+		if err == nil {
+			err = json.Unmarshal(b, &derived)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: listed input schema: %w", name, err))
+			continue
+		}
+		pub, err := t.view()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, d := range agree(pub, viewOf(derived), unread, publishedUnread) {
+			errs = append(errs, fmt.Errorf("%s (%s): %s", name, t.file, d))
+		}
+	}
+	want := append([]string(nil), unread...)
+	sort.Strings(want)
+	got := sortedKeys(publishedUnread)
+	if !slices.Equal(want, got) {
+		errs = append(errs, fmt.Errorf("the unread exclusion is %v but the published-and-unread properties are %v: the two must be equal", want, got))
+	}
+	return errors.Join(errs...)
+}
+
+// schemaView is an object schema flattened for the relation: its properties
+// (allOf branches and $refs merged in) and its required names.
+type schemaView struct {
+	props    map[string]map[string]any
+	required map[string]bool
+}
+
+func viewOf(doc map[string]any) schemaView {
+	v := schemaView{props: map[string]map[string]any{}, required: map[string]bool{}}
+	v.merge(doc)
+	return v
+}
+
+func (v *schemaView) merge(doc map[string]any) {
+	if ps, ok := doc["properties"].(map[string]any); ok {
+		for k, p := range ps {
+			m, _ := p.(map[string]any)
+			v.props[k] = m
+		}
+	}
+	if rs, ok := doc["required"].([]any); ok {
+		for _, r := range rs {
+			if s, ok := r.(string); ok {
+				v.required[s] = true
+			}
+		}
+	}
+}
+
+// view flattens the tool's published schema, following allOf and $ref into
+// the other published files.
+func (t *tool) view() (schemaView, error) {
+	v := schemaView{props: map[string]map[string]any{}, required: map[string]bool{}}
+	byID := map[string]*schemaFile{}
+	for _, f := range t.files {
+		byID[f.id] = f
+	}
+	var walk func(f *schemaFile, doc map[string]any, depth int) error
+	walk = func(f *schemaFile, doc map[string]any, depth int) error {
+		if depth > 16 {
+			return fmt.Errorf("%s: $ref chain deeper than 16", t.file)
+		}
+		v.merge(doc)
+		var branches []any
+		if all, ok := doc["allOf"].([]any); ok {
+			branches = append(branches, all...)
+		}
+		if _, ok := doc["$ref"]; ok {
+			branches = append(branches, map[string]any{"$ref": doc["$ref"]})
+		}
+		for _, b := range branches {
+			m, _ := b.(map[string]any)
+			if ref, ok := m["$ref"].(string); ok {
+				base, _ := url.Parse(f.id)
+				u, err := base.Parse(ref)
+				if err != nil || u.Fragment != "" {
+					return fmt.Errorf("%s: $ref %q is not a whole published file", t.file, ref)
+				}
+				target, ok := byID[u.String()]
+				if !ok {
+					return fmt.Errorf("%s: $ref %q resolves to no published file", t.file, ref)
+				}
+				if err := walk(target, target.doc, depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			if m != nil {
+				if err := walk(f, m, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return v, walk(t.src, t.src.doc, 0)
+}
+
+// agree returns every way pub breaks the relation with der. Published
+// properties der does not read are added to unreadSeen; they are a finding
+// unless named in unread.
+func agree(pub, der schemaView, unread []string, unreadSeen map[string]bool) []string {
+	var out []string
+	for _, k := range sortedKeys(der.props) {
+		pp, ok := pub.props[k]
+		if !ok {
+			out = append(out, fmt.Sprintf("the handler reads %q and the published schema does not name it (a capability the contract refuses)", k))
+			continue
+		}
+		out = append(out, agreeProp(k, pp, der.props[k])...)
+	}
+	for _, k := range sortedKeys(pub.props) {
+		if _, ok := der.props[k]; !ok {
+			unreadSeen[k] = true
+			if !slices.Contains(unread, k) {
+				out = append(out, fmt.Sprintf("the published schema names %q and the handler does not read it", k))
+			}
+		}
+	}
+	for _, k := range sortedKeys(der.required) {
+		if !pub.required[k] {
+			out = append(out, fmt.Sprintf("the handler requires %q and the published schema does not (it admits calls the handler refuses)", k))
+		}
+	}
+	for _, k := range sortedKeys(pub.required) {
+		if !der.required[k] {
+			out = append(out, fmt.Sprintf("the published schema requires %q and the handler does not (a capability deleted by the contract)", k))
+		}
+	}
+	return out
+}
+
+func agreeProp(k string, pub, der map[string]any) []string {
+	var out []string
+	pt, dt := types(pub), types(der)
+	switch {
+	case len(dt) > 0 && len(pt) == 0:
+		out = append(out, fmt.Sprintf("%q: the published schema declares no type; the handler takes %v", k, dt))
+	case len(dt) > 0:
+		for _, t := range pt {
+			if !slices.Contains(dt, t) && !(t == "integer" && slices.Contains(dt, "number")) {
+				out = append(out, fmt.Sprintf("%q: the published schema admits type %s; the handler takes %v", k, t, dt))
+			}
+		}
+	}
+	if de, ok := der["enum"].([]any); ok {
+		if pe, ok := pub["enum"].([]any); !ok || !sameSet(pe, de) {
+			out = append(out, fmt.Sprintf("%q: the handler's enum %v is not published unchanged", k, de))
+		}
+	}
+	if dp, ok := der["pattern"].(string); ok && pub["pattern"] != dp {
+		out = append(out, fmt.Sprintf("%q: the handler's pattern is not published unchanged", k))
+	}
+	for _, kw := range []string{"minimum", "minLength", "exclusiveMinimum", "minItems"} {
+		if d, ok := number(der[kw]); ok {
+			if p, ok := number(pub[kw]); !ok || p.Cmp(d) < 0 {
+				out = append(out, fmt.Sprintf("%q: the handler's %s %s is not published at least as tight", k, kw, d.RatString()))
+			}
+		}
+	}
+	for _, kw := range []string{"maximum", "maxLength", "exclusiveMaximum", "maxItems"} {
+		if d, ok := number(der[kw]); ok {
+			if p, ok := number(pub[kw]); !ok || p.Cmp(d) > 0 {
+				out = append(out, fmt.Sprintf("%q: the handler's %s %s is not published at least as tight", k, kw, d.RatString()))
+			}
+		}
+	}
+	return out
+}
+
+func types(s map[string]any) []string {
+	var out []string
+	switch t := s["type"].(type) {
+	case string:
+		out = []string{t}
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	if ts, ok := s["types"].([]any); ok { // jsonschema-go's Types, if marshalled under its Go name
+		for _, x := range ts {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func number(v any) (*big.Rat, bool) {
+	var s string
+	switch n := v.(type) {
+	case json.Number:
+		s = n.String()
+	case float64:
+		return new(big.Rat).SetFloat64(n), true
+	default:
+		return nil, false
+	}
+	return new(big.Rat).SetString(s)
+}
+
+func sameSet(a, b []any) bool {
+	key := func(xs []any) []string {
+		out := make([]string, len(xs))
+		for i, x := range xs {
+			bs, _ := json.Marshal(x)
+			out[i] = string(bs)
+		}
+		sort.Strings(out)
+		return slices.Compact(out)
+	}
+	return slices.Equal(key(a), key(b))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
