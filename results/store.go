@@ -27,6 +27,9 @@ func FileName(producer string) string { return producer + ".json" }
 
 // Load reads every DIR/*.json pinned file, keyed by producer.
 func Load(dir string) (map[string][]Record, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("results: %s is not a directory of pinned records", dir)
+	}
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
