@@ -53,10 +53,12 @@ func Charts() (map[string][]byte, error) {
 		pr := Predict(s, PydanticCore, sc.Limits)
 		famOf[s.Name], wireOf[s.Name] = pr.Family, pr.Stats.Wire
 	}
-	worst := map[Family]Worst{}
+	worst, byRatio := map[Family]Worst{}, map[Family]Worst{}
 	for _, w := range SearchWorst(sc, PydanticCore) {
 		if w.By == "absolute" {
 			worst[w.Family] = w
+		} else {
+			byRatio[w.Family] = w
 		}
 	}
 	out := map[string][]byte{}
@@ -69,7 +71,7 @@ func Charts() (map[string][]byte, error) {
 		p.Add(plotter.NewGrid())
 		w := worst[f]
 		lines := map[string]plotter.XYs{}
-		names := []string{"model: parse moment", "model: charge moment", "model: render moment", "seed's expression"}
+		names := []string{"model: parse moment", "model: charge moment", "model: render moment", "seed's expression", "model: peak along the ratio-worst shape"}
 		for i := 1; i <= 40; i++ {
 			s := scaledWorst(w.Shape, float64(i)/40)
 			pr := Predict(s, PydanticCore, sc.Limits)
@@ -85,7 +87,15 @@ func Charts() (map[string][]byte, error) {
 			seed, _ := SeedModel(s, sc.Limits)
 			lines[names[3]] = append(lines[names[3]], plotter.XY{X: x, Y: toMiB(seed)})
 		}
-		dashes := [][]vg.Length{nil, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2)}, {vg.Points(1), vg.Points(3)}}
+		if r := byRatio[f]; r.Shape.Name != "" && r.Ratio() > w.Ratio()+0.5 {
+			for i := 1; i <= 40; i++ {
+				pr := Predict(scaledWorst(r.Shape, float64(i)/40), PydanticCore, sc.Limits)
+				if pr.Family == f {
+					lines[names[4]] = append(lines[names[4]], plotter.XY{X: toMiB(pr.Stats.Wire), Y: toMiB(pr.Peak)})
+				}
+			}
+		}
+		dashes := [][]vg.Length{nil, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2)}, {vg.Points(1), vg.Points(3)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
 		for i, n := range names {
 			if len(lines[n]) == 0 {
 				continue
