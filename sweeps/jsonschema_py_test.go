@@ -27,6 +27,32 @@ for path in sys.argv[1:]:
     print(len(msgs[0]) - len(" is too long") - 2)
 `
 
+// TestCPythonReprRendersTheDocumentWorst builds the widest arguments object
+// the exact charge admits, at full scale, and has CPython repr it: the
+// character count is the derived figure (worstrender.document.python.exact).
+func TestCPythonReprRendersTheDocumentWorst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a 12.9 MB document through CPython takes a few seconds")
+	}
+	py := cpython()
+	if py == "" {
+		t.Skip("CPython 3.13 not found (set BOUNDLAB_CPYTHON): the document instance is not rendered by CPython in this run")
+	}
+	doc := DocumentWorst(charge.Python, charge.DefaultLimits())
+	path, err := doc.Instance.Emit(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(py, "-c", `import json, sys
+print(len(repr(json.loads(open(sys.argv[1], "rb").read())["params"]["arguments"])))`, path).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", py, err)
+	}
+	if got, _ := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); got != doc.Render {
+		t.Fatalf("CPython repr renders %d characters, derived %d", got, doc.Render)
+	}
+}
+
 // TestPythonJsonschemaRendersTheDerivedWidth drives the python-dialect
 // instances through the real Python jsonschema (4.26.0, the seed's) and
 // compares the width of the instance in its maxLength message with the
