@@ -254,3 +254,14 @@ func TestCalibrationSmallScale(t *testing.T) {
 		t.Logf("%s %s %s: measured %.2fx, predicted %.2fx", r.Shape, r.Measured.Parser, r.Measured.Python, r.Ratio(), float64(r.PredPeak)/float64(r.Measured.Wire))
 	}
 }
+
+func TestNoShapePassesTheCap(t *testing.T) {
+	for _, div := range []int64{1, 8, 64, 4096} {
+		sc := FullScale().Scaled(div)
+		for _, s := range CalibrationShapes(sc, false) {
+			if w := s.Stats().Wire; w > sc.Cap {
+				t.Errorf("1/%d: %s is %d wire bytes, above the cap %d", div, s.Name, w, sc.Cap)
+			}
+		}
+	}
+}

@@ -48,15 +48,16 @@ func fill(sc Scale, e charge.Encoder, r rune, singles ...rune) int {
 	return int(room / int64(e.RuneWireBytes(r)))
 }
 
-// chargeFill is how many r the budget admits beside the given singletons:
-// the most the charge lets through, so the shape lands in family (ii).
+// chargeFill is how many r the budget admits beside the given singletons,
+// and the cap too: the most the charge lets through, so the shape lands in
+// family (ii) when the cap allows it.
 func chargeFill(sc Scale, r rune, singles ...rune) int {
 	base := Shape{Encoder: charge.Raw, Verdict: Refuses}
 	for _, s := range singles {
 		base.Segments = append(base.Segments, Segment{s, 1})
 	}
 	room := sc.Limits.MaxParamsRenderedChars - base.Stats().Charge
-	return int(room / int64(charge.Python.RuneWidth(r)))
+	return min(int(room/int64(charge.Python.RuneWidth(r))), fill(sc, charge.Raw, r, singles...))
 }
 
 func seg(r rune, n int) Segment { return Segment{r, n} }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/memmodel"
+)
+
+func memmodelRun(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"memmodel"}, args...), strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestMemmodelVerbPrintsTheSeedsRows(t *testing.T) {
+	code, out, errOut := memmodelRun()
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"26214400", "seed-ratio-worst", "pydantic_core.from_json", "38.05", "cpython 3.11.7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func TestMemmodelVerbJSON(t *testing.T) {
+	code, out, errOut := memmodelRun("--json", "--wire", "3276800")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []memmodel.TableRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range rows {
+		if r.Wire > 3276800 || r.Peak <= 0 || r.Instance == "" {
+			t.Errorf("%s: wire %d, peak %d, instance %q", r.Shape, r.Wire, r.Peak, r.Instance)
+		}
+	}
+}
+
+func TestMemmodelVerbGoRows(t *testing.T) {
+	code, out, errOut := memmodelRun("--dialect", "go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "refused: gate charge") || !strings.Contains(out, "runtime/metrics") {
+		t.Errorf("go rows lack the gate refusal or the instrument:\n%s", out)
+	}
+}
+
+// --wire is bounded below by the envelope plus room for a leaf and above by
+// 2 GiB; --div by 1..4096: at each bound and one past it.
+func TestMemmodelVerbBounds(t *testing.T) {
+	lo := memmodel.EnvelopeBytes + 16
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--wire", strconv.Itoa(lo)}, 0},
+		{[]string{"--wire", strconv.Itoa(lo - 1)}, 2},
+		{[]string{"--wire", strconv.Itoa(1 << 31), "--json"}, 0},
+		{[]string{"--wire", strconv.Itoa(1<<31 + 1)}, 2},
+		{[]string{"--dialect", "ruby"}, 2},
+		{[]string{"stray"}, 2},
+		{[]string{"calibrate"}, 2},
+		{[]string{"calibrate", "--python", "python3", "--div", "0"}, 2},
+		{[]string{"calibrate", "--python", "python3", "--div", "4097"}, 2},
+		{[]string{"calibrate", "--python", "python3", "--div", "2", "--write"}, 2},
+		{[]string{"measure-go", "--div", "0"}, 2},
+		{[]string{"measure-go", "--div", "4097"}, 2},
+		{[]string{"measure-go-row", "--shape", "no-such-shape"}, 2},
+		{[]string{"chart", "--out", filepath.Join(os.TempDir(), "no", "such", "dir")}, 2},
+	}
+	for _, c := range cases {
+		code, _, errOut := memmodelRun(c.args...)
+		if code != c.want {
+			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.want, errOut)
+		}
+		if c.want == 2 && errOut == "" {
+			t.Errorf("%v: refused without saying why", c.args)
+		}
+	}
+}
+
+func TestMemmodelVerbCalibrateNamesAMissingInterpreter(t *testing.T) {
+	code, _, errOut := memmodelRun("calibrate", "--python", filepath.Join(t.TempDir(), "python-missing"), "--div", "64")
+	if code != 1 || !strings.Contains(errOut, "python-missing") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestMemmodelVerbChartWrites(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := memmodelRun("chart", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, f := range memmodel.Families {
+		if _, err := os.Stat(filepath.Join(dir, memmodel.ChartFile(f))); err != nil {
+			t.Error(err)
+		}
+	}
+	if strings.Count(out, "wrote") != 3 {
+		t.Errorf("output: %s", out)
+	}
+}
