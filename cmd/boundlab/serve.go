@@ -18,6 +18,9 @@ import (
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
+	// The go-sdk residual records (producer mcpvalidate-residuals), for
+	// derive/verify.
+	_ "github.com/theurian/boundlab/mcpvalidate/residuals"
 )
 
 func init() {
