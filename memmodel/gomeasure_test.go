@@ -70,6 +70,23 @@ func TestGoMiddlewareSmallScale(t *testing.T) {
 	}
 }
 
+// The whole request at 1/64 of the cap stays under the whole-request fit.
+func TestGoHTTPSmallScale(t *testing.T) {
+	const div = 64
+	sc := FullScale().Scaled(div)
+	for _, name := range []string{"cjk-at-cap", "del+astral-at-budget"} {
+		s, err := ShapeNamed(sc, false, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := measureChild(t, name, PathHTTP, div)
+		model := GoHTTPModel(s, charge.DefaultLimits())
+		if m.PeakLive > model || m.Outcome != "http 200 refused (isError)" {
+			t.Errorf("%s: %s, peak %d, fit %d", name, m.Outcome, m.PeakLive, model)
+		}
+	}
+}
+
 // A gate refusal costs the middleware nothing: the gate allocates no tree.
 func TestGoGateRefusalAllocatesNothing(t *testing.T) {
 	const div = 8 // 3.2 MiB of U+0600: 6 bytes each under the Go dialect, over 12 MiB

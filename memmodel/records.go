@@ -200,7 +200,21 @@ func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
 				Source:    "runtime/metrics /gc/heap/allocs:bytes, before and after, one fresh process per row: `boundlab memmodel measure-go --write`",
 				Tolerance: float64(max(m.TotalAlloc/20, 1<<20)), Build: build(mods),
 			})
-		if m.Path != PathCheck {
+		if m.Path == PathHTTP {
+			model := GoHTTPModel(s, sc.Limits)
+			if m.PeakLive > model {
+				return nil, fmt.Errorf("%s: %s peaked at %d through HTTP, above the whole-request fit's %d", GoRowsFile, m.Shape, m.PeakLive, model)
+			}
+			out = append(out, results.Record{
+				ID:       fmt.Sprintf("memmodel.go.http.%s.model", m.Shape),
+				Title:    "the whole-request fit's bound on the peak: max(4 x wire, 2 x wire + the middleware model) + 2 MiB",
+				Value:    float64(model),
+				Unit:     "bytes",
+				Instance: fmt.Sprintf("%s; %d wire bytes", s.Describe(), m.Wire),
+				Method:   results.Derived,
+				Source:   "memmodel.GoHTTPModel(shape, charge.DefaultLimits())",
+				Build:    build(nil),
+			})
 			continue
 		}
 		model := GoMiddlewareModel(s, sc.Limits)
