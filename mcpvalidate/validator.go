@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/bytedance/sonic"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -211,8 +212,12 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 		return &Refusal{Tool: display(name, ToolCut), Stage: StageGate, Gate: gr}
 	}
 	var doc any
+	// UnmarshalFromString over the arguments' own bytes: sonic's Unmarshal
+	// copies the whole input into a string first (1x the wire bytes), and
+	// with CopyString off the decoded strings alias it. Safe because doc
+	// dies with this call and nothing writes to arguments meanwhile.
 	// The decoder's error text can quote the input: it is never read.
-	if err := v.dec.Unmarshal(arguments, &doc); err != nil {
+	if err := v.dec.UnmarshalFromString(unsafe.String(unsafe.SliceData(arguments), len(arguments)), &doc); err != nil {
 		return &Refusal{Tool: display(name, ToolCut), Stage: StageDecode}
 	}
 	err, panicked := validate(t.schema, doc)

@@ -1,0 +1,168 @@
+package mcpvalidate_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+// benchCase is one arguments document for knowledge.search.
+type benchCase struct {
+	name  string
+	args  []byte
+	valid bool
+}
+
+// benchCases: a typical ~1 KB valid call, and two at-cap failing calls whose
+// query lands at MaxSourceFileBytes (8 MiB): raw ASCII (8 MiB on the wire) and
+// U+00E9 ensure_ascii-escaped (24 MiB on the wire, inside the 26,214,400-byte
+// body cap). Both pass the gate and fail the published maxLength.
+func benchCases() []benchCase {
+	words := strings.Repeat("schema refusal body cap transport ", 28) // 952 bytes
+	typical := []byte(`{"projectId":"demo","query":"` + words + `","limit":10,"taskId":"task-42"}`)
+	n := int(charge.DefaultLimits().MaxSourceFileBytes)
+	ascii := []byte(`{"projectId":"demo","query":"` + strings.Repeat("a", n) + `"}`)
+	escaped := []byte(`{"projectId":"demo","query":"` + string(ensureASCII(strings.Repeat("é", n/2))) + `"}`)
+	return []benchCase{
+		{"typical-1KB", typical, true},
+		{"atcap-maxlength-ascii", ascii, false},
+		{"atcap-maxlength-u00e9-escaped", escaped, false},
+	}
+}
+
+// BenchmarkCheck is the validator alone, in process, on the arguments bytes:
+// the work the middleware adds to a call. heap/wire is B/op over the
+// arguments' wire bytes (the middleware's marginal heap; target <= 1.0).
+func BenchmarkCheck(b *testing.B) {
+	v, err := mcpvalidate.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range benchCases() {
+		if got := v.Check("knowledge.search", c.args) == nil; got != c.valid {
+			b.Fatalf("%s: admitted=%v", c.name, got)
+		}
+		b.Run("case="+c.name+"/impl=mcpvalidate", func(b *testing.B) {
+			b.SetBytes(int64(len(c.args)))
+			b.ReportAllocs()
+			var msg int
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				if r := v.Check("knowledge.search", c.args); r != nil {
+					msg = len(r.Error())
+				}
+				n++
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(msg), "refusal-bytes")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(c.args)), "heap/wire")
+		})
+	}
+}
+
+// inMemory is a go-sdk server and client connected in process: the SDK's real
+// request path without HTTP.
+type inMemory struct {
+	cs *mcp.ClientSession
+}
+
+func newInMemory(tb testing.TB, impl string) *inMemory {
+	tb.Helper()
+	v, err := mcpvalidate.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
+	answer := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}
+	published, _ := v.InputSchema("knowledge.search")
+	switch impl {
+	case "none", "mcpvalidate":
+		srv.AddTool(&mcp.Tool{Name: "knowledge.search", InputSchema: published},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return answer, nil })
+		if impl == "mcpvalidate" {
+			srv.AddReceivingMiddleware(v.Middleware())
+		}
+	case "go-sdk-typed":
+		// The same published schema, enforced by the SDK's own typed path
+		// (google/jsonschema-go), so both refuse the same calls.
+		var s jsonschema.Schema
+		if err := json.Unmarshal(published, &s); err != nil {
+			tb.Fatal(err)
+		}
+		type searchIn struct {
+			ProjectID string `json:"projectId"`
+			Query     string `json:"query"`
+			Limit     int    `json:"limit,omitempty"`
+			TaskID    string `json:"taskId,omitempty"`
+		}
+		mcp.AddTool(srv, &mcp.Tool{Name: "knowledge.search", InputSchema: &s},
+			func(context.Context, *mcp.CallToolRequest, searchIn) (*mcp.CallToolResult, any, error) { return answer, nil, nil })
+	default:
+		tb.Fatalf("unknown impl %s", impl)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cs.Close(); ss.Close() })
+	return &inMemory{cs: cs}
+}
+
+func (m *inMemory) call(tb testing.TB, args []byte) *mcp.CallToolResult {
+	res, err := m.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "knowledge.search", Arguments: json.RawMessage(args)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+// BenchmarkInMemory is one tools/call through the go-sdk's real request path
+// (in-memory transports, no HTTP): impl=none (no validation) is the baseline
+// the middleware's overhead is read against; impl=go-sdk-typed is the SDK's
+// own validation of the same published schema. refusal-bytes is the size of
+// the refusal text the caller gets.
+//
+// The in-memory (and stdio) transports cap one message at the go-sdk's
+// DefaultMaxLineLength, 16 MiB, and answer a longer one by closing the
+// connection (EOF): the 24 MiB escaped case runs in BenchmarkCheck only.
+func BenchmarkInMemory(b *testing.B) {
+	for _, c := range benchCases() {
+		if len(c.args) > mcp.DefaultMaxLineLength-4096 {
+			continue
+		}
+		for _, impl := range []string{"none", "mcpvalidate", "go-sdk-typed"} {
+			b.Run("case="+c.name+"/impl="+impl, func(b *testing.B) {
+				m := newInMemory(b, impl)
+				res := m.call(b, c.args)
+				if wantErr := !c.valid && impl != "none"; res.IsError != wantErr {
+					b.Fatalf("isError=%v: %.200s", res.IsError, fmt.Sprint(res.Content))
+				}
+				refusal := 0
+				if res.IsError {
+					refusal = len(text(res))
+				}
+				b.SetBytes(int64(len(c.args)))
+				b.ReportAllocs()
+				for b.Loop() {
+					m.call(b, c.args)
+				}
+				b.ReportMetric(float64(refusal), "refusal-bytes")
+			})
+		}
+	}
+}
