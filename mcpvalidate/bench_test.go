@@ -1,6 +1,7 @@
 package mcpvalidate_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
@@ -38,35 +40,102 @@ func benchCases() []benchCase {
 	}
 }
 
-// BenchmarkCheck is the validator alone, in process, on the arguments bytes:
-// the work the middleware adds to a call. heap/wire is B/op over the
-// arguments' wire bytes (the middleware's marginal heap; target <= 1.0).
+// searchIn is knowledge.search's typed input.
+type searchIn struct {
+	ProjectID string `json:"projectId"`
+	Query     string `json:"query"`
+	Limit     int    `json:"limit,omitempty"`
+	TaskID    string `json:"taskId,omitempty"`
+}
+
+// sdkTypedCheck is what go-sdk v1.8.0 runs for a tool registered typed
+// (mcp/tool.go applySchema, then the handler wrapper in mcp/server.go),
+// step for step through the same public libraries: the SDK's internal/json
+// (segmentio/encoding/json, its decoder options) into map[string]any,
+// ApplyDefaults, google/jsonschema-go Validate, and on failure the text
+// SetError puts in the result (fmt "validating \"arguments\": %v"); on
+// success the decode into the typed input. It returns the refusal text.
+func sdkTypedCheck(resolved *jsonschema.Resolved, args []byte) string {
+	var v any = map[string]any{}
+	dec := segjson.NewDecoder(bytes.NewReader(args))
+	dec.DontMatchCaseInsensitiveStructFields()
+	if err := dec.Decode(&v); err != nil {
+		return err.Error()
+	}
+	if err := resolved.ApplyDefaults(&v); err != nil {
+		return err.Error()
+	}
+	if err := resolved.Validate(&v); err != nil {
+		return fmt.Errorf("validating \"arguments\": %v", err).Error()
+	}
+	var in searchIn
+	dec = segjson.NewDecoder(bytes.NewReader(args))
+	dec.DontMatchCaseInsensitiveStructFields()
+	if err := dec.Decode(&in); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// publishedResolved is the published knowledge.search schema as the SDK
+// resolves a typed tool's InputSchema (ValidateDefaults, as mcp/server.go).
+func publishedResolved(tb testing.TB, v *mcpvalidate.Validator) *jsonschema.Resolved {
+	published, _ := v.InputSchema("knowledge.search")
+	var s jsonschema.Schema
+	if err := json.Unmarshal(published, &s); err != nil {
+		tb.Fatal(err)
+	}
+	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// BenchmarkCheck is validation alone, in process, on the same arguments
+// bytes: impl=mcpvalidate is Check (the work the middleware adds to a call);
+// impl=go-sdk-typed is the SDK's typed-tool path (sdkTypedCheck) holding the
+// same published schema. heap/wire is the bytes allocated per call over the
+// arguments' wire bytes; refusal-bytes is the refusal text's size.
 func BenchmarkCheck(b *testing.B) {
 	v, err := mcpvalidate.New()
 	if err != nil {
 		b.Fatal(err)
 	}
+	resolved := publishedResolved(b, v)
 	for _, c := range benchCases() {
-		if got := v.Check("knowledge.search", c.args) == nil; got != c.valid {
-			b.Fatalf("%s: admitted=%v", c.name, got)
-		}
-		b.Run("case="+c.name+"/impl=mcpvalidate", func(b *testing.B) {
-			b.SetBytes(int64(len(c.args)))
-			b.ReportAllocs()
-			var msg int
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			n := 0
-			for b.Loop() {
-				if r := v.Check("knowledge.search", c.args); r != nil {
-					msg = len(r.Error())
+		impls := []struct {
+			name  string
+			check func([]byte) string
+		}{
+			{"mcpvalidate", func(a []byte) string {
+				if r := v.Check("knowledge.search", a); r != nil {
+					return r.Error()
 				}
-				n++
+				return ""
+			}},
+			{"go-sdk-typed", func(a []byte) string { return sdkTypedCheck(resolved, a) }},
+		}
+		for _, impl := range impls {
+			if got := impl.check(c.args) == ""; got != c.valid {
+				b.Fatalf("%s %s: admitted=%v", c.name, impl.name, got)
 			}
-			runtime.ReadMemStats(&after)
-			b.ReportMetric(float64(msg), "refusal-bytes")
-			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(c.args)), "heap/wire")
-		})
+			b.Run("case="+c.name+"/impl="+impl.name, func(b *testing.B) {
+				b.SetBytes(int64(len(c.args)))
+				b.ReportAllocs()
+				var msg int
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				n := 0
+				for b.Loop() {
+					msg = len(impl.check(c.args))
+					n++
+				}
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(msg), "refusal-bytes")
+				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(c.args)), "heap/wire")
+			})
+		}
 	}
 }
 
@@ -99,14 +168,10 @@ func newInMemory(tb testing.TB, impl string) *inMemory {
 		if err := json.Unmarshal(published, &s); err != nil {
 			tb.Fatal(err)
 		}
-		type searchIn struct {
-			ProjectID string `json:"projectId"`
-			Query     string `json:"query"`
-			Limit     int    `json:"limit,omitempty"`
-			TaskID    string `json:"taskId,omitempty"`
-		}
 		mcp.AddTool(srv, &mcp.Tool{Name: "knowledge.search", InputSchema: &s},
-			func(context.Context, *mcp.CallToolRequest, searchIn) (*mcp.CallToolResult, any, error) { return answer, nil, nil })
+			func(context.Context, *mcp.CallToolRequest, searchIn) (*mcp.CallToolResult, any, error) {
+				return answer, nil, nil
+			})
 	default:
 		tb.Fatalf("unknown impl %s", impl)
 	}

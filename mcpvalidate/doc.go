@@ -64,5 +64,15 @@
 // mcpvalidate/residuals). It validates arguments only: _meta and other params
 // members are the SDK's. It does not authorize, rate-limit or judge content.
 // Control characters dense enough to pass 3x on the wire meet the transport's
-// bare 413 before any MCP framing (the body cap's residual classes).
+// bare 413 before any MCP framing (the body cap's residual classes). Over
+// stdio and the in-memory transport the SDK caps a message at
+// mcp.DefaultMaxLineLength (16 MiB) and closes the connection past it; set
+// StdioTransport.MaxLineLength from MaxRequestBodyBytes to admit the same
+// files there.
+//
+// Memory: Check allocates about 1x the arguments' wire bytes for an at-cap
+// ASCII string leaf and more for escaped text, most of it inside
+// jsonschema/v6, which copies every string leaf it validates
+// ([]byte(str) for contentEncoding, and again to count runes for
+// min/maxLength). BenchmarkCheck reports it as heap/wire.
 package mcpvalidate
