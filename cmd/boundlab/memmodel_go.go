@@ -113,8 +113,8 @@ func printGoRows(sc memmodel.Scale, asJSON bool, stdout, stderr io.Writer) int {
 			mib(r.HTTPPeak), r.HTTPRatio, mib(r.HTTPModel), r.HTTPAllocRatio, mib(r.PythonPeak), r.PythonOverGo, r.Outcome)
 	}
 	tw.Flush()
-	fmt.Fprintln(stdout, "\npeak: runtime/metrics "+"/memory/classes/heap/objects:bytes sampled in a busy goroutine, GOGC=2, one process per row, above the baseline")
-	fmt.Fprintln(stdout, "HTTP fit: memmodel.GoHTTPModel = max(4 x wire, 2 x wire + middleware model) + 2 MiB, fitted to these rows")
+	fmt.Fprintln(stdout, "\npeak: runtime/metrics "+"/memory/classes/heap/objects:bytes sampled in a busy goroutine, GOGC=2, steady state (after a warm-up and four at-size calls), one process per row, above the baseline")
+	fmt.Fprintln(stdout, "HTTP fit: memmodel.GoHTTPModel = 6 x wire + middleware model + 4 MiB, fitted to these rows")
 	fmt.Fprintln(stdout, "python pred: memmodel.Predict with pydantic_core.from_json; python/go = python pred / HTTP peak")
 	return 0
 }
