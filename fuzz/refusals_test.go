@@ -149,6 +149,49 @@ func stringLeaves(v any, values, names *[]string) {
 	}
 }
 
+// namePositionStrings scans possibly broken JSON and returns the raw content
+// of every string literal in member-name position (after { or , inside an
+// object), unescaped leniently.
+func namePositionStrings(doc []byte) []string {
+	var out []string
+	var stack []byte
+	expectName := false
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; c {
+		case '{', '[':
+			stack = append(stack, c)
+			expectName = c == '{'
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			expectName = false
+		case ',':
+			expectName = len(stack) > 0 && stack[len(stack)-1] == '{'
+		case '"':
+			j := i + 1
+			for j < len(doc) && doc[j] != '"' {
+				if doc[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if expectName {
+				raw := doc[i+1 : min(j, len(doc))]
+				if v, err := decodeStd(append(append([]byte{'"'}, raw...), '"'), false); err == nil {
+					if s, ok := v.(string); ok {
+						out = append(out, s)
+					}
+				}
+				out = append(out, string(raw))
+			}
+			expectName = false
+			i = j
+		}
+	}
+	return out
+}
+
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] > 0x7e {
@@ -173,6 +216,11 @@ func checkRefusalText(t *testing.T, tool string, args []byte, text string) {
 	var values, names []string
 	if doc, err := decodeStd(args, false); err == nil {
 		stringLeaves(doc, &values, &names)
+	} else {
+		// Undecodable arguments still have names a refusal may point at
+		// (the gate names the member it was reading): take every string in
+		// name position, leniently.
+		names = namePositionStrings(args)
 	}
 	keyText := strings.Join(names, "\n") + "\n" + tool
 	if strings.Contains(text, canary) && !strings.Contains(keyText, canary) {
