@@ -35,7 +35,7 @@ func NewGate(d Dialect, l Limits) (*Gate, error) {
 		return nil, err
 	}
 	g := &Gate{dialect: d, limits: l, widths: widthsFor(d)}
-	g.pool.New = func() any { return &scanner{names: make(map[nameKey]int32)} }
+	g.pool.New = func() any { return new(scanner) }
 	return g, nil
 }
 
@@ -68,7 +68,7 @@ type frame struct {
 	index    int   // array: the current element's index
 	nameAt   int32 // object: the current member name's raw content span
 	nameEnd  int32
-	namesAt  int32 // object: where this object's names start in scanner.names
+	namesAt  int32 // object: where this object's names start in scanner.list
 	serial   uint32
 	mapped   bool // object: its names are indexed in scanner.index too
 }
@@ -78,12 +78,6 @@ type nameRec struct {
 	hash    uint64
 	at, end int32 // raw content span in the document
 	escaped bool  // the span holds a backslash
-	next    int32 // the previous name with the same hash in this object, or -1
-}
-
-type nameKey struct {
-	serial uint32
-	hash   uint64
 }
 
 // linearNames is how many names an object holds before duplicate lookups
@@ -103,8 +97,7 @@ type scanner struct {
 	serial   uint32
 	stack    []frame
 	list     []nameRec
-	names    map[nameKey]int32
-	usedMap  bool
+	index    nameIndex
 	scratch  []byte
 }
 
@@ -118,10 +111,7 @@ func (s *scanner) reset(g *Gate, doc []byte) {
 }
 
 func (s *scanner) release() {
-	if s.usedMap {
-		clear(s.names)
-		s.usedMap = false
-	}
+	s.index.release()
 	s.g, s.doc = nil, nil
 	s.scratch = s.scratch[:0]
 }
@@ -439,7 +429,22 @@ func (s *scanner) str(name bool) *Refusal {
 				}
 				wc := t.ascii[c]
 				if wc == 0 {
-					break chunk // " \ or a control character
+					// A two-byte escape stays in the loop; \u escapes, the
+					// closing quote and control characters leave it.
+					if c != '\\' || i+1 >= len(doc) || simpleEscape[doc[i+1]] == 0 {
+						break chunk
+					}
+					r := simpleEscape[doc[i+1]]
+					escaped = true
+					switch r {
+					case '"':
+						doubles = true
+					case '\\':
+						backslashEnd = i + 2
+					}
+					w += int64(t.bmp[r])
+					i += 2
+					continue
 				}
 				w += int64(wc)
 				i++
@@ -566,6 +571,9 @@ func (s *scanner) trip(from int, w, left int64) int {
 	for i := from; i < len(s.doc); {
 		c := s.doc[i]
 		n, wc := 1, int64(t.ascii[c])
+		if c == '\\' {
+			n, wc = 2, int64(t.bmp[simpleEscape[s.doc[i+1]]])
+		}
 		if c >= utf8.RuneSelf {
 			var r rune
 			r, n = decodeRune(s.doc[i:])
@@ -578,6 +586,10 @@ func (s *scanner) trip(from int, w, left int64) int {
 	}
 	return len(s.doc)
 }
+
+// simpleEscape maps the letter after a backslash to the rune a two-byte
+// escape stands for; 0 for u (a \uXXXX escape) and for letters JSON forbids.
+var simpleEscape = [256]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // unescape decodes the escape at doc[i] (a backslash). It returns the rune,
 // the index after the escape, and a nonzero bound when the escape is refused.
@@ -665,7 +677,7 @@ func decodeRune(b []byte) (rune, int) {
 func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	f := &s.stack[len(s.stack)-1]
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
-	rec := nameRec{at: int32(at), end: int32(end), escaped: escaped, next: -1}
+	rec := nameRec{at: int32(at), end: int32(end), escaped: escaped}
 	if !f.mapped {
 		for j := int(f.namesAt); j < len(s.list); j++ {
 			if s.sameName(s.list[j], rec) {
@@ -674,30 +686,32 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 		}
 		s.list = append(s.list, rec)
 		if len(s.list)-int(f.namesAt) == linearNames {
-			f.mapped, s.usedMap = true, true
+			f.mapped = true
+			// Every name needs a value, so a document holds at most half
+			// its node limit of names.
+			s.index.ready(s.g.limits.MaxParamsNodes/2 + 1)
 			for j := int(f.namesAt); j < len(s.list); j++ {
 				s.list[j].hash = s.hashName(s.list[j])
-				k := nameKey{f.serial, s.list[j].hash}
-				if prev, ok := s.names[k]; ok {
-					s.list[j].next = prev
-				}
-				s.names[k] = int32(j)
+				s.index.add(s.list[j].hash, int32(j))
 			}
 		}
 		return nil
 	}
 	rec.hash = s.hashName(rec)
-	k := nameKey{f.serial, rec.hash}
-	if prev, ok := s.names[k]; ok {
-		for j := prev; j >= 0; j = s.list[j].next {
-			if s.sameName(s.list[j], rec) {
-				return s.refuse(BoundDuplicateName, at-1)
-			}
+	for i := s.index.first(rec.hash); ; {
+		j, after, ok := s.index.next(rec.hash, i)
+		if !ok {
+			break
 		}
-		rec.next = prev
+		// Only names of this object count; a slot left by a closed object may
+		// point anywhere in the list.
+		if j >= f.namesAt && int(j) < len(s.list) && s.list[j].hash == rec.hash && s.sameName(s.list[j], rec) {
+			return s.refuse(BoundDuplicateName, at-1)
+		}
+		i = after
 	}
 	s.list = append(s.list, rec)
-	s.names[k] = int32(len(s.list) - 1)
+	s.index.add(rec.hash, int32(len(s.list)-1))
 	return nil
 }
 

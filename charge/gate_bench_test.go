@@ -43,6 +43,15 @@ func shapes(size int) []shape {
 		deep.WriteString(nested(60))
 	}
 	deep.WriteByte(']')
+	var fields strings.Builder
+	fields.WriteByte('{')
+	for i := range (charge.DefaultLimits().MaxParamsNodes - 1) / 2 {
+		if i > 0 {
+			fields.WriteByte(',')
+		}
+		fields.WriteString(`"k` + strconv.Itoa(i) + `":` + strconv.Itoa(i%10))
+	}
+	fields.WriteByte('}')
 	return []shape{
 		{"ascii", leaf("The quick brown fox jumps over the lazy dog. ")},
 		{"cjk", leaf("中文字符")},
@@ -51,6 +60,8 @@ func shapes(size int) []shape {
 		{"astral", leaf("\U0001F600")},
 		{"nodes", []byte(nodes.String())},
 		{"deep", []byte(deep.String())},
+		{"fields", []byte(fields.String())},
+		{"escaped", leaf(`\"\\\n`)},
 	}
 }
 
