@@ -342,3 +342,26 @@ func TestGateIsSafeForConcurrentUse(t *testing.T) {
 		<-done
 	}
 }
+
+// TestNameIndexAcrossDocuments runs one gate over more documents than the
+// name index has generations, so stale slots and the generation wrap are
+// exercised: every verdict must still be right.
+func TestNameIndexAcrossDocuments(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range 20 {
+		fmt.Fprintf(&b, `"n%d":{"n%d":0},`, i, i)
+	}
+	distinct := []byte(b.String() + `"end":0}`)
+	repeated := []byte(b.String() + `"n7":0}`)
+	for i := range 70_000 {
+		doc, want := distinct, true
+		if i%997 == 0 {
+			doc, want = repeated, false
+		}
+		if _, ref := g.Check(doc); (ref == nil) != want {
+			t.Fatalf("document %d: admitted=%v, want %v (%v)", i, ref == nil, want, ref)
+		}
+	}
+}
