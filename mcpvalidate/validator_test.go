@@ -314,3 +314,26 @@ func TestDisplay(t *testing.T) {
 		t.Errorf("deep pointer = %q", got)
 	}
 }
+
+// TestCheckConcurrent: one Validator serves concurrent calls (run with -race).
+func TestCheckConcurrent(t *testing.T) {
+	v := mustNew(t)
+	docs := []string{`{"projectId":"demo","query":"x"}`, `{"projectId":"demo","query":"x","k":1}`, `{"a":1,"a":2}`, `[`}
+	done := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			var out strings.Builder
+			for i := 0; i < 200; i++ {
+				if r := v.Check("knowledge.search", []byte(docs[(g+i)%len(docs)])); r != nil {
+					out.WriteString(r.Error()[:10])
+				}
+			}
+			done <- out.String()
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if s := <-done; s == "" {
+			t.Error("no refusals seen")
+		}
+	}
+}
