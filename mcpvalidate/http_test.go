@@ -304,15 +304,31 @@ func TestRefusalShapeEqualsHandlerRefusal(t *testing.T) {
 	if shape(t, handler) != shape(t, schema) {
 		t.Fatalf("%s: handler refusal %s, middleware refusal %s", rawVersion, shape(t, handler), shape(t, schema))
 	}
-	cs := s.client(t)
+	// Protocol 2026-07-28 (go-sdk v1.8.0 serves it over HTTP only when
+	// stateless): the SDK stamps resultType "complete" on a handler's answer,
+	// and the middleware's refusal must carry it too.
+	v, err := mcpvalidate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := demo.NewServer(v, demo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(demo.Handler(v, srv, demo.Stateless))
+	t.Cleanup(hs.Close)
+	cs := (&served{v: v, srv: hs}).client(t)
+	if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+		t.Fatalf("premise: the go-sdk client negotiated %s, want 2026-07-28", got)
+	}
 	h := call(t, cs, "knowledge.status", map[string]any{"projectId": "unregistered"})
 	m := call(t, cs, "knowledge.status", map[string]any{"projectId": "demo", "extra": 1})
 	hb, _ := json.Marshal(h)
 	mb, _ := json.Marshal(m)
-	hs := shape(t, map[string]json.RawMessage{"result": hb})
+	hs2 := shape(t, map[string]json.RawMessage{"result": hb})
 	ms := shape(t, map[string]json.RawMessage{"result": mb})
-	if !h.IsError || hs != ms {
-		t.Fatalf("%s: handler refusal %s, middleware refusal %s", cs.InitializeResult().ProtocolVersion, hs, ms)
+	if !h.IsError || hs2 != ms || !strings.Contains(ms, `"resultType":"complete"`) {
+		t.Fatalf("2026-07-28: handler refusal %s, middleware refusal %s", hs2, ms)
 	}
 }
 

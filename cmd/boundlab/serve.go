@@ -36,8 +36,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	goClients := fs.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6 instead of 3)")
+	stateless := fs.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 requires over HTTP")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab serve [--addr 127.0.0.1:8080] [--go-clients]")
+		fmt.Fprintln(stderr, "usage: boundlab serve [--addr 127.0.0.1:8080] [--go-clients] [--stateless]")
 		fmt.Fprintln(stderr, "\nServes the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every")
 		fmt.Fprintln(stderr, "tools/call is validated against its published schema first. Stop with Ctrl-C.")
 		fs.PrintDefaults()
@@ -56,17 +57,22 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveOn(ctx, ln, *goClients, stdout, stderr); err != nil {
+	if err := serveOn(ctx, ln, serveOptions{goClients: *goClients, stateless: *stateless}, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "boundlab serve: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
+type serveOptions struct {
+	goClients bool // body cap for Go encoding/json clients too
+	stateless bool // no sessions; protocol 2026-07-28 needs it over HTTP
+}
+
 // serveOn serves the demo on ln until ctx ends. Logs go to stderr and never
 // carry a caller value: a tool name only once it resolved to a published
 // schema, otherwise lengths, stages, bounds and counts.
-func serveOn(ctx context.Context, ln net.Listener, goClients bool, stdout, stderr io.Writer) error {
+func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := []mcpvalidate.Option{mcpvalidate.WithRefusalHook(func(ev mcpvalidate.RefusalEvent) {
 		tool := ev.Tool
@@ -76,7 +82,7 @@ func serveOn(ctx context.Context, ln net.Listener, goClients bool, stdout, stder
 		log.Info("tools/call refused", "tool", tool, "tool_bytes", ev.ToolBytes, "stage", ev.Stage.String(),
 			"bound", ev.Bound, "leaves", ev.Leaves, "args_bytes", ev.ArgsBytes)
 	})}
-	if goClients {
+	if so.goClients {
 		opts = append(opts, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
 	}
 	v, err := mcpvalidate.New(opts...)
@@ -102,7 +108,11 @@ func serveOn(ctx context.Context, ln net.Listener, goClients bool, stdout, stder
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: demo.Handler(v, srv), ReadHeaderTimeout: 10 * time.Second}
+	var hopts []func(*mcp.StreamableHTTPOptions)
+	if so.stateless {
+		hopts = append(hopts, demo.Stateless)
+	}
+	hs := &http.Server{Handler: demo.Handler(v, srv, hopts...), ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String() + demo.Path
 	fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
 	fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -32,8 +33,15 @@ func (s *syncBuf) String() string {
 }
 
 // TestServeVerb runs the server the README's newcomer runs, drives it with a
-// go-sdk client over streamable HTTP, and checks its logs carry no caller value.
+// go-sdk client over streamable HTTP, and checks its logs carry no caller value;
+// statelessly too, where the client speaks protocol 2026-07-28.
 func TestServeVerb(t *testing.T) {
+	for _, so := range []serveOptions{{}, {stateless: true, goClients: true}} {
+		t.Run(fmt.Sprintf("stateless=%v", so.stateless), func(t *testing.T) { testServe(t, so) })
+	}
+}
+
+func testServe(t *testing.T, so serveOptions) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,13 +49,16 @@ func TestServeVerb(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuf
 	done := make(chan error, 1)
-	go func() { done <- serveOn(ctx, ln, false, &stdout, &stderr) }()
+	go func() { done <- serveOn(ctx, ln, so, &stdout, &stderr) }()
 	url := "http://" + ln.Addr().String() + "/mcp"
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "newcomer", Version: "v0"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := map[bool]string{false: "2025-11-25", true: "2026-07-28"}[so.stateless]; cs.InitializeResult().ProtocolVersion != want {
+		t.Fatalf("negotiated %s, want %s", cs.InitializeResult().ProtocolVersion, want)
 	}
 	n := 0
 	for tool, err := range cs.Tools(context.Background(), nil) {

@@ -56,12 +56,20 @@ func NewServer(v *mcpvalidate.Validator, o Options) (*mcp.Server, error) {
 }
 
 // Handler serves srv over streamable HTTP at Path, with the request body
-// capped at v's derived MaxRequestBodyBytes.
-func Handler(v *mcpvalidate.Validator, srv *mcp.Server) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		MaxRequestBodyBytes: v.MaxRequestBodyBytes(),
-	})
+// capped at v's derived MaxRequestBodyBytes. Each opt may adjust the options
+// further (e.g. Stateless, which the go-sdk requires for protocol 2026-07-28
+// over HTTP).
+func Handler(v *mcpvalidate.Validator, srv *mcp.Server, opts ...func(*mcp.StreamableHTTPOptions)) http.Handler {
+	o := &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()}
+	for _, f := range opts {
+		f(o)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, o)
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)
 	return mux
 }
+
+// Stateless is a Handler option: serve statelessly, which go-sdk v1.8.0
+// requires for protocol 2026-07-28 over HTTP (a stateful server refuses it).
+func Stateless(o *mcp.StreamableHTTPOptions) { o.Stateless = true }
