@@ -40,9 +40,10 @@ import (
 
 // Baselines is the impl each benchmark family's ratios are taken against.
 var Baselines = map[string]string{
-	"BenchmarkValid":  "encoding-json",
-	"BenchmarkServed": "go-sdk-typed",
-	"BenchmarkCheck":  "go-sdk-typed",
+	"BenchmarkValid":    "encoding-json",
+	"BenchmarkServed":   "go-sdk-typed",
+	"BenchmarkCheck":    "go-sdk-typed", // mcpvalidate's own (validation alone)
+	"BenchmarkInMemory": "go-sdk-typed", // mcpvalidate's own (over the in-memory transport)
 }
 
 // Modules are the peers whose versions a saved run records.
@@ -227,7 +228,10 @@ func keyOf(n benchfmt.Name) (Key, bool) {
 		group = append(group, ps)
 	}
 	k.Group = strings.Join(group, "/")
-	return k, k.Impl != ""
+	if k.Impl == "" {
+		k.Impl = "-" // a benchmark with no peers: summarised, not compared
+	}
+	return k, true
 }
 
 // Row is one impl of one group, compared with the family's baseline.
@@ -322,7 +326,11 @@ func WriteTable(w io.Writer, s *Samples, rows []Row) error {
 				}
 			}
 			family = r.Family
-			fmt.Fprintf(w, "\n%s (%s; ratio = impl / %s; interval %.0f%%)\n", family, r.Unit, r.Baseline, 100*Confidence)
+			if r.Baseline == "" {
+				fmt.Fprintf(w, "\n%s (%s; no baseline: medians only; interval %.0f%%)\n", family, r.Unit, 100*Confidence)
+			} else {
+				fmt.Fprintf(w, "\n%s (%s; ratio = impl / %s; interval %.0f%%)\n", family, r.Unit, r.Baseline, 100*Confidence)
+			}
 			tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "group\timpl\tmedian\t±\tratio\tinterval\tp\tn\t\n")
 		}
@@ -334,7 +342,9 @@ func WriteTable(w io.Writer, s *Samples, rows []Row) error {
 			}
 		}
 		ratio, ci := "-", "-"
-		if r.Impl == r.Baseline {
+		if r.Baseline == "" {
+			// no peers
+		} else if r.Impl == r.Baseline {
 			ratio = "1"
 		} else if !math.IsNaN(r.Ratio) {
 			ratio = fmt.Sprintf("%.2fx", r.Ratio)
