@@ -70,9 +70,11 @@
 // StdioTransport.MaxLineLength from MaxRequestBodyBytes to admit the same
 // files there.
 //
-// Memory: Check allocates about 1x the arguments' wire bytes for an at-cap
-// ASCII string leaf and more for escaped text, most of it inside
-// jsonschema/v6, which copies every string leaf it validates
-// ([]byte(str) for contentEncoding, and again to count runes for
-// min/maxLength). BenchmarkCheck reports it as heap/wire.
+// Memory: Check decodes zero-copy (sonic's strings alias the arguments when
+// they hold no escape), so what it allocates per call is mostly jsonschema/v6's:
+// it copies every string leaf it validates ([]byte(str) before its
+// contentEncoding check, and again to count runes for min/maxLength) — about
+// 1x the wire bytes for an at-cap ASCII leaf. An escaped leaf costs more: sonic
+// sizes the unescaped string's buffer at the escaped length (24 MiB for 8 MiB
+// of ensure_ascii-escaped 2-byte text). BenchmarkCheck reports heap/wire.
 package mcpvalidate
