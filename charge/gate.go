@@ -429,21 +429,30 @@ func (s *scanner) str(name bool) *Refusal {
 				}
 				wc := t.ascii[c]
 				if wc == 0 {
-					// A two-byte escape stays in the loop; \u escapes, the
-					// closing quote and control characters leave it.
-					if c != '\\' || i+1 >= len(doc) || simpleEscape[doc[i+1]] == 0 {
+					// A well-formed escape stays in the loop; the closing
+					// quote, control characters and bad escapes leave it.
+					if c != '\\' {
 						break chunk
 					}
-					r := simpleEscape[doc[i+1]]
+					r, n := escapeAt(doc, i)
+					if n == 0 {
+						break chunk
+					}
 					escaped = true
 					switch r {
 					case '"':
 						doubles = true
 					case '\\':
-						backslashEnd = i + 2
+						backslashEnd = i + n
+					case '\'':
+						escapedSingles++
+					case '~', '/':
+						if n > 2 {
+							escapedPointer++ // \/ is counted with the raw bytes
+						}
 					}
-					w += int64(t.bmp[r])
-					i += 2
+					w += int64(t.of(r))
+					i += n
 					continue
 				}
 				w += int64(wc)
@@ -572,7 +581,9 @@ func (s *scanner) trip(from int, w, left int64) int {
 		c := s.doc[i]
 		n, wc := 1, int64(t.ascii[c])
 		if c == '\\' {
-			n, wc = 2, int64(t.bmp[simpleEscape[s.doc[i+1]]])
+			var r rune
+			r, n = escapeAt(s.doc, i)
+			wc = int64(t.of(r))
 		}
 		if c >= utf8.RuneSelf {
 			var r rune
@@ -590,6 +601,59 @@ func (s *scanner) trip(from int, w, left int64) int {
 // simpleEscape maps the letter after a backslash to the rune a two-byte
 // escape stands for; 0 for u (a \uXXXX escape) and for letters JSON forbids.
 var simpleEscape = [256]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hexDigit is each byte's value as a hex digit, or -1.
+var hexDigit = func() (h [256]int8) {
+	for i := range h {
+		h[i] = -1
+	}
+	for c := '0'; c <= '9'; c++ {
+		h[c] = int8(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		h[c], h[c-'a'+'A'] = int8(c-'a'+10), int8(c-'a'+10)
+	}
+	return h
+}()
+
+// hex4Fast decodes four hex digits at doc[i:], or returns -1.
+func hex4Fast(doc []byte, i int) rune {
+	a, b, c, d := hexDigit[doc[i]], hexDigit[doc[i+1]], hexDigit[doc[i+2]], hexDigit[doc[i+3]]
+	if a|b|c|d < 0 {
+		return -1
+	}
+	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
+}
+
+// escapeAt decodes a well-formed escape at doc[i] (a backslash): a two-byte
+// escape, a \uXXXX naming a scalar value, or a surrogate pair. n is 0 for
+// anything else, which the slow path refuses with the right bound.
+func escapeAt(doc []byte, i int) (r rune, n int) {
+	if i+1 >= len(doc) {
+		return 0, 0
+	}
+	if r := simpleEscape[doc[i+1]]; r != 0 {
+		return r, 2
+	}
+	if doc[i+1] != 'u' || i+6 > len(doc) {
+		return 0, 0
+	}
+	r = hex4Fast(doc, i+2)
+	switch {
+	case r < 0 || (r >= 0xdc00 && r < 0xe000):
+		return 0, 0
+	case r < 0xd800 || r >= 0xe000:
+		return r, 6
+	}
+	if i+12 > len(doc) || doc[i+6] != '\\' || doc[i+7] != 'u' {
+		return 0, 0
+	}
+	lo := hex4Fast(doc, i+8)
+	if lo < 0xdc00 || lo >= 0xe000 {
+		return 0, 0
+	}
+	return 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00), 12
+}
 
 // unescape decodes the escape at doc[i] (a backslash). It returns the rune,
 // the index after the escape, and a nonzero bound when the escape is refused.

@@ -62,6 +62,7 @@ func shapes(size int) []shape {
 		{"deep", []byte(deep.String())},
 		{"fields", []byte(fields.String())},
 		{"escaped", leaf(`\"\\\n`)},
+		{"ensure-ascii", leaf(`\u00e9\u4e2d\ud83d\ude00`)},
 	}
 }
 
