@@ -3,8 +3,6 @@ package charge
 import (
 	"bytes"
 	"hash/maphash"
-	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -841,35 +839,16 @@ func appendUnescaped(dst, raw []byte) []byte {
 	return dst
 }
 
-// elided stands for the segments a deep pointer leaves out; displaySegment
-// never emits a NUL, so no member name can collide with it.
-const elided = "\x00"
-
 // pointer renders where the scan stands as a display-escaped JSON pointer.
 func (s *scanner) pointer() string {
-	var segs []string
+	var tokens []string
 	for _, f := range s.stack {
 		switch {
 		case f.object && f.haveName:
-			var b strings.Builder
-			displaySegment(&b, string(appendUnescaped(nil, s.doc[f.nameAt:f.nameEnd])))
-			segs = append(segs, b.String())
+			tokens = append(tokens, string(appendUnescaped(nil, s.doc[f.nameAt:f.nameEnd])))
 		case !f.object:
-			segs = append(segs, strconv.Itoa(f.index))
+			tokens = append(tokens, indexToken(f.index))
 		}
 	}
-	if len(segs) > PointerSegments {
-		half := PointerSegments / 2
-		segs = append(append(segs[:half:half], elided), segs[len(segs)-half:]...)
-	}
-	var b strings.Builder
-	for _, seg := range segs {
-		if seg == elided {
-			b.WriteString(elisionMarker)
-			continue
-		}
-		b.WriteByte('/')
-		b.WriteString(seg)
-	}
-	return b.String()
+	return DisplayPointer(tokens)
 }

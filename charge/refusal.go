@@ -93,31 +93,18 @@ func (r *Refusal) Error() string {
 	if r.Pointer == "" {
 		b.WriteString("the root")
 	} else {
-		b.WriteString(strconv.Quote(r.Pointer))
+		b.WriteByte('"')
+		b.WriteString(r.Pointer)
+		b.WriteByte('"')
 	}
 	b.WriteString(", byte ")
 	b.WriteString(strconv.Itoa(r.Offset))
 	return b.String()
 }
 
-// Pointer display rules: a member name is unescaped, RFC 6901-escaped (~0, ~1),
-// then every byte outside printable ASCII is written as a \u escape, and the
-// result is cut at KeyCut bytes. A pointer deeper than PointerSegments shows its
-// first and last PointerSegments/2 segments around an elision marker.
-const (
-	KeyCut          = 32
-	PointerSegments = 16
-	cutMarker       = "..."
-	elisionMarker   = "/..."
-)
-
-// MaxPointerBytes is the longest Pointer a refusal can carry.
-const MaxPointerBytes = PointerSegments*(1+KeyCut+len(cutMarker)) + len(elisionMarker)
-
 // MaxRefusalBytes is the longest Error() text any refusal renders, computed
-// from the templates, the widest int64 limit and the pointer ceiling. The
-// pointer is printable ASCII, which strconv.Quote grows by at most 2x (a
-// display escape's backslash becomes \\) plus its two quotes.
+// from the templates, the widest int64 limit and the pointer ceiling (the
+// pointer is already display-escaped, so it is written between quotes as is).
 func MaxRefusalBytes() int {
 	longest := 0
 	for _, b := range Bounds {
@@ -127,50 +114,5 @@ func MaxRefusalBytes() int {
 		}
 		longest = max(longest, n)
 	}
-	return longest + 2 + 2*MaxPointerBytes + len(", byte ") + 20
-}
-
-// displaySegment renders one unescaped member name for a pointer.
-func displaySegment(b *strings.Builder, name string) {
-	n := 0
-	for _, r := range name {
-		var piece string
-		switch {
-		case r == '~':
-			piece = "~0"
-		case r == '/':
-			piece = "~1"
-		case r == '\\':
-			piece = `\\`
-		case r >= 0x20 && r < 0x7f:
-			if n+1 > KeyCut {
-				b.WriteString(cutMarker)
-				return
-			}
-			b.WriteRune(r)
-			n++
-			continue
-		case r < 0x10000:
-			piece = `\u` + hex4(uint32(r))
-		default:
-			r1, r2 := utf16Pair(r)
-			piece = `\u` + hex4(uint32(r1)) + `\u` + hex4(uint32(r2))
-		}
-		if n+len(piece) > KeyCut {
-			b.WriteString(cutMarker)
-			return
-		}
-		b.WriteString(piece)
-		n += len(piece)
-	}
-}
-
-func hex4(v uint32) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[v>>12&0xf], digits[v>>8&0xf], digits[v>>4&0xf], digits[v&0xf]})
-}
-
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+	return longest + 2 + MaxPointerBytes + len(", byte ") + 20
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/theurian/boundlab/charge"
 )
@@ -121,7 +120,7 @@ func MaxRefusalBytes() int {
 }
 
 func maxLeafBytes() int {
-	at := max(len(tplLeafAt)+maxPointerBytes()+len(tplLeafKw), len(tplRoot)+len(tplLeafRootK))
+	at := max(len(tplLeafAt)+charge.MaxPointerBytes+len(tplLeafKw), len(tplRoot)+len(tplLeafRootK))
 	return at + FragmentCut + len(cutMark) + len(tplLeafWant) + FragmentCut + len(cutMark)
 }
 
@@ -129,12 +128,6 @@ func maxLeavesBytes() int {
 	return MaxLeaves*maxLeafBytes() + (MaxLeaves-1)*len(tplLeafSep) + len(tplMore) + 20 + len(tplMoreEnd)
 }
 
-// maxPointerBytes: every segment cut to charge.KeyCut display bytes plus the
-// cut mark and its slash, at most charge.PointerSegments of them, plus the
-// elision marker. Display bytes are printable ASCII and never " or \ unescaped.
-func maxPointerBytes() int {
-	return charge.PointerSegments*(1+charge.KeyCut+len(cutMark)) + len("/...")
-}
 
 // checkCeiling is the construction-time assertion: the longest refusal the
 // templates can build must fit in ceiling.
@@ -191,81 +184,3 @@ func (r *Refusal) Error() string {
 	return b.String()
 }
 
-// display renders s for a refusal: printable ASCII other than " and \ as
-// itself, " and \ backslash-escaped, everything else (controls, DEL, non-ASCII,
-// invalid bytes) as \uXXXX escapes (astral code points as a surrogate pair,
-// invalid bytes as \ufffd), cut at limit display bytes with a "..." mark. It
-// reads at most limit+1 code points of s, so its cost is bounded whatever
-// len(s) is.
-func display(s string, limit int) string {
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		var piece string
-		switch {
-		case r == '"' || r == '\\':
-			piece = `\` + string(r)
-		case r >= 0x20 && r < 0x7f:
-			piece = string(r)
-		case r < 0x10000:
-			piece = `\u` + hex4(uint32(r))
-		default:
-			r -= 0x10000
-			piece = `\u` + hex4(uint32(0xd800+(r>>10)&0x3ff)) + `\u` + hex4(uint32(0xdc00+r&0x3ff))
-		}
-		if n+len(piece) > limit {
-			b.WriteString(cutMark)
-			return b.String()
-		}
-		b.WriteString(piece)
-		n += len(piece)
-	}
-	return b.String()
-}
-
-func hex4(v uint32) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[v>>12&0xf], digits[v>>8&0xf], digits[v>>4&0xf], digits[v&0xf]})
-}
-
-// pointer renders an instance location as an RFC 6901 pointer: each segment
-// ~-escaped, then display-escaped and cut at charge.KeyCut; a location deeper
-// than charge.PointerSegments keeps its first and last halves around "/...".
-func pointer(loc []string) string {
-	var b strings.Builder
-	emit := func(seg string) {
-		b.WriteByte('/')
-		seg = strings.NewReplacer("~", "~0", "/", "~1").Replace(cutRaw(seg, charge.KeyCut))
-		b.WriteString(display(seg, charge.KeyCut))
-	}
-	if len(loc) <= charge.PointerSegments {
-		for _, s := range loc {
-			emit(s)
-		}
-		return b.String()
-	}
-	half := charge.PointerSegments / 2
-	for _, s := range loc[:half] {
-		emit(s)
-	}
-	b.WriteString("/...")
-	for _, s := range loc[len(loc)-half:] {
-		emit(s)
-	}
-	return b.String()
-}
-
-// cutRaw shortens s to at most limit+1 code points before any escaping, so
-// the replacer above never copies a long key.
-func cutRaw(s string, limit int) string {
-	n := 0
-	for i := range s {
-		if n > limit {
-			return s[:i]
-		}
-		n++
-	}
-	return s
-}

@@ -203,13 +203,13 @@ func (v *Validator) Check(tool string, arguments json.RawMessage) *Refusal {
 func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	t, ok := v.tools[name]
 	if !ok {
-		return &Refusal{Tool: display(name, ToolCut), Stage: StageUnknownTool}
+		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageUnknownTool}
 	}
 	if len(arguments) == 0 {
 		arguments = emptyObject
 	}
 	if _, gr := v.gate.Check(arguments); gr != nil {
-		return &Refusal{Tool: display(name, ToolCut), Stage: StageGate, Gate: gr}
+		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageGate, Gate: gr}
 	}
 	var doc any
 	// UnmarshalFromString over the arguments' own bytes: sonic's Unmarshal
@@ -218,16 +218,16 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	// dies with this call and nothing writes to arguments meanwhile.
 	// The decoder's error text can quote the input: it is never read.
 	if err := v.dec.UnmarshalFromString(unsafe.String(unsafe.SliceData(arguments), len(arguments)), &doc); err != nil {
-		return &Refusal{Tool: display(name, ToolCut), Stage: StageDecode}
+		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageDecode}
 	}
 	err, panicked := validate(t.schema, doc)
 	if panicked {
-		return &Refusal{Tool: display(name, ToolCut), Stage: StageInternal}
+		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageInternal}
 	}
 	if err == nil {
 		return nil
 	}
-	r := &Refusal{Tool: display(name, ToolCut), Stage: StageSchema}
+	r := &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageSchema}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		// Not a tree: nothing about it is read (its text may hold the value).
@@ -324,14 +324,14 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 		case *kind.AdditionalProperties:
 			// Properties are caller keys: one leaf each, named by pointer.
 			for _, p := range k.Properties {
-				add(Leaf{Pointer: pointer(append(loc, p)), Keyword: kw, Want: "false"})
+				add(Leaf{Pointer: charge.DisplayPointer(append(loc, p)), Keyword: kw, Want: "false"})
 			}
 			return
 		case *kind.PropertyNames:
-			add(Leaf{Pointer: pointer(append(loc, k.Property)), Keyword: kw})
+			add(Leaf{Pointer: charge.DisplayPointer(append(loc, k.Property)), Keyword: kw})
 			return
 		}
-		add(Leaf{Pointer: pointer(loc), Keyword: kw, Want: want(e.ErrorKind)})
+		add(Leaf{Pointer: charge.DisplayPointer(loc), Keyword: kw, Want: want(e.ErrorKind)})
 	}
 	walk(root)
 	return kept, total - len(kept)
@@ -355,7 +355,7 @@ func leafLess(a, b Leaf) bool {
 // unevaluatedProperties).
 func keyword(e *jsonschema.ValidationError) string {
 	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-		return display(kp[len(kp)-1], FragmentCut)
+		return charge.DisplayText(kp[len(kp)-1], FragmentCut)
 	}
 	frag := e.SchemaURL
 	if i := strings.IndexByte(frag, '#'); i >= 0 {
@@ -364,7 +364,7 @@ func keyword(e *jsonschema.ValidationError) string {
 	if i := strings.LastIndexByte(frag, '/'); i >= 0 {
 		frag = frag[i+1:]
 	}
-	return display(frag, FragmentCut)
+	return charge.DisplayText(frag, FragmentCut)
 }
 
 // want renders the schema side of a failure: the limit the instance missed.
@@ -415,7 +415,7 @@ func want(k jsonschema.ErrorKind) string {
 	case *kind.FalseSchema:
 		s = "false"
 	}
-	return display(s, FragmentCut)
+	return charge.DisplayText(s, FragmentCut)
 }
 
 func ratString(r *big.Rat) string {

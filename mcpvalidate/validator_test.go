@@ -290,31 +290,6 @@ func TestValidatePanicIsRecovered(t *testing.T) {
 	}
 }
 
-func TestDisplay(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":                 "plain",
-		"a\"b\\c":               `a\"b\\c`,
-		"\x00\x7f":              `\u0000\u007f`,
-		"é😀":                    `\u00e9\ud83d\ude00`,
-		"\xff":                  `\ufffd`,
-		strings.Repeat("x", 70): strings.Repeat("x", 64) + "...",
-	} {
-		if got := display(in, 64); got != want {
-			t.Errorf("display(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := pointer([]string{"a/b", "~c"}); got != "/a~1b/~0c" {
-		t.Errorf("pointer = %q", got)
-	}
-	deep := make([]string, 40)
-	for i := range deep {
-		deep[i] = "k"
-	}
-	if got := pointer(deep); strings.Count(got, "/k") != charge.PointerSegments || !strings.Contains(got, "/...") {
-		t.Errorf("deep pointer = %q", got)
-	}
-}
-
 // TestCheckConcurrent: one Validator serves concurrent calls (run with -race).
 func TestCheckConcurrent(t *testing.T) {
 	v := mustNew(t)
