@@ -48,6 +48,8 @@ type GoRow struct {
 	HTTPRatio      float64 `json:"http_peak_over_wire"`
 	HTTPAllocRatio float64 `json:"http_alloc_over_wire"`
 	HTTPModel      int64   `json:"http_model_bytes"`
+	CheckModel     int64   `json:"middleware_model_bytes"`
+	Measured       bool    `json:"measured"` // false: no pinned row at this scale, the models only
 	Outcome        string  `json:"outcome"`
 	PythonPeak     int64   `json:"python_predicted_peak_bytes"`
 	PythonFamily   string  `json:"python_family"`
@@ -55,7 +57,8 @@ type GoRow struct {
 }
 
 // GoTable joins the pinned Go rows with the CPython model's prediction
-// (pydantic_core) for the same body. Rows exist at full scale only.
+// (pydantic_core) for the same body. Pinned rows exist at full scale only; at
+// another scale a row carries the Go models alone (Measured false).
 func GoTable(sc Scale) ([]GoRow, error) {
 	pinned, err := PinnedGoRows()
 	if err != nil {
@@ -65,7 +68,12 @@ func GoTable(sc Scale) ([]GoRow, error) {
 	var out []GoRow
 	for _, s := range CalibrationShapes(sc, full) {
 		st := s.Stats()
-		row := GoRow{Shape: s.Name, Instance: s.Describe(), Wire: st.Wire, ArgsWire: st.ArgsWire}
+		row := GoRow{Shape: s.Name, Instance: s.Describe(), Wire: st.Wire, ArgsWire: st.ArgsWire,
+			CheckModel: GoMiddlewareModel(s, charge.DefaultLimits()), HTTPModel: GoHTTPModel(s, charge.DefaultLimits())}
+		row.Outcome = "passes the gate (model)"
+		if GoCharge(st) > charge.DefaultLimits().MaxParamsRenderedChars {
+			row.Outcome = "refused: gate charge (model)"
+		}
 		found := false
 		for _, m := range pinned {
 			if m.Shape != s.Name || m.Wire != st.Wire {
@@ -83,10 +91,7 @@ func GoTable(sc Scale) ([]GoRow, error) {
 				row.HTTPAllocRatio = float64(m.TotalAlloc) / float64(m.Wire)
 			}
 		}
-		if !found {
-			continue
-		}
-		row.HTTPModel = GoHTTPModel(s, sc.Limits)
+		row.Measured = found
 		pr := Predict(s, PydanticCore, sc.Limits)
 		row.PythonPeak, row.PythonFamily = pr.Peak, pr.Family.String()
 		if row.HTTPPeak > 0 {
@@ -134,7 +139,7 @@ func GoMiddlewareModel(s Shape, l charge.Limits) int64 {
 // The whole-request fit: what the go-sdk holds while a request is in flight,
 // in multiples of the wire bytes, plus a fixed term, with the middleware's
 // work on top. The constants are fitted to the pinned HTTP rows (steady-state
-// peaks 4.4x-8.4x the wire bytes; the largest multiples are on 3-5 MiB bodies,
+// peaks 4.4x-6.0x the wire bytes; the largest multiples are on 3-5 MiB bodies,
 // where the SDK's fixed cost weighs), with room for the sampled peak's
 // run-to-run spread (4.92x and 5.24x on same-size bodies); they are not
 // derived from the SDK's source. The producer checks GoHTTPModel against every

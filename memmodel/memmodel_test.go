@@ -265,3 +265,30 @@ func TestNoShapePassesTheCap(t *testing.T) {
 		}
 	}
 }
+
+// json.loads' worst family-(i) body is ensure_ascii-escaped: the unescaping
+// writer's over-allocation on top of the body's str.
+func TestSearchFindsJSONLoadsWorstEscaped(t *testing.T) {
+	for _, w := range SearchWorst(FullScale(), JSONLoads) {
+		if w.Family == ChargeRefused && w.By == "absolute" {
+			if w.Shape.Encoder != charge.EnsureASCII || w.Ratio() < 10.5 {
+				t.Errorf("json.loads family (i) worst: %.2fx over %s", w.Ratio(), w.Shape.Describe())
+			}
+			if !strings.HasPrefix(w.Shape.Name, "search-json-") {
+				t.Errorf("name %q", w.Shape.Name)
+			}
+		}
+	}
+}
+
+func TestGoTableAtAnotherScaleCarriesTheModelsOnly(t *testing.T) {
+	rows, err := GoTable(FullScale().Scaled(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Measured || r.CheckModel <= 0 || r.HTTPModel <= 0 || !strings.HasSuffix(r.Outcome, "(model)") {
+			t.Errorf("%s: %+v", r.Shape, r)
+		}
+	}
+}

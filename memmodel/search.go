@@ -26,9 +26,10 @@ type Worst struct {
 // SearchWorst searches body shapes for each family's worst ratio and worst
 // absolute peak under parser p at scale sc. A body is one or two filler
 // classes plus any subset of the wideners, ordered by kind (the order that
-// widens most often); the fillers' counts are the vertices of the region the
-// cap and, for families (ii) and (iii), the budget leave them, since every
-// moment is linear in the counts between vertices.
+// widens most often), sent raw or ensure_ascii-escaped; the fillers' counts
+// are the vertices of the region the cap and, for families (ii) and (iii),
+// the budget leave them, since every moment is linear in the counts between
+// vertices.
 func SearchWorst(sc Scale, p Parser) []Worst {
 	best := map[string]Worst{}
 	consider := func(s Shape) {
@@ -57,18 +58,22 @@ func SearchWorst(sc Scale, p Parser) []Worst {
 			}
 		}
 	}
-	for _, v := range []Verdict{Refuses, Accepts} {
-		for i, a := range SearchClasses {
-			for _, b := range SearchClasses[i:] {
-				for mask := 0; mask < 1<<len(Wideners); mask++ {
-					var singles []rune
-					for j, w := range Wideners {
-						if mask&(1<<j) != 0 {
-							singles = append(singles, w)
+	for _, e := range []charge.Encoder{charge.Raw, charge.EnsureASCII} {
+		for _, v := range []Verdict{Refuses, Accepts} {
+			for i, a := range SearchClasses {
+				for _, b := range SearchClasses[i:] {
+					for mask := 0; mask < 1<<len(Wideners); mask++ {
+						var singles []rune
+						for j, w := range Wideners {
+							if mask&(1<<j) != 0 {
+								singles = append(singles, w)
+							}
 						}
-					}
-					for _, xy := range vertices(sc, a, b, singles) {
-						consider(buildShape(a, b, xy[0], xy[1], singles, v))
+						for _, xy := range vertices(sc, e, a, b, singles) {
+							s := buildShape(a, b, xy[0], xy[1], singles, v)
+							s.Encoder = e
+							consider(s)
+						}
 					}
 				}
 			}
@@ -78,7 +83,7 @@ func SearchWorst(sc Scale, p Parser) []Worst {
 	for _, f := range Families {
 		for _, by := range []string{"ratio", "absolute"} {
 			if w, ok := best[fmt.Sprintf("%d/%s", f, by)]; ok {
-				w.Shape.Name = fmt.Sprintf("search-%s-%s", f, by)
+				w.Shape.Name = fmt.Sprintf("search-%s%s-%s", searchPrefix(p), f, by)
 				out = append(out, w)
 			}
 		}
@@ -117,8 +122,8 @@ func buildShape(a, b rune, x, y int, singles []rune, v Verdict) Shape {
 // vertices are the filler counts (x of a, y of b) at the corners of
 // {x, y >= 0, wire <= cap, charge <= budget}, and the cap-only corners for
 // charge-refused bodies.
-func vertices(sc Scale, a, b rune, singles []rune) [][2]int {
-	base := Shape{Encoder: charge.Raw, Verdict: Refuses}
+func vertices(sc Scale, e charge.Encoder, a, b rune, singles []rune) [][2]int {
+	base := Shape{Encoder: e, Verdict: Refuses}
 	for _, s := range singles {
 		base.Segments = append(base.Segments, Segment{s, 1})
 	}
@@ -128,7 +133,7 @@ func vertices(sc Scale, a, b rune, singles []rune) [][2]int {
 	if wRoom <= 0 {
 		return nil
 	}
-	wa, wb := int64(charge.Raw.RuneWireBytes(a)), int64(charge.Raw.RuneWireBytes(b))
+	wa, wb := int64(e.RuneWireBytes(a)), int64(e.RuneWireBytes(b))
 	ca, cb := int64(charge.Python.RuneWidth(a)), int64(charge.Python.RuneWidth(b))
 	out := [][2]int{{int(wRoom / wa), 0}, {0, int(wRoom / wb)}}
 	if cRoom > 0 {
@@ -148,3 +153,12 @@ func vertices(sc Scale, a, b rune, singles []rune) [][2]int {
 // marginal is the peak less the fixed cost, over the wire bytes: the ratio a
 // body's size drives, which the fixed cost would otherwise win on tiny bodies.
 func marginal(p Prediction) float64 { return float64(p.Peak-Fixed) / float64(p.Stats.Wire) }
+
+// searchPrefix keeps the pydantic_core search's shape names as they were
+// pinned ("search-i-ratio") and names the others' ("search-json-i-ratio").
+func searchPrefix(p Parser) string {
+	if p.Name == PydanticCore.Name {
+		return ""
+	}
+	return shortParser(p.Name) + "-"
+}

@@ -137,8 +137,10 @@ func CalibrationShapes(sc Scale, full bool) []Shape {
 		out = append(out, RatioWorstSeedShape())
 	}
 	out = append(out, ValidShapes(sc)...)
-	for _, w := range SearchWorst(sc, PydanticCore) {
-		out = append(out, w.Shape)
+	for _, p := range Parsers {
+		for _, w := range SearchWorst(sc, p) {
+			out = append(out, w.Shape)
+		}
 	}
 	return out
 }

@@ -107,13 +107,19 @@ func printGoRows(sc memmodel.Scale, asJSON bool, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "Our validator's per-request memory (pinned Go rows), beside the CPython model's peak for the same body")
 	fmt.Fprintln(stdout)
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\twire B\tmiddleware peak MiB\tx args\tHTTP peak MiB\tx wire\tHTTP fit MiB\tHTTP alloc x\tpython pred MiB\tpython/go\tgo outcome\t")
+	fmt.Fprintln(tw, "shape\twire B\tmiddleware peak MiB\tx args\tmiddleware model MiB\tHTTP peak MiB\tx wire\tHTTP fit MiB\tHTTP alloc x\tpython pred MiB\tpython/go\tgo outcome\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t\n", r.Shape, r.Wire, mib(r.CheckPeak), r.CheckRatio,
-			mib(r.HTTPPeak), r.HTTPRatio, mib(r.HTTPModel), r.HTTPAllocRatio, mib(r.PythonPeak), r.PythonOverGo, r.Outcome)
+		if !r.Measured {
+			fmt.Fprintf(tw, "%s\t%d\t-\t-\t%.1f\t-\t-\t%.1f\t-\t%.1f\t-\t%s\t\n", r.Shape, r.Wire, mib(r.CheckModel),
+				mib(r.HTTPModel), mib(r.PythonPeak), r.Outcome)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.1f\t%.1f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t\n", r.Shape, r.Wire, mib(r.CheckPeak), r.CheckRatio,
+			mib(r.CheckModel), mib(r.HTTPPeak), r.HTTPRatio, mib(r.HTTPModel), r.HTTPAllocRatio, mib(r.PythonPeak), r.PythonOverGo, r.Outcome)
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\npeak: runtime/metrics "+"/memory/classes/heap/objects:bytes sampled in a busy goroutine, GOGC=2, steady state (after a warm-up and four at-size calls), one process per row, above the baseline")
+	fmt.Fprintln(stdout, "middleware model: memmodel.GoMiddlewareModel; '-': no pinned row for this body (pinned rows are at the derived cap)")
 	fmt.Fprintln(stdout, "HTTP fit: memmodel.GoHTTPModel = 6 x wire + middleware model + 4 MiB, fitted to these rows")
 	fmt.Fprintln(stdout, "python pred: memmodel.Predict with pydantic_core.from_json; python/go = python pred / HTTP peak")
 	return 0
