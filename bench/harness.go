@@ -53,6 +53,7 @@ var Modules = []string{
 	"github.com/santhosh-tekuri/jsonschema/v6",
 	"github.com/google/jsonschema-go",
 	"github.com/segmentio/encoding",
+	"github.com/mark3labs/mcp-go",
 }
 
 // RunConfig is one run of the benchmark suite.

@@ -42,7 +42,7 @@ func Headlines() []Headline {
 		})
 	}
 	for _, rq := range ServedRequests(0) {
-		inst := "BenchmarkServed/req=" + rq.name + ": one tools/call of knowledge.search over the go-sdk's in-memory transport, " + servedWhat[rq.name]
+		inst := "BenchmarkServed/req=" + rq.name + ": one tools/call of knowledge.search, client to handler in process (go-sdk in-memory transport; mark3labs in-process client), " + servedWhat[rq.name]
 		for _, impl := range []string{"mcpvalidate", "mark3labs"} {
 			hs = append(hs, Headline{
 				Family: "BenchmarkServed", Group: "req=" + rq.name, Impl: impl,
