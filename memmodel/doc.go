@@ -34,6 +34,17 @@
 // and become measured records; Records re-checks every pinned row against the
 // live model without an interpreter, which is what CI does.
 //
+// # The Go rows
+//
+// MeasureGoHere measures one shape through our validator in this process:
+// PathCheck is (*mcpvalidate.Validator).Check from the raw arguments, PathHTTP
+// a whole request into a go-sdk streamable HTTP handler with the middleware
+// wired. MeasureGo runs each row in a fresh child process. The peak is
+// runtime/metrics' heap objects sampled in a busy goroutine at GOGC=2, in
+// steady state after a warm-up; total allocation is exact. GoMiddlewareModel
+// and GoHTTPModel are fitted bounds that the producer holds every pinned row
+// (gorows.json) under.
+//
 // # Where it ends
 //
 // The model is an upper bound on the tracemalloc-visible heap of single-
@@ -44,5 +55,8 @@
 // many small values pays CPython's per-object overhead, which the model does
 // not price. Printability is Unicode 15.1 (CPython 3.13); an interpreter on an
 // older Unicode (3.11 is on 14.0) reprs the code points assigned since then
-// differently, and the shapes avoid them.
+// differently, and the shapes avoid them. The Go fits are fitted to this
+// machine's rows (go1.26.8, go-sdk v1.8.0, sonic v1.15.5, jsonschema/v6
+// v6.0.3), not derived from those libraries' source, and a sampled peak can
+// miss a spike shorter than the sampler's period.
 package memmodel
