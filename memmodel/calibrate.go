@@ -22,6 +22,10 @@ import (
 //go:embed calibrate.py
 var CalibrationScript string
 
+// ErrUnsupportedInterpreter is returned when the interpreter cannot run the
+// calibration (CPython before 3.9 has no tracemalloc.reset_peak).
+var ErrUnsupportedInterpreter = errors.New("unsupported interpreter")
+
 // Measurement is what one interpreter run reports.
 type Measurement struct {
 	Python        string           `json:"python"`
@@ -106,6 +110,10 @@ func Measure(ctx context.Context, python string, s Shape, p Parser, l charge.Lim
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 3 {
+			return CalibratedRow{}, fmt.Errorf("%s: %w: %s", python, ErrUnsupportedInterpreter, strings.TrimSpace(stderr.String()))
+		}
 		msg := stderr.String()
 		if len(msg) > 400 {
 			msg = msg[len(msg)-400:]

@@ -39,6 +39,9 @@ def rendered_width(value):
 
 
 def main():
+    if not hasattr(tracemalloc, "reset_peak"):  # CPython 3.9+
+        sys.stderr.write("tracemalloc.reset_peak needs CPython 3.9 or later\n")
+        raise SystemExit(3)
     parser, family, chunk = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if parser == "pydantic_core.from_json":
         import pydantic_core

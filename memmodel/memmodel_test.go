@@ -3,6 +3,7 @@ package memmodel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -244,6 +245,9 @@ func TestCalibrationSmallScale(t *testing.T) {
 	sc := FullScale().Scaled(64)
 	shapes := append(SeedRowShapes(sc)[2:], WideningShapes(sc)[0], FamilyTwoShapes(sc)[4])
 	rows, err := Calibrate(context.Background(), python, shapes, sc.Limits, nil)
+	if errors.Is(err, ErrUnsupportedInterpreter) {
+		t.Skip(err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
