@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -151,6 +153,8 @@ func Charts() (map[string][]byte, error) {
 		}
 		p.Y.Min = 0
 		p.X.Min = 0
+		p.X.Tick.Marker = stepTicks(5)
+		p.Y.Tick.Marker = stepTicks(25)
 		wt, err := p.WriterTo(9*vg.Inch, 6*vg.Inch, "svg")
 		if err != nil {
 			return nil, err
@@ -179,4 +183,20 @@ func WriteCharts(dir string) ([]string, error) {
 		written = append(written, name)
 	}
 	return written, nil
+}
+
+// stepTicks labels every step (a major tick) and marks every fifth of one.
+func stepTicks(step float64) plot.Ticker {
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		var ts []plot.Tick
+		minor := step / 5
+		for v := math.Floor(lo/minor) * minor; v <= hi; v += minor {
+			t := plot.Tick{Value: v}
+			if r := math.Mod(math.Abs(v)+minor/2, step); r < minor {
+				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+			ts = append(ts, t)
+		}
+		return ts
+	})
 }
