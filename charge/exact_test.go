@@ -217,3 +217,28 @@ func TestNamesRenderAtTheirWidestReference(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsOfEachCodePoint charges strings that repeat one code point, so the
+// multi-byte fast paths (four two-byte sequences at a time) see every member
+// of their class in every lane, and refuse overlong leads inside a run.
+func TestRunsOfEachCodePoint(t *testing.T) {
+	for _, d := range charge.Dialects {
+		g := gate(t, d, charge.DefaultLimits())
+		for r := rune(0x80); r < 0x10000; r++ {
+			if r >= 0xd800 && r < 0xe000 {
+				continue
+			}
+			s := strings.Repeat("a"+string(r), 3) + strings.Repeat(string(r), 9)
+			rep, ref := g.Check([]byte(`"` + s + `"`))
+			if ref != nil || rep.Charge != refWidth(d, s) {
+				t.Fatalf("%s: runs of U+%04X charged %d (%v), reference %d", d, r, rep.Charge, ref, refWidth(d, s))
+			}
+		}
+		for _, bad := range []string{"\xc1\x80", "\xc0\xaf", "\xd0\x20", "\xd0\xd0"} {
+			doc := `"` + strings.Repeat("\u0600", 3) + bad + strings.Repeat("\u0600", 4) + `"`
+			if _, ref := g.Check([]byte(doc)); ref == nil || ref.Bound != charge.BoundUTF8 {
+				t.Errorf("%s: %q inside a two-byte run: got %v, want a utf8 refusal", d, bad, ref)
+			}
+		}
+	}
+}

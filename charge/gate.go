@@ -2,6 +2,7 @@ package charge
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"sync"
 	"unicode/utf8"
@@ -427,31 +428,7 @@ func (s *scanner) str(name bool) *Refusal {
 				}
 				wc := t.ascii[c]
 				if wc == 0 {
-					// A well-formed escape stays in the loop; the closing
-					// quote, control characters and bad escapes leave it.
-					if c != '\\' {
-						break chunk
-					}
-					r, n := escapeAt(doc, i)
-					if n == 0 {
-						break chunk
-					}
-					escaped = true
-					switch r {
-					case '"':
-						doubles = true
-					case '\\':
-						backslashEnd = i + n
-					case '\'':
-						escapedSingles++
-					case '~', '/':
-						if n > 2 {
-							escapedPointer++ // \/ is counted with the raw bytes
-						}
-					}
-					w += int64(t.of(r))
-					i += n
-					continue
+					break chunk // " \\ or a control character
 				}
 				w += int64(wc)
 				i++
@@ -464,11 +441,29 @@ func (s *scanner) str(name bool) *Refusal {
 			case c < 0xc2:
 				break chunk
 			case c < 0xe0:
+				// Four two-byte sequences at a time, for Arabic, Cyrillic,
+				// Greek, Hebrew and the rest of U+0080..U+07FF.
+				for i+8 <= end {
+					x := binary.LittleEndian.Uint64(doc[i : i+8])
+					if x&0xc0e0c0e0c0e0c0e0 != 0x80c080c080c080c0 || !leadsOK(x) {
+						break
+					}
+					w += int64(t.bmp[rune(x&0x1f)<<6|rune(x>>8&0x3f)]) +
+						int64(t.bmp[rune(x>>16&0x1f)<<6|rune(x>>24&0x3f)]) +
+						int64(t.bmp[rune(x>>32&0x1f)<<6|rune(x>>40&0x3f)]) +
+						int64(t.bmp[rune(x>>48&0x1f)<<6|rune(x>>56&0x3f)])
+					i += 8
+				}
+				if i >= end || doc[i] < 0xc2 || doc[i] >= 0xe0 {
+					continue
+				}
+				c = doc[i]
 				if i+1 >= len(doc) || doc[i+1]&0xc0 != 0x80 {
 					break chunk
 				}
-				r = rune(c&0x1f)<<6 | rune(doc[i+1]&0x3f)
+				w += int64(t.bmp[rune(c&0x1f)<<6|rune(doc[i+1]&0x3f)])
 				i += 2
+				continue
 			case c < 0xf0:
 				if i+2 >= len(doc) {
 					break chunk
@@ -477,8 +472,9 @@ func (s *scanner) str(name bool) *Refusal {
 				if b1&0xc0 != 0x80 || b2&0xc0 != 0x80 || (c == 0xe0 && b1 < 0xa0) || (c == 0xed && b1 >= 0xa0) {
 					break chunk
 				}
-				r = rune(c&0x0f)<<12 | rune(b1&0x3f)<<6 | rune(b2&0x3f)
+				w += int64(t.bmp[rune(c&0x0f)<<12|rune(b1&0x3f)<<6|rune(b2&0x3f)])
 				i += 3
+				continue
 			default:
 				if c > 0xf4 || i+3 >= len(doc) {
 					break chunk
@@ -535,15 +531,16 @@ func (s *scanner) str(name bool) *Refusal {
 			return nil
 		case c == '\\':
 			escaped = true
-			r, next, bad := unescape(doc, i)
-			if bad != 0 {
+			r, n := escapeAt(doc, i)
+			if n == 0 {
+				_, next, bad := unescape(doc, i) // names the bound the escape breaks
+				if bad == 0 {
+					bad = BoundSyntax // unreachable: escapeAt takes every escape unescape does
+				}
 				s.pos = next
 				return s.refuse(bad, at)
 			}
-			i = next
-			if (r == '~' || r == '/') && doc[at+1] == 'u' {
-				escapedPointer++ // \/ is counted with the raw bytes
-			}
+			i += n
 			switch r {
 			case '\'':
 				escapedSingles++
@@ -551,6 +548,10 @@ func (s *scanner) str(name bool) *Refusal {
 				doubles = true
 			case '\\':
 				backslashEnd = i
+			case '~', '/':
+				if n > 2 {
+					escapedPointer++ // \/ is counted with the raw bytes
+				}
 			}
 			w += int64(t.of(r))
 			if w > left {
@@ -578,11 +579,6 @@ func (s *scanner) trip(from int, w, left int64) int {
 	for i := from; i < len(s.doc); {
 		c := s.doc[i]
 		n, wc := 1, int64(t.ascii[c])
-		if c == '\\' {
-			var r rune
-			r, n = escapeAt(s.doc, i)
-			wc = int64(t.of(r))
-		}
 		if c >= utf8.RuneSelf {
 			var r rune
 			r, n = decodeRune(s.doc[i:])
@@ -594,6 +590,17 @@ func (s *scanner) trip(from int, w, left int64) int {
 		i += n
 	}
 	return len(s.doc)
+}
+
+// leadsOK reports whether each of the four two-byte lead bytes in x (bytes 0,
+// 2, 4, 6) is at least 0xC2: C0 and C1 would start an overlong form.
+func leadsOK(x uint64) bool {
+	for k := 0; k < 64; k += 16 {
+		if x>>k&0x1e == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // simpleEscape maps the letter after a backslash to the rune a two-byte
