@@ -87,6 +87,8 @@ var nameSeed = maphash.MakeSeed()
 
 type scanner struct {
 	g        *Gate
+	l        Limits // a copy of g.limits, one load away in the hot paths
+	dialect  Dialect
 	doc      []byte
 	pos      int
 	nodes    int
@@ -101,7 +103,7 @@ type scanner struct {
 }
 
 func (s *scanner) reset(g *Gate, doc []byte) {
-	s.g, s.doc, s.pos = g, doc, 0
+	s.g, s.l, s.dialect, s.doc, s.pos = g, g.limits, g.dialect, doc, 0
 	s.nodes, s.depth, s.maxDepth, s.charge, s.serial = 0, 0, 0, 0, 0
 	if cap(s.stack) < g.limits.MaxParamsNesting {
 		s.stack = make([]frame, 0, g.limits.MaxParamsNesting)
@@ -138,7 +140,7 @@ func (s *scanner) skipSpace() {
 
 func (s *scanner) refuse(b Bound, at int) *Refusal {
 	r := &Refusal{Bound: b, Offset: at, Pointer: s.pointer()}
-	l := s.g.limits
+	l := s.l
 	switch b {
 	case BoundNesting:
 		r.Limit, r.Unit = int64(l.MaxParamsNesting), "levels"
@@ -149,7 +151,7 @@ func (s *scanner) refuse(b Bound, at int) *Refusal {
 	case BoundNumberExponent:
 		r.Limit, r.Unit = int64(l.MaxNumberExponent), "in magnitude"
 	case BoundCharge:
-		r.Limit, r.Unit = l.MaxParamsRenderedChars, s.g.dialect.Unit()
+		r.Limit, r.Unit = l.MaxParamsRenderedChars, s.dialect.Unit()
 	}
 	return r
 }
@@ -159,7 +161,7 @@ func (s *scanner) syntax() *Refusal { return s.refuse(BoundSyntax, s.pos) }
 // node counts one more node starting at s.pos.
 func (s *scanner) node() *Refusal {
 	s.nodes++
-	if s.nodes > s.g.limits.MaxParamsNodes {
+	if s.nodes > s.l.MaxParamsNodes {
 		return s.refuse(BoundNodes, s.pos)
 	}
 	return nil
@@ -179,7 +181,7 @@ func (s *scanner) run() *Refusal {
 		switch c := doc[s.pos]; c {
 		case '{', '[':
 			s.depth++
-			if s.depth > s.g.limits.MaxParamsNesting {
+			if s.depth > s.l.MaxParamsNesting {
 				return s.refuse(BoundNesting, s.pos)
 			}
 			s.maxDepth = max(s.maxDepth, s.depth)
@@ -212,6 +214,20 @@ func (s *scanner) run() *Refusal {
 				return r
 			}
 		default:
+			// Most numbers in tool arguments are short non-negative integers:
+			// one to three digits render as themselves in both dialects.
+			p, j := s.pos, s.pos
+			for j < len(doc) && j-p < 4 && isDigit(doc[j]) {
+				j++
+			}
+			if n := j - p; n > 0 && n < 4 && (doc[p] != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+				s.charge += int64(n)
+				if s.charge > s.l.MaxParamsRenderedChars {
+					return s.refuse(BoundCharge, p)
+				}
+				s.pos = j
+				break
+			}
 			if r := s.number(); r != nil {
 				return r
 			}
@@ -296,7 +312,7 @@ func (s *scanner) literal() *Refusal {
 	if len(rest) < len(lit) || string(rest[:len(lit)]) != lit {
 		return s.syntax()
 	}
-	if r := s.spend(int64(s.g.dialect.LiteralWidth(lit)), s.pos); r != nil {
+	if r := s.spend(int64(s.dialect.LiteralWidth(lit)), s.pos); r != nil {
 		return r
 	}
 	s.pos += len(lit)
@@ -306,13 +322,18 @@ func (s *scanner) literal() *Refusal {
 // spend charges w for a token starting at at.
 func (s *scanner) spend(w int64, at int) *Refusal {
 	s.charge += w
-	if s.charge > s.g.limits.MaxParamsRenderedChars {
+	if s.charge > s.l.MaxParamsRenderedChars {
 		return s.refuse(BoundCharge, at)
 	}
 	return nil
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// continuesNumber marks the bytes that can follow a digit inside one number
+// token: more digits, a fraction or an exponent.
+var continuesNumber = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
+	'6': true, '7': true, '8': true, '9': true, '.': true, 'e': true, 'E': true}
 
 func (s *scanner) number() *Refusal {
 	doc, start, i := s.doc, s.pos, s.pos
@@ -355,7 +376,7 @@ func (s *scanner) number() *Refusal {
 			s.pos = i
 			return s.syntax()
 		}
-		limit := s.g.limits.MaxNumberExponent
+		limit := s.l.MaxNumberExponent
 		for ; i < len(doc) && isDigit(doc[i]); i++ {
 			if exp <= limit {
 				exp = exp*10 + int(doc[i]-'0')
@@ -365,8 +386,8 @@ func (s *scanner) number() *Refusal {
 			}
 		}
 	}
-	if n := i - start; n > s.g.limits.MaxNumberBytes {
-		return s.refuse(BoundNumberBytes, start+s.g.limits.MaxNumberBytes)
+	if n := i - start; n > s.l.MaxNumberBytes {
+		return s.refuse(BoundNumberBytes, start+s.l.MaxNumberBytes)
 	}
 	if expAt >= 0 {
 		return s.refuse(BoundNumberExponent, expAt)
@@ -375,8 +396,8 @@ func (s *scanner) number() *Refusal {
 	var w int
 	switch {
 	case !integer:
-		w = s.g.dialect.NumberWidth(tok)
-	case s.g.dialect == Python:
+		w = s.dialect.NumberWidth(tok)
+	case s.dialect == Python:
 		w = len(tok) // an int's repr is its literal, but for -0
 		if w == 2 && tok[0] == '-' && tok[1] == '0' {
 			w = 1
@@ -384,7 +405,7 @@ func (s *scanner) number() *Refusal {
 	case intDigits <= 3:
 		w = len(tok) // x/text prints integers below 1,000 digit for digit
 	default:
-		w = s.g.dialect.NumberWidth(tok)
+		w = s.dialect.NumberWidth(tok)
 	}
 	if r := s.spend(int64(w), start); r != nil {
 		return r
@@ -406,7 +427,7 @@ func (s *scanner) str(name bool) *Refusal {
 	open := s.pos
 	i := open + 1
 	t := s.g.widths
-	left := s.g.limits.MaxParamsRenderedChars - s.charge // what this string may still spend
+	left := s.l.MaxParamsRenderedChars - s.charge // what this string may still spend
 	var w int64
 	doubles, escaped := false, false
 	escapedSingles, escapedPointer := int64(0), int64(0)
@@ -504,7 +525,7 @@ func (s *scanner) str(name bool) *Refusal {
 		switch {
 		case c == '"':
 			i++
-			switch s.g.dialect {
+			switch s.dialect {
 			case Python:
 				if doubles {
 					// repr delimits with ' and escapes each ' as \'.
@@ -522,7 +543,7 @@ func (s *scanner) str(name bool) *Refusal {
 			}
 			s.pos = i
 			s.charge += w
-			if s.charge > s.g.limits.MaxParamsRenderedChars {
+			if s.charge > s.l.MaxParamsRenderedChars {
 				return s.refuse(BoundCharge, at)
 			}
 			if name {
@@ -758,7 +779,7 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 			f.mapped = true
 			// Every name needs a value, so a document holds at most half
 			// its node limit of names.
-			s.index.ready(s.g.limits.MaxParamsNodes/2 + 1)
+			s.index.ready(s.l.MaxParamsNodes/2 + 1)
 			for j := int(f.namesAt); j < len(s.list); j++ {
 				s.list[j].hash = s.hashName(s.list[j])
 				s.index.add(s.list[j].hash, int32(j))
