@@ -128,7 +128,6 @@ func maxLeavesBytes() int {
 	return MaxLeaves*maxLeafBytes() + (MaxLeaves-1)*len(tplLeafSep) + len(tplMore) + 20 + len(tplMoreEnd)
 }
 
-
 // checkCeiling is the construction-time assertion: the longest refusal the
 // templates can build must fit in ceiling.
 func checkCeiling(ceiling int) error {
@@ -183,4 +182,3 @@ func (r *Refusal) Error() string {
 	}
 	return b.String()
 }
-
