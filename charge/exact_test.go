@@ -242,3 +242,31 @@ func TestRunsOfEachCodePoint(t *testing.T) {
 		}
 	}
 }
+
+// TestGoIntegerWidthsMatchTheReference covers the gate's integer path for the
+// go dialect (up to 15 digits, read from the literal) against the reference,
+// which prints through x/text itself.
+func TestGoIntegerWidthsMatchTheReference(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	var lits []string
+	for d := 1; d <= 17; d++ {
+		for _, lead := range []string{"1", "9", "4"} {
+			for _, tail := range []string{"0", "7", "5"} {
+				lits = append(lits, lead+strings.Repeat(tail, d-1), "-"+lead+strings.Repeat(tail, d-1))
+			}
+		}
+		lits = append(lits, "1"+strings.Repeat("0", d-1)+"1", "10"+strings.Repeat("0", d))
+	}
+	lits = append(lits, "0", "-0", "999999", "1000000", "123456789012345", "100000000000000", "999999999999999")
+	for _, lit := range lits {
+		v, err := reference.Decode([]byte(lit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := reference.Charge(charge.Go, v)
+		rep, ref := g.Check([]byte(lit))
+		if ref != nil || rep.Charge != want {
+			t.Errorf("%s: charged %d (%v), reference %d (%s)", lit, rep.Charge, ref, want, reference.Render(charge.Go, v))
+		}
+	}
+}

@@ -404,6 +404,8 @@ func (s *scanner) number() *Refusal {
 		}
 	case intDigits <= 3:
 		w = len(tok) // x/text prints integers below 1,000 digit for digit
+	case intDigits <= 15:
+		w = max(len(tok), xtextIntegerWidth(tok))
 	default:
 		w = s.dialect.NumberWidth(tok)
 	}

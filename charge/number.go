@@ -66,6 +66,30 @@ func xtextFloatWidth(f float64) int {
 		return 1
 	}
 	digits, exp, sign := shortest(f)
+	return xtextWidth(digits, exp, sign)
+}
+
+// xtextIntegerWidth is xtextFloatWidth for an integer literal of at most 15
+// digits, read from the literal: such an integer is a float64 exactly, and its
+// shortest digits are its own without trailing zeros.
+func xtextIntegerWidth(tok []byte) int {
+	sign := 0
+	if tok[0] == '-' {
+		sign, tok = 1, tok[1:]
+	}
+	if len(tok) == 1 && tok[0] == '0' {
+		return 1 // x/text prints -0 as 0
+	}
+	digits := len(tok)
+	for digits > 1 && tok[digits-1] == '0' {
+		digits--
+	}
+	return xtextWidth(digits, len(tok)-1, sign)
+}
+
+// xtextWidth is the width of a finite nonzero number with the given count of
+// significant digits, decimal exponent of the first, and sign.
+func xtextWidth(digits, exp, sign int) int {
 	if exp < -4 || exp >= 6 {
 		w := sign + digits + len("×10")
 		if digits > 1 {
