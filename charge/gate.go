@@ -556,10 +556,7 @@ func (s *scanner) str(name bool) *Refusal {
 			escaped = true
 			r, n := escapeAt(doc, i)
 			if n == 0 {
-				_, next, bad := unescape(doc, i) // names the bound the escape breaks
-				if bad == 0 {
-					bad = BoundSyntax // unreachable: escapeAt takes every escape unescape does
-				}
+				next, bad := escapeBound(doc, i)
 				s.pos = next
 				return s.refuse(bad, at)
 			}
@@ -683,74 +680,26 @@ func escapeAt(doc []byte, i int) (r rune, n int) {
 	return 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00), 12
 }
 
-// unescape decodes the escape at doc[i] (a backslash). It returns the rune,
-// the index after the escape, and a nonzero bound when the escape is refused.
-func unescape(doc []byte, i int) (rune, int, Bound) {
-	if i+1 >= len(doc) {
-		return 0, len(doc), BoundSyntax
+// escapeBound says why the escape at doc[i] (a backslash), which escapeAt
+// refused, is refused, and where the scan stops: a lone or reversed surrogate,
+// or anything else (a letter JSON has no escape for, bad hex, the document's
+// end).
+func escapeBound(doc []byte, i int) (int, Bound) {
+	if i+6 > len(doc) || doc[i+1] != 'u' {
+		return min(i+2, len(doc)), BoundSyntax
 	}
-	switch doc[i+1] {
-	case '"':
-		return '"', i + 2, 0
-	case '\\':
-		return '\\', i + 2, 0
-	case '/':
-		return '/', i + 2, 0
-	case 'b':
-		return '\b', i + 2, 0
-	case 'f':
-		return '\f', i + 2, 0
-	case 'n':
-		return '\n', i + 2, 0
-	case 'r':
-		return '\r', i + 2, 0
-	case 't':
-		return '\t', i + 2, 0
-	case 'u':
-	default:
-		return 0, i + 1, BoundSyntax
-	}
-	r, ok := hex4At(doc, i+2)
-	if !ok {
-		return 0, i + 2, BoundSyntax
-	}
-	i += 6
+	r := hex4Fast(doc, i+2)
 	switch {
+	case r < 0:
+		return i + 2, BoundSyntax
 	case r >= 0xdc00 && r < 0xe000:
-		return 0, i, BoundSurrogate
-	case r >= 0xd800 && r < 0xdc00:
-		if i+1 < len(doc) && doc[i] == '\\' && doc[i+1] == 'u' {
-			lo, ok := hex4At(doc, i+2)
-			if !ok {
-				return 0, i + 2, BoundSyntax
-			}
-			if lo >= 0xdc00 && lo < 0xe000 {
-				return 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00), i + 6, 0
-			}
-		}
-		return 0, i, BoundSurrogate
+		return i + 6, BoundSurrogate // a low half with no high half before it
 	}
-	return r, i, 0
-}
-
-func hex4At(doc []byte, i int) (rune, bool) {
-	if i+4 > len(doc) {
-		return 0, false
+	// A high half not followed by a low one.
+	if i+12 <= len(doc) && doc[i+6] == '\\' && doc[i+7] == 'u' && hex4Fast(doc, i+8) < 0 {
+		return i + 8, BoundSyntax
 	}
-	var r rune
-	for _, c := range doc[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
+	return i + 6, BoundSurrogate
 }
 
 // decodeRune decodes one multi-byte UTF-8 sequence, refusing overlong forms,
@@ -840,8 +789,8 @@ func (s *scanner) sameName(a, b nameRec) bool {
 // validated, and returns the index after it.
 func nextRune(raw []byte, i int) (rune, int) {
 	if raw[i] == '\\' {
-		r, next, _ := unescape(raw, i)
-		return r, next
+		r, n := escapeAt(raw, i)
+		return r, i + n
 	}
 	if raw[i] < utf8.RuneSelf {
 		return rune(raw[i]), i + 1

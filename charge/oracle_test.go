@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,27 +13,6 @@ import (
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/charge/reference"
 )
-
-// python313 finds CPython 3.13: $BOUNDLAB_PYTHON313, then pyenv's 3.13.0.
-func python313(t *testing.T) string {
-	t.Helper()
-	candidates := []string{os.Getenv("BOUNDLAB_PYTHON313")}
-	if root, err := exec.Command("pyenv", "root").Output(); err == nil {
-		candidates = append(candidates, filepath.Join(strings.TrimSpace(string(root)), "versions", "3.13.0", "bin", "python3"))
-	}
-	candidates = append(candidates, "/root/.pyenv/versions/3.13.0/bin/python3")
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		out, err := exec.Command(c, "-c", "import sys, unicodedata; print(sys.version_info[:2] == (3, 13), unicodedata.unidata_version)").Output()
-		if err == nil && strings.HasPrefix(string(out), "True 15.1.0") {
-			return c
-		}
-	}
-	t.Skip("SKIPPED: CPython 3.13 (Unicode 15.1.0) not found; set BOUNDLAB_PYTHON313 to run the repr oracle")
-	return ""
-}
 
 // oracleScript reads one JSON document a line and prints, for each, the sum of
 // len(repr(x)) over every leaf and member name (strings without their quotes)
@@ -60,7 +37,10 @@ for line in sys.stdin:
 // equals what CPython 3.13's repr really renders, and the whole render stays
 // within charge + nodes x PerNodeMax.
 func TestPythonDialectAgainstCPython(t *testing.T) {
-	py := python313(t)
+	py := charge.FindPython313(t)
+	if out, err := exec.Command(py, "-c", "import sys, unicodedata; print(sys.version_info[:2] == (3, 13), unicodedata.unidata_version)").Output(); err != nil || !strings.HasPrefix(string(out), "True 15.1.0") {
+		t.Fatalf("%s is not CPython 3.13 with Unicode 15.1.0 (%q, %v)", py, out, err)
+	}
 	var docs []string
 	var chunk strings.Builder
 	for r := rune(0); r <= utf8.MaxRune; r++ {
