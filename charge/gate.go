@@ -68,8 +68,7 @@ type frame struct {
 	nameAt   int32 // object: the current member name's raw content span
 	nameEnd  int32
 	namesAt  int32 // object: where this object's names start in scanner.list
-	serial   uint32
-	mapped   bool // object: its names are indexed in scanner.index too
+	mapped   bool  // object: its names are in scanner.index too
 }
 
 // nameRec is one member name of an open object.
@@ -80,7 +79,7 @@ type nameRec struct {
 }
 
 // linearNames is how many names an object holds before duplicate lookups
-// switch from a scan to a map.
+// switch from comparing with each earlier name to the hash index.
 const linearNames = 16
 
 var nameSeed = maphash.MakeSeed()
@@ -95,7 +94,6 @@ type scanner struct {
 	depth    int
 	maxDepth int
 	charge   int64
-	serial   uint32
 	stack    []frame
 	list     []nameRec
 	index    nameIndex
@@ -104,7 +102,7 @@ type scanner struct {
 
 func (s *scanner) reset(g *Gate, doc []byte) {
 	s.g, s.l, s.dialect, s.doc, s.pos = g, g.limits, g.dialect, doc, 0
-	s.nodes, s.depth, s.maxDepth, s.charge, s.serial = 0, 0, 0, 0, 0
+	s.nodes, s.depth, s.maxDepth, s.charge = 0, 0, 0, 0
 	if cap(s.stack) < g.limits.MaxParamsNesting {
 		s.stack = make([]frame, 0, g.limits.MaxParamsNesting)
 	}
@@ -117,18 +115,12 @@ func (s *scanner) release() {
 	s.scratch = s.scratch[:0]
 }
 
-// Character classes for the structural scan.
-var (
-	isSpace [256]bool // RFC 8259 whitespace
-	isPlain [256]bool // printable ASCII that every dialect renders as itself, width 1
-)
+// isSpace marks RFC 8259 whitespace.
+var isSpace [256]bool
 
 func init() {
 	for _, c := range []byte{' ', '\t', '\n', '\r'} {
 		isSpace[c] = true
-	}
-	for c := 0x20; c < 0x7f; c++ {
-		isPlain[c] = c != '"' && c != '\\' && c != '\''
 	}
 }
 
@@ -189,8 +181,7 @@ func (s *scanner) run() *Refusal {
 			f := &s.stack[len(s.stack)-1]
 			*f = frame{object: c == '{'}
 			if f.object {
-				s.serial++
-				f.serial, f.namesAt = s.serial, int32(len(s.list))
+				f.namesAt = int32(len(s.list))
 			}
 			s.pos++
 			s.skipSpace()
