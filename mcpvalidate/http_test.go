@@ -1,7 +1,6 @@
 package mcpvalidate_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/residuals"
 )
 
 // served is a demo server over real streamable HTTP.
@@ -138,19 +138,8 @@ func (r *raw) callBody(name string, args []byte) []byte {
 // message extracts the one JSON-RPC message of a response (JSON or SSE).
 func message(t testing.TB, body []byte) map[string]json.RawMessage {
 	t.Helper()
-	payload := body
-	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("event:")) || bytes.HasPrefix(bytes.TrimSpace(body), []byte("data:")) || bytes.HasPrefix(bytes.TrimSpace(body), []byte("id:")) {
-		payload = nil
-		sc := bufio.NewScanner(bytes.NewReader(body))
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data:")); ok {
-				payload = append(payload, bytes.TrimSpace(d)...)
-			}
-		}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &m); err != nil {
+	m, err := residuals.Message(body)
+	if err != nil {
 		t.Fatalf("response is not one JSON-RPC message: %v: %.300q", err, body)
 	}
 	return m
