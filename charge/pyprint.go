@@ -1,5 +1,7 @@
 package charge
 
+import "slices"
+
 //go:generate go run ./internal/gen/pyprint -o tables_python15.1.0.go
 
 // pythonIsPrint reports whether CPython 3.13 calls the one-character string
@@ -29,35 +31,19 @@ func pythonIsPrint(r rune) bool {
 // pythonIsPrintTable is pythonIsPrint for r >= 0x80: a binary search of the
 // generated range tables.
 func pythonIsPrintTable(r rune) bool {
-	if r <= 0xFFFF {
-		t := pythonPrint16
-		x := uint16(r)
-		// Find the first entry >= x; x is printable iff that entry is a
-		// range's lo equal to x, or a range's hi (so x is inside it).
-		lo, hi := 0, len(t)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if t[m] < x {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		return lo < len(t) && (lo&1 == 1 || t[lo] == x)
+	switch {
+	case r <= 0xFFFF:
+		return inRanges(pythonPrint16, uint16(r))
+	case r <= 0x10FFFF:
+		return inRanges(pythonPrint32, uint32(r))
 	}
-	if r > 0x10FFFF {
-		return false
-	}
-	t := pythonPrint32
-	x := uint32(r)
-	lo, hi := 0, len(t)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t[m] < x {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo < len(t) && (lo&1 == 1 || t[lo] == x)
+	return false
+}
+
+// inRanges reports whether x lies in one of the sorted [lo, hi] pairs of t:
+// the first entry >= x is either a range's lo equal to x, or a range's hi
+// (odd index), so x is inside that range.
+func inRanges[T uint16 | uint32](t []T, x T) bool {
+	i, found := slices.BinarySearch(t, x)
+	return i < len(t) && (found || i&1 == 1)
 }
