@@ -28,6 +28,10 @@ func pythonIsPrint(r rune) bool {
 	return pythonIsPrintTable(r)
 }
 
+// PythonIsPrint is CPython 3.13's str.isprintable() for the one-character
+// string chr(r), under Unicode 15.1.0 (see pythonIsPrint).
+func PythonIsPrint(r rune) bool { return pythonIsPrint(r) }
+
 // pythonIsPrintTable is pythonIsPrint for r >= 0x80: a binary search of the
 // generated range tables.
 func pythonIsPrintTable(r rune) bool {

@@ -3,7 +3,10 @@ package sweeps
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/results"
@@ -66,6 +69,23 @@ func SweepRecords() ([]results.Record, error) {
 			float64(s.CodePoints), "code points", "every scalar value U+0000..U+10FFFF but the surrogates U+D800..U+DFFF",
 			"sweeps.Run: charge.WireClasses and Encoder.RuneWireBytes vs encoding/json and a port of CPython 3.13 json.dumps (ensure_ascii, raw); Dialect.RuneClass/RuneWidth vs charge/reference", ""),
 	}
+	printable, added := 0, 0
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if charge.PythonIsPrint(r) {
+			printable++
+			if !strconv.IsPrint(r) {
+				added++
+			}
+		}
+	}
+	recs = append(recs,
+		derived("sweep.python.printable", "code points CPython 3.13's str.isprintable() calls printable (Unicode "+charge.PythonUnicodeVersion+")",
+			float64(printable), "code points", "every code point U+0000..U+10FFFF",
+			"charge.PythonIsPrint over every code point (the table generated from "+charge.PythonUnicodeSource+")", ""),
+		derived("sweep.python.printable-not-in-go", "code points the python dialect prints raw that Go's strconv.IsPrint (Unicode "+unicode.Version+") escapes",
+			float64(added), "code points", "every code point U+0000..U+10FFFF",
+			"charge.PythonIsPrint && !strconv.IsPrint over every code point: the code points Unicode 15.1 assigned after Go's tables", ""),
+	)
 	for _, d := range charge.Dialects {
 		rows, err := s.Table(d)
 		if err != nil {
