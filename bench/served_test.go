@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"github.com/theurian/boundlab/internal/demo"
 	"testing"
 
 	gjs "github.com/google/jsonschema-go/jsonschema"
@@ -10,8 +11,6 @@ import (
 	m3 "github.com/mark3labs/mcp-go/mcp"
 	m3server "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // The served comparison: one tools/call over the go-sdk's in-memory
@@ -72,7 +71,7 @@ func goSDKCaller(cs *mcp.ClientSession) caller {
 
 // mark3labsCaller builds a mark3labs/mcp-go server and in-process client.
 func mark3labsCaller(tb testing.TB, validate bool) caller {
-	v, err := mcpvalidate.New()
+	v, err := demo.NewValidator()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -131,7 +130,7 @@ func servedSession(tb testing.TB, impl string) *mcp.ClientSession {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	switch impl {
 	case "mcpvalidate", "none":
-		v, err := mcpvalidate.New()
+		v, err := demo.NewValidator()
 		if err != nil {
 			tb.Fatal(err)
 		}

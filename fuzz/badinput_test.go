@@ -59,7 +59,7 @@ func TestBadInputThroughCheck(t *testing.T) {
 			continue
 		}
 		for _, tool := range v.Tools() {
-			ref := v.Check(tool, c.Doc)
+			ref := v.Check(context.Background(), tool, c.Doc)
 			if ref == nil {
 				t.Errorf("%s via %s: admitted", c.Name, tool)
 				continue

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"encoding/json"
+	"github.com/theurian/boundlab/internal/demo"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ var (
 
 func theValidator(tb testing.TB) *mcpvalidate.Validator {
 	validatorOnce.Do(func() {
-		validator, validatorErr = mcpvalidate.New()
+		validator, validatorErr = demo.NewValidator()
 		if validatorErr != nil {
 			return
 		}
@@ -310,7 +311,7 @@ func checkServed(t *testing.T, tool string, args []byte) {
 	if seen == nil {
 		t.Fatalf("the call reached no middleware")
 	}
-	ref := theValidator(t).Check(tool, *seen)
+	ref := theValidator(t).Check(context.Background(), tool, *seen)
 	switch {
 	case ref != nil && ran:
 		t.Fatalf("the handler ran on a refused call: %v\nargs: %q", ref, *seen)
@@ -358,7 +359,7 @@ func FuzzRefusals(f *testing.F) {
 			tool = string(data[:min(len(data), 200)]) // a caller-written tool name
 		}
 		for _, args := range [][]byte{data, argumentsFor(data, toolProperties(v, tool))} {
-			if ref := v.Check(tool, args); ref != nil {
+			if ref := v.Check(context.Background(), tool, args); ref != nil {
 				checkRefusalText(t, tool, args, ref.Error())
 			}
 			checkServed(t, tool, args)

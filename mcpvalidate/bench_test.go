@@ -98,7 +98,7 @@ func publishedResolved(tb testing.TB, v *mcpvalidate.Validator) *jsonschema.Reso
 // same published schema. heap/wire is the bytes allocated per call over the
 // arguments' wire bytes; refusal-bytes is the refusal text's size.
 func BenchmarkCheck(b *testing.B) {
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func BenchmarkCheck(b *testing.B) {
 			check func([]byte) string
 		}{
 			{"mcpvalidate", func(a []byte) string {
-				if r := v.Check("knowledge.search", a); r != nil {
+				if r := v.Check(context.Background(), "knowledge.search", a); r != nil {
 					return r.Error()
 				}
 				return ""
@@ -147,7 +147,7 @@ type inMemory struct {
 
 func newInMemory(tb testing.TB, impl string) *inMemory {
 	tb.Helper()
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		tb.Fatal(err)
 	}

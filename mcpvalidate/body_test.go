@@ -12,7 +12,12 @@ import (
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/schemas"
 )
+
+// published is the demo's schema files, the source these tests validate
+// against.
+var published = mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir)
 
 // bodyLimits are the limits the body-cap tests run at: charge.DefaultLimits
 // (an 8 MiB landed file, a 26,214,400-byte cap) when BOUNDLAB_FULL=1, else the
@@ -30,7 +35,7 @@ func bodyLimits(t testing.TB) charge.Limits {
 }
 
 func TestBodyCapIsDerived(t *testing.T) {
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +44,12 @@ func TestBodyCapIsDerived(t *testing.T) {
 	if v.MaxRequestBodyBytes() != d.Cap || d.Cap != 3*l.MaxSourceFileBytes+l.EnvelopeAllowance {
 		t.Fatalf("cap %d, derivation %d, 3*file+envelope %d", v.MaxRequestBodyBytes(), d.Cap, 3*l.MaxSourceFileBytes+l.EnvelopeAllowance)
 	}
-	g, err := mcpvalidate.New(mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
+	g, err := mcpvalidate.New(published, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.BodyCap().Multiplier.RatString() != "6" || g.MaxRequestBodyBytes() != 6*l.MaxSourceFileBytes+l.EnvelopeAllowance {
-		t.Fatalf("with Go clients: multiplier %s, cap %d", g.BodyCap().Multiplier.RatString(), g.MaxRequestBodyBytes())
+	if g.BodyCap().Multiplier != "6" || g.MaxRequestBodyBytes() != 6*l.MaxSourceFileBytes+l.EnvelopeAllowance {
+		t.Fatalf("with Go clients: multiplier %s, cap %d", g.BodyCap().Multiplier, g.MaxRequestBodyBytes())
 	}
 }
 

@@ -4,30 +4,60 @@
 //
 // # Use
 //
-//	v, err := mcpvalidate.New()                  // the embedded schemas.FS
+// A server whose tools carry their input schemas (typed tools registered with
+// mcp.AddTool, or Server.AddTool with a schema) validates against what it
+// already publishes in tools/list, in one line, after its tools are added:
+//
+//	v, err := mcpvalidate.Install(server) // New(WithServerTools(server)) + outermost middleware
+//
+// A server whose contract lives in schema files:
+//
+//	v, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(os.DirFS("schemas"), "mcp"))
 //	server.AddReceivingMiddleware(v.Middleware()) // the LAST call: outermost
-//	handler := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+//
+// Either way, cap the HTTP body at the derived cap:
+//
+//	mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 //		MaxRequestBodyBytes: v.MaxRequestBodyBytes(),
 //	})
 //
-// Offline (tests, fuzzing, `boundlab validate`, memory measurement):
+// Check validates one call offline (tests, fuzzing, tools): it returns nil
+// when the call is admitted, or an error that is a *Refusal (errors.As).
 //
-//	func (v *Validator) Check(tool string, arguments json.RawMessage) *Refusal
+// # Schema sources
 //
-// returns nil when the call is admitted. Check's signature is stable.
+// Exactly one per Validator.
+//
+// WithTools and WithServerTools compile each tool's InputSchema as tools/list
+// publishes it (draft 2020-12 unless it names another $schema), offline: a
+// schema that is not strict JSON, is not "type": "object", refers to anything
+// outside itself, or does not compile fails New. A tool with no InputSchema
+// gets no contract, and every call to it is refused. Closure is the
+// contract's: an open schema admits unknown members (the go-sdk infers
+// additionalProperties: false for typed tools).
+//
+// WithSchemaFiles reads every *.schema.json in a directory of an fs.FS. The
+// schema-file contract, each clause checked at load:
+//
+//   - strict JSON (no duplicate member names, valid UTF-8);
+//   - "$schema": "https://json-schema.org/draft/2020-12/schema";
+//   - an absolute "$id" without a fragment, unique across the files;
+//   - a tool schema names its tool with ToolKey ("x-mcp-tool"), one file per
+//     tool; a file without it is a fragment that tool schemas $ref;
+//   - a tool schema declares "type": "object" and is closed with
+//     "unevaluatedProperties": false (so members composed in with allOf and
+//     $ref count as evaluated, and nothing else is admitted);
+//   - every $ref resolves within the files: the registry's loader refuses
+//     every URL, nothing is read from disk or network beyond the directory.
 //
 // # What it promises
 //
-// Loading: every *.schema.json in the schema directory is read and compiled
-// (draft 2020-12) in an offline registry whose loader refuses every URL. A
-// file that is not strict JSON, a duplicate $id, a tool named by two files, an
-// unresolvable $ref, a tool schema not closed with unevaluatedProperties:
-// false, or a schema that fails to compile fails New: nothing is skipped.
+// Loading: any problem with any schema fails New: nothing is skipped.
 //
 // Each call, in order: the tool name resolves to its compiled schema or the
 // call is refused (fail-closed: a tool registered on the server with no
 // published schema is unreachable); the charge gate (package charge, dialect
-// charge.Go, charge.DefaultLimits unless WithLimits/WithDialect) checks the raw
+// charge.Go, charge.DefaultLimits unless WithLimits) checks the raw
 // arguments bytes in one pass — syntax, UTF-8, lone surrogates, raw controls,
 // duplicate member names, nesting, nodes, number length and exponent, and the
 // rendered-width budget; sonic decodes them (UseNumber, ValidateString);
@@ -36,10 +66,10 @@
 // charge.KeyCut), keyword and schema-side limit per leaf, leaves sorted, at
 // most MaxLeaves named and the rest counted. Error() is never called on
 // anything that holds caller input. Absent arguments are validated as {}; the
-// JSON null is validated as itself and refused by every published schema.
+// JSON null is validated as itself and refused by every object schema.
 //
 // A refusal's text never exceeds MaxRefusalBytes, which is computed from the
-// templates and cuts; New fails if that exceeds RefusalCeiling. It never
+// templates and cuts and held under RefusalCeiling by the tests. It never
 // holds a caller value: only caller keys (escaped, cut) and the tool name
 // (escaped, cut to ToolCut).
 //
@@ -60,8 +90,8 @@
 // HTTP body read, the JSON-RPC decode (duplicate keys, invalid UTF-8 and lone
 // surrogates in the envelope are accepted there), the initialization gate, and
 // the SDK's own error for params that do not fit CallToolParamsRaw, which
-// echoes the params unbounded. Those are measured as residual records (package
-// mcpvalidate/residuals). It validates arguments only: _meta and other params
+// echoes the params unbounded. Those are measured from outside as residual
+// records by boundlab's lab. It validates arguments only: _meta and other params
 // members are the SDK's. It does not authorize, rate-limit or judge content.
 // Control characters dense enough to pass 3x on the wire meet the transport's
 // bare 413 before any MCP framing (the body cap's residual classes). Over

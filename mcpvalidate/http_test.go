@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/residuals"
 	"github.com/theurian/boundlab/mcpvalidate"
-	"github.com/theurian/boundlab/mcpvalidate/residuals"
 )
 
 // served is a demo server over real streamable HTTP.
@@ -26,7 +26,7 @@ type served struct {
 
 func serve(t testing.TB, o demo.Options, opts ...mcpvalidate.Option) *served {
 	t.Helper()
-	v, err := mcpvalidate.New(opts...)
+	v, err := mcpvalidate.New(append([]mcpvalidate.Option{published}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestRefusalShapeEqualsHandlerRefusal(t *testing.T) {
 	// Protocol 2026-07-28 (go-sdk v1.8.0 serves it over HTTP only when
 	// stateless): the SDK stamps resultType "complete" on a handler's answer,
 	// and the middleware's refusal must carry it too.
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +485,7 @@ func TestStrictnessOverHTTP(t *testing.T) {
 // TestUnpublishedToolIsUnreachable: a tool registered on the server with no
 // published schema is refused at dispatch; its handler never runs.
 func TestUnpublishedToolIsUnreachable(t *testing.T) {
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +494,7 @@ func TestUnpublishedToolIsUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	const unpublished = "knowledge.delete"
-	if _, ok := v.SchemaFile(unpublished); ok {
+	if _, ok := v.SchemaSource(unpublished); ok {
 		t.Fatalf("premise: %s must have no published schema", unpublished)
 	}
 	ran := 0
@@ -540,7 +540,7 @@ func TestSDKAnswersRawControlsBeforeMiddleware(t *testing.T) {
 // validator and sees calls it will refuse. demo.NewServer adds the validator
 // last; its Inner middleware sees admitted calls only.
 func TestMiddlewareOrder(t *testing.T) {
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		t.Fatal(err)
 	}

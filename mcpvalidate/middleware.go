@@ -38,7 +38,7 @@ func (v *Validator) Middleware() mcp.Middleware {
 				// Fail closed on a shape this SDK version never produces.
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tools/call refused: no parameters the validator can read"}
 			}
-			if r := v.Check(call.Params.Name, call.Params.Arguments); r != nil {
+			if r := v.refusal(ctx, call.Params.Name, call.Params.Arguments); r != nil {
 				return refusalResult(call.Session, r), nil
 			}
 			return next(ctx, method, req)

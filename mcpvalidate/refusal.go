@@ -1,7 +1,6 @@
 package mcpvalidate
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -75,9 +74,9 @@ const (
 	// MaxLeaves is how many failing leaves a refusal names; the rest are
 	// counted.
 	MaxLeaves = 4
-	// RefusalCeiling is the size every refusal must fit in. New computes the
-	// longest refusal the templates and cuts can build and refuses to
-	// construct a validator whose templates exceed it.
+	// RefusalCeiling is the size every refusal fits in: MaxRefusalBytes, the
+	// longest refusal the templates and cuts can build, is held under it by
+	// this package's tests.
 	RefusalCeiling = 4096
 	cutMark        = "..."
 )
@@ -126,15 +125,6 @@ func maxLeafBytes() int {
 
 func maxLeavesBytes() int {
 	return MaxLeaves*maxLeafBytes() + (MaxLeaves-1)*len(tplLeafSep) + len(tplMore) + 20 + len(tplMoreEnd)
-}
-
-// checkCeiling is the construction-time assertion: the longest refusal the
-// templates can build must fit in ceiling.
-func checkCeiling(ceiling int) error {
-	if n := MaxRefusalBytes(); n > ceiling {
-		return fmt.Errorf("mcpvalidate: a refusal can reach %d bytes, above its ceiling of %d", n, ceiling)
-	}
-	return nil
 }
 
 // Error renders the refusal. It reads only the refusal's already-cut fields.

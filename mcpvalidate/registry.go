@@ -13,11 +13,28 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // draft202012 is the only $schema a published file may declare.
 const draft202012 = "https://json-schema.org/draft/2020-12/schema"
+
+// ToolKey is the member of a schema file that names the MCP tool the file is
+// the input schema of. A file without it is a fragment: referenced by tool
+// schemas, never a tool itself.
+const ToolKey = "x-mcp-tool"
+
+// source is where New takes the published schemas from.
+type source interface {
+	load() (map[string]*tool, error)
+}
+
+// filesSource is WithSchemaFiles.
+type filesSource struct {
+	fsys fs.FS
+	dir  string
+}
+
+func (s filesSource) load() (map[string]*tool, error) { return loadRegistry(s.fsys, s.dir) }
 
 // schemaFile is one published file, parsed.
 type schemaFile struct {
@@ -35,8 +52,6 @@ type tool struct {
 	// bundled is the file with every fragment it references embedded under
 	// $defs, so a client can resolve it without fetching anything.
 	bundled json.RawMessage
-	src     *schemaFile   // the tool's own file
-	files   []*schemaFile // every loaded file, for resolving its $refs
 }
 
 // refuseLoader is the registry's only loader: nothing outside the published
@@ -99,7 +114,7 @@ func loadRegistry(fsys fs.FS, dir string) (map[string]*tool, error) {
 		return nil, fmt.Errorf("mcpvalidate: loading published schemas: %w", errors.Join(errs...))
 	}
 	if len(byTool) == 0 {
-		return nil, fmt.Errorf("mcpvalidate: no file under %q names a tool (%s)", dir, schemas.ToolKey)
+		return nil, fmt.Errorf("mcpvalidate: no file under %q names a tool (%s)", dir, ToolKey)
 	}
 
 	c := jsonschema.NewCompiler()
@@ -127,7 +142,7 @@ func loadRegistry(fsys fs.FS, dir string) (map[string]*tool, error) {
 			errs = append(errs, err)
 			continue
 		}
-		tools[f.tool] = &tool{name: f.tool, file: f.path, schema: sch, bundled: bundled, src: f, files: files}
+		tools[f.tool] = &tool{name: f.tool, file: f.path, schema: sch, bundled: bundled}
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("mcpvalidate: compiling published schemas: %w", errors.Join(errs...))
@@ -162,10 +177,10 @@ func parseSchemaFile(strict *charge.Gate, name string, raw []byte) (*schemaFile,
 		return nil, fmt.Errorf("%s: $id must be an absolute URL without a fragment", name)
 	}
 	f.id = id
-	if t, present := doc[schemas.ToolKey]; present {
+	if t, present := doc[ToolKey]; present {
 		s, ok := t.(string)
 		if !ok || strings.TrimSpace(s) == "" {
-			return nil, fmt.Errorf("%s: %s must be a non-empty string", name, schemas.ToolKey)
+			return nil, fmt.Errorf("%s: %s must be a non-empty string", name, ToolKey)
 		}
 		f.tool = s
 		if doc["type"] != "object" {

@@ -1,6 +1,7 @@
 package mcpvalidate
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,10 +14,10 @@ import (
 	"unsafe"
 
 	"github.com/bytedance/sonic"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // Validator holds the compiled published schemas and the charge gate. Build it
@@ -32,23 +33,41 @@ type Validator struct {
 
 type config struct {
 	limits   charge.Limits
-	dialect  charge.Dialect
 	encoders []charge.Encoder
-	fsys     fs.FS
-	dir      string
-	ceiling  int
-	hooks    []func(RefusalEvent)
+	sources  []source
+	hooks    []func(context.Context, RefusalEvent)
 }
 
 // Option configures New.
 type Option func(*config)
 
-// WithLimits replaces charge.DefaultLimits().
-func WithLimits(l charge.Limits) Option { return func(c *config) { c.limits = l } }
+// WithSchemaFiles takes the published schemas from the *.schema.json files in
+// dir of fsys, under the schema-file contract in the package doc. Any problem
+// with any file fails New.
+func WithSchemaFiles(fsys fs.FS, dir string) Option {
+	return func(c *config) { c.sources = append(c.sources, filesSource{fsys, dir}) }
+}
 
-// WithDialect replaces charge.Go, the dialect the gate charges under. charge.Go
-// prices what jsonschema/v6 renders, in bytes: the validator this package runs.
-func WithDialect(d charge.Dialect) Option { return func(c *config) { c.dialect = d } }
+// WithTools takes the published schemas from tool definitions: each tool's
+// InputSchema, as tools/list publishes it, compiled as its contract. A tool
+// without an InputSchema is left out, so a call to it is refused
+// (fail-closed); a schema that does not compile fails New.
+func WithTools(tools ...*mcp.Tool) Option {
+	ts := append([]*mcp.Tool(nil), tools...)
+	return func(c *config) { c.sources = append(c.sources, toolsSource{tools: ts}) }
+}
+
+// WithServerTools takes the published schemas from what srv answers to
+// tools/list at the time New runs (through an in-memory client, pagination
+// followed), as WithTools. A tool added to srv later has no schema here and
+// is refused (fail-closed) until a new Validator is built.
+func WithServerTools(srv *mcp.Server) Option {
+	return func(c *config) { c.sources = append(c.sources, toolsSource{server: srv}) }
+}
+
+// WithLimits replaces charge.DefaultLimits(): the bounds the gate holds each
+// call's arguments to, and the source-file limit the body cap is derived from.
+func WithLimits(l charge.Limits) Option { return func(c *config) { c.limits = l } }
 
 // WithEncoders sets the client encoder families the HTTP body cap must admit
 // an at-cap landed file from (default charge.EnsureASCII and charge.Raw: the
@@ -59,22 +78,12 @@ func WithEncoders(e ...charge.Encoder) Option {
 	return func(c *config) { c.encoders = append([]charge.Encoder(nil), e...) }
 }
 
-// WithSchemas loads the published schemas from dir in fsys instead of the
-// embedded schemas.FS. Every *.schema.json there is loaded; any problem fails
-// New.
-func WithSchemas(fsys fs.FS, dir string) Option {
-	return func(c *config) { c.fsys, c.dir = fsys, dir }
-}
-
-// WithRefusalHook calls h for every refusal, after it is built. The event
-// carries no caller value; servers log through it.
-func WithRefusalHook(h func(RefusalEvent)) Option {
+// WithRefusalHook calls h for every refusal, after it is built, with the
+// context of the call (the request's, through Middleware). The event carries
+// no caller value; servers log and trace through it.
+func WithRefusalHook(h func(context.Context, RefusalEvent)) Option {
 	return func(c *config) { c.hooks = append(c.hooks, h) }
 }
-
-// withCeiling lowers the refusal ceiling New asserts (tests use it to prove
-// the assertion can fail).
-func withCeiling(n int) Option { return func(c *config) { c.ceiling = n } }
 
 // RefusalEvent is what a refusal hook sees: nothing a caller wrote except, for
 // a published tool, its name (which the server chose).
@@ -87,32 +96,32 @@ type RefusalEvent struct {
 	ArgsBytes int    // the arguments' length on the wire
 }
 
-// New loads and compiles the published schemas and builds the gate. It fails
-// on any schema problem (see package doc) and when the longest refusal the
-// templates can build exceeds RefusalCeiling.
+// New compiles the published schemas from exactly one source (WithSchemaFiles,
+// WithTools or WithServerTools) and builds the gate. It fails on any schema
+// problem (see the package doc): nothing is skipped.
 func New(opts ...Option) (*Validator, error) {
 	cfg := config{
 		limits:   charge.DefaultLimits(),
-		dialect:  charge.Go,
 		encoders: []charge.Encoder{charge.EnsureASCII, charge.Raw},
-		fsys:     schemas.FS,
-		dir:      schemas.Dir,
-		ceiling:  RefusalCeiling,
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if err := checkCeiling(cfg.ceiling); err != nil {
-		return nil, err
+	switch len(cfg.sources) {
+	case 0:
+		return nil, errors.New("mcpvalidate: no schema source: pass WithSchemaFiles, WithTools or WithServerTools")
+	case 1:
+	default:
+		return nil, fmt.Errorf("mcpvalidate: %d schema sources given; pass exactly one", len(cfg.sources))
 	}
 	if len(cfg.encoders) == 0 {
 		return nil, errors.New("mcpvalidate: at least one encoder family is needed for the body cap")
 	}
-	gate, err := charge.NewGate(cfg.dialect, cfg.limits)
+	gate, err := charge.NewGate(charge.Go, cfg.limits)
 	if err != nil {
 		return nil, fmt.Errorf("mcpvalidate: %w", err)
 	}
-	tools, err := loadRegistry(cfg.fsys, cfg.dir)
+	tools, err := cfg.sources[0].load()
 	if err != nil {
 		return nil, err
 	}
@@ -130,11 +139,28 @@ func New(opts ...Option) (*Validator, error) {
 	return v, nil
 }
 
+// Install validates every tools/call srv receives against the input schemas
+// srv publishes: New(WithServerTools(srv), opts...), then the validator's
+// Middleware added to srv as its outermost receiving middleware. Call it
+// after the tools and any other receiving middleware are added; a tool added
+// later is refused (fail-closed) until Install runs again on a new server.
+//
+//	v, err := mcpvalidate.Install(server)
+func Install(srv *mcp.Server, opts ...Option) (*Validator, error) {
+	v, err := New(append([]Option{WithServerTools(srv)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	srv.AddReceivingMiddleware(v.Middleware())
+	return v, nil
+}
+
 // Tools lists the published tool names, sorted.
 func (v *Validator) Tools() []string { return append([]string(nil), v.names...) }
 
-// SchemaFile is the path (within the schema FS) of tool's published schema.
-func (v *Validator) SchemaFile(name string) (string, bool) {
+// SchemaSource says where tool's published schema came from: its path within
+// the schema files, or "tools/list" for one taken from tool definitions.
+func (v *Validator) SchemaSource(name string) (string, bool) {
 	t, ok := v.tools[name]
 	if !ok {
 		return "", false
@@ -156,30 +182,59 @@ func (v *Validator) InputSchema(name string) (json.RawMessage, bool) {
 // Limits are the limits the gate holds arguments to.
 func (v *Validator) Limits() charge.Limits { return v.cfg.limits }
 
-// Dialect is the dialect the gate charges under.
-func (v *Validator) Dialect() charge.Dialect { return v.cfg.dialect }
+// BodyCap is the HTTP body cap for the configured limits and client encoder
+// families, as plain values.
+type BodyCap struct {
+	// Bytes is the cap: set StreamableHTTPOptions.MaxRequestBodyBytes to it
+	// (MaxRequestBodyBytes returns it too).
+	Bytes int64
+	// Multiplier is the worst wire bytes per landed byte over the non-control
+	// code point classes of the encoders, exact (e.g. "3").
+	Multiplier string
+	// Encoders are the client encoder families the cap admits an at-limit
+	// landed file from.
+	Encoders []string
+	// Residual counts the control classes whose wire ratio exceeds the
+	// multiplier: a file dense enough in them meets the cap first.
+	Residual int
+}
 
-// BodyCap is the HTTP body cap derivation for the configured encoder
-// families: set StreamableHTTPOptions.MaxRequestBodyBytes to its Cap (or use
-// MaxRequestBodyBytes).
-func (v *Validator) BodyCap() charge.BodyCapDerivation { return v.body }
+// BodyCap is the derivation of the HTTP body cap (charge.BodyCap) for the
+// configured limits and encoder families.
+func (v *Validator) BodyCap() BodyCap {
+	b := BodyCap{Bytes: v.body.Cap, Multiplier: v.body.Multiplier.RatString(), Residual: len(v.body.Residual)}
+	for _, e := range v.body.Encoders {
+		b.Encoders = append(b.Encoders, e.String())
+	}
+	return b
+}
 
-// MaxRequestBodyBytes is BodyCap().Cap.
+// MaxRequestBodyBytes is BodyCap().Bytes.
 func (v *Validator) MaxRequestBodyBytes() int64 { return v.body.Cap }
 
 // emptyObject stands in for absent arguments.
 var emptyObject = []byte("{}")
 
-// Check validates one tool call offline: resolve the tool's schema (or refuse,
+// Check validates one tool call: resolve the tool's schema (or refuse,
 // fail-closed) → charge gate over the raw bytes → decode (sonic, UseNumber,
 // ValidateString) → jsonschema/v6 Validate with panics recovered → a bounded
-// refusal built from the error tree. nil means admitted.
+// refusal built from the error tree. It returns nil when the call is
+// admitted, and otherwise an error that is a *Refusal (errors.As). ctx is
+// handed to the refusal hooks.
 //
 // Absent arguments (nil or empty) are validated as {}: MCP makes arguments
 // optional, and a tool whose schema requires a field still refuses. The JSON
-// null is validated as what it is, so every published schema (type object)
-// refuses it with a type leaf.
-func (v *Validator) Check(tool string, arguments json.RawMessage) *Refusal {
+// null is validated as what it is, so every object schema refuses it with a
+// type leaf.
+func (v *Validator) Check(ctx context.Context, tool string, arguments json.RawMessage) error {
+	if r := v.refusal(ctx, tool, arguments); r != nil {
+		return r
+	}
+	return nil // not a typed nil
+}
+
+// refusal is Check with the refusal's concrete type, hooks called.
+func (v *Validator) refusal(ctx context.Context, tool string, arguments json.RawMessage) *Refusal {
 	r := v.check(tool, arguments)
 	if r != nil && len(v.cfg.hooks) > 0 {
 		ev := RefusalEvent{ToolBytes: len(tool), Stage: r.Stage, ArgsBytes: len(arguments)}
@@ -194,7 +249,7 @@ func (v *Validator) Check(tool string, arguments json.RawMessage) *Refusal {
 			ev.Leaves = len(r.Leaves) + r.Elided
 		}
 		for _, h := range v.cfg.hooks {
-			h(ev)
+			h(ctx, ev)
 		}
 	}
 	return r
@@ -208,7 +263,7 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	if len(arguments) == 0 {
 		arguments = emptyObject
 	}
-	if _, gr := v.gate.Check(arguments); gr != nil {
+	if gr := v.gateCheck(arguments); gr != nil {
 		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageGate, Gate: gr}
 	}
 	var doc any
@@ -236,6 +291,12 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	}
 	r.Leaves, r.Elided = leaves(ve)
 	return r
+}
+
+// gateCheck runs the charge gate and returns its refusal, or nil.
+func (v *Validator) gateCheck(arguments []byte) *charge.Refusal {
+	_, gr := v.gate.Check(arguments)
+	return gr
 }
 
 // validate runs Validate with panics recovered: jsonschema/v6 has panicked on

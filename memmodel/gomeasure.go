@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/theurian/boundlab/internal/demo"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -74,7 +75,7 @@ type GoMeasurement struct {
 // Python row beside it — stays byte for byte the same.
 func validatorFor(v Verdict) (*mcpvalidate.Validator, error) {
 	if v == Refuses {
-		return mcpvalidate.New()
+		return demo.NewValidator()
 	}
 	ctx, err := fs.ReadFile(schemas.FS, schemas.Dir+"/tool-context.schema.json")
 	if err != nil {
@@ -94,7 +95,7 @@ func validatorFor(v Verdict) (*mcpvalidate.Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcpvalidate.New(mcpvalidate.WithSchemas(fstest.MapFS{
+	return mcpvalidate.New(mcpvalidate.WithSchemaFiles(fstest.MapFS{
 		"mcp/tool-context.schema.json":           {Data: ctx},
 		"mcp/knowledge-search.input.schema.json": {Data: open},
 	}, "mcp"))
@@ -164,7 +165,8 @@ func MeasureGoHere(s Shape, path GoPath) (GoMeasurement, error) {
 	case PathCheck:
 		args := s.Arguments()
 		run = func() string {
-			if r := v.Check("knowledge.search", args); r != nil {
+			var r *mcpvalidate.Refusal
+			if errors.As(v.Check(context.Background(), "knowledge.search", args), &r) {
 				if r.Gate != nil {
 					return "refused: " + r.Stage.String() + " " + r.Gate.Bound.String()
 				}
@@ -211,7 +213,7 @@ func MeasureGoHere(s Shape, path GoPath) (GoMeasurement, error) {
 	warm := Shape{Name: "warm-up", Segments: []Segment{{ASCII, 8}}, Encoder: s.Encoder, Verdict: s.Verdict}
 	switch path {
 	case PathCheck:
-		v.Check("knowledge.search", warm.Arguments())
+		v.Check(context.Background(), "knowledge.search", warm.Arguments())
 	case PathHTTP:
 		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(warm.Body()))
 		req.Header.Set("Content-Type", "application/json")

@@ -20,7 +20,7 @@ import (
 	"github.com/theurian/boundlab/mcpvalidate"
 	// The go-sdk residual records (producer mcpvalidate-residuals), for
 	// derive/verify.
-	_ "github.com/theurian/boundlab/mcpvalidate/residuals"
+	_ "github.com/theurian/boundlab/internal/residuals"
 )
 
 func init() {
@@ -74,7 +74,7 @@ type serveOptions struct {
 // schema, otherwise lengths, stages, bounds and counts.
 func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	opts := []mcpvalidate.Option{mcpvalidate.WithRefusalHook(func(ev mcpvalidate.RefusalEvent) {
+	opts := []mcpvalidate.Option{mcpvalidate.WithRefusalHook(func(_ context.Context, ev mcpvalidate.RefusalEvent) {
 		tool := ev.Tool
 		if tool == "" {
 			tool = "(no published schema)"
@@ -85,7 +85,7 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	if so.goClients {
 		opts = append(opts, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
 	}
-	v, err := mcpvalidate.New(opts...)
+	v, err := demo.NewValidator(opts...)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	url := "http://" + ln.Addr().String() + demo.Path
 	fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
 	fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
-	fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier.RatString(), v.BodyCap().Encoders)
+	fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
 	log.Info("serving", "url", url, "tools", len(v.Tools()), "max_request_body_bytes", v.MaxRequestBodyBytes())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"github.com/theurian/boundlab/internal/demo"
 	"io"
 
 	"github.com/theurian/boundlab/mcpvalidate"
@@ -43,14 +46,14 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	v, err := mcpvalidate.New()
+	v, err := demo.NewValidator()
 	if err != nil {
 		fmt.Fprintf(stderr, "boundlab validate: %v\n", err)
 		return 2
 	}
 	if *list {
 		for _, name := range v.Tools() {
-			file, _ := v.SchemaFile(name)
+			file, _ := v.SchemaSource(name)
 			fmt.Fprintf(stdout, "%-20s schemas/%s\n", name, file)
 		}
 		return 0
@@ -64,7 +67,11 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "boundlab validate: %v\n", err)
 		return 2
 	}
-	r := v.Check(*tool, doc)
+	var r *mcpvalidate.Refusal
+	if err := v.Check(context.Background(), *tool, doc); err != nil && !errors.As(err, &r) {
+		fmt.Fprintf(stderr, "boundlab validate: %v\n", err)
+		return 2
+	}
 	if *asJSON {
 		res := validateResult{Tool: *tool, Verdict: "admitted"}
 		if r != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/schemas"
 )
 
 // Path is where the streamable-HTTP endpoint is served.
@@ -73,3 +74,9 @@ func Handler(v *mcpvalidate.Validator, srv *mcp.Server, opts ...func(*mcp.Stream
 // Stateless is a Handler option: serve statelessly, which go-sdk v1.8.0
 // requires for protocol 2026-07-28 over HTTP (a stateful server refuses it).
 func Stateless(o *mcp.StreamableHTTPOptions) { o.Stateless = true }
+
+// NewValidator builds the validator for the demo's published schema files
+// (package schemas), with opts after the source.
+func NewValidator(opts ...mcpvalidate.Option) (*mcpvalidate.Validator, error) {
+	return mcpvalidate.New(append([]mcpvalidate.Option{mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir)}, opts...)...)
+}

@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidatetest_test
 
 import (
 	"context"
@@ -10,12 +10,38 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/mcpvalidatetest"
 	"github.com/theurian/boundlab/schemas"
 )
 
-// unread is the context's published-but-unread population (decision 6's third
-// exclusion): held by equality inside CheckAgreement.
-var unread = []string{"agentId", "snapshotId", "taskId"}
+// published is the demo's schema files.
+var published = mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir)
+
+// contextUnread is the tool context's published-but-unread population
+// (decision 6's third exclusion): every tool that composes the context
+// fragment publishes these and no typed handler reads them.
+var contextUnread = []string{"agentId", "snapshotId", "taskId"}
+
+// unread is the exclusion per tool, held by equality inside CheckAgreement:
+// the five project-scoped tools compose the context; project.list and
+// review.get do not.
+var unread = map[string][]string{
+	"knowledge.get":    contextUnread,
+	"knowledge.search": contextUnread,
+	"knowledge.status": contextUnread,
+	"review.findings":  contextUnread,
+	"review.search":    contextUnread,
+}
+
+// unreadWith is unread with tool's exclusion replaced.
+func unreadWith(tool string, keys ...string) map[string][]string {
+	out := map[string][]string{}
+	for k, v := range unread {
+		out[k] = v
+	}
+	out[tool] = keys
+	return out
+}
 
 // publishedWith copies the embedded schemas, applying edit to one file.
 func publishedWith(t testing.TB, file string, edit func(string) string) fs.FS {
@@ -57,12 +83,12 @@ func newServer(t testing.TB, v *mcpvalidate.Validator, o demo.Options) *mcp.Serv
 
 func TestCompleteness(t *testing.T) {
 	ctx := context.Background()
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, typed := range []bool{false, true} {
-		if err := v.CheckCompleteness(ctx, newServer(t, v, demo.Options{Typed: typed, PageSize: 2})); err != nil {
+		if err := mcpvalidatetest.CheckCompleteness(ctx, v, newServer(t, v, demo.Options{Typed: typed, PageSize: 2})); err != nil {
 			t.Fatalf("typed=%v: %v", typed, err)
 		}
 	}
@@ -73,24 +99,24 @@ func TestCompleteness(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
-	if err := v.CheckCompleteness(ctx, extra); err == nil || !strings.Contains(err.Error(), `"knowledge.delete" is registered but has no published schema`) {
+	if err := mcpvalidatetest.CheckCompleteness(ctx, v, extra); err == nil || !strings.Contains(err.Error(), `"knowledge.delete" is registered but has no published schema`) {
 		t.Fatalf("extra tool: %v", err)
 	}
 	missing := newServer(t, v, demo.Options{PageSize: 2})
 	missing.RemoveTools("review.findings")
-	if err := v.CheckCompleteness(ctx, missing); err == nil || !strings.Contains(err.Error(), "mcp/review-findings.input.schema.json publishes tool") {
+	if err := mcpvalidatetest.CheckCompleteness(ctx, v, missing); err == nil || !strings.Contains(err.Error(), "mcp/review-findings.input.schema.json publishes tool") {
 		t.Fatalf("missing tool: %v", err)
 	}
 }
 
 func TestAgreement(t *testing.T) {
 	ctx := context.Background()
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		t.Fatal(err)
 	}
 	typed := newServer(t, v, demo.Options{Typed: true})
-	if err := v.CheckAgreement(ctx, typed, unread); err != nil {
+	if err := mcpvalidatetest.CheckAgreement(ctx, v, typed, unread); err != nil {
 		t.Fatalf("the published and SDK-inferred schemas disagree: %v", err)
 	}
 
@@ -120,21 +146,29 @@ func TestAgreement(t *testing.T) {
 			},
 			`"query": the published schema declares no type`},
 	} {
-		pv, err := mcpvalidate.New(mcpvalidate.WithSchemas(publishedWith(t, c.file, c.edit), schemas.Dir))
+		pv, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(publishedWith(t, c.file, c.edit), schemas.Dir))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		err = pv.CheckAgreement(ctx, newServer(t, pv, demo.Options{Typed: true}), unread)
+		err = mcpvalidatetest.CheckAgreement(ctx, pv, newServer(t, pv, demo.Options{Typed: true}), unread)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: want %q, got %v", c.name, c.want, err)
 		}
 	}
 	// The exclusion is held by equality: a stale or a missing entry fails.
-	if err := v.CheckAgreement(ctx, typed, []string{"agentId", "snapshotId"}); err == nil || !strings.Contains(err.Error(), `names "taskId" and the handler does not read it`) {
+	if err := mcpvalidatetest.CheckAgreement(ctx, v, typed, unreadWith("review.search", "agentId", "snapshotId")); err == nil || !strings.Contains(err.Error(), `review.search (mcp/review-search.input.schema.json): the published schema names "taskId" and the handler does not read it`) {
 		t.Errorf("a key left out of the exclusion: %v", err)
 	}
-	if err := v.CheckAgreement(ctx, typed, append(unread, "labels")); err == nil || !strings.Contains(err.Error(), "must be equal") {
+	if err := mcpvalidatetest.CheckAgreement(ctx, v, typed, unreadWith("knowledge.get", "agentId", "labels", "snapshotId", "taskId")); err == nil || !strings.Contains(err.Error(), "knowledge.get: the unread exclusion is [agentId labels snapshotId taskId]") {
 		t.Errorf("a stale exclusion: %v", err)
+	}
+	// The exclusion is per tool: context keys excused for a tool that does
+	// not compose the context are stale there.
+	if err := mcpvalidatetest.CheckAgreement(ctx, v, typed, unreadWith("project.list", contextUnread...)); err == nil || !strings.Contains(err.Error(), "project.list: the unread exclusion is [agentId snapshotId taskId] but the published-and-unread properties are []") {
+		t.Errorf("an exclusion on the wrong tool: %v", err)
+	}
+	if err := mcpvalidatetest.CheckAgreement(ctx, v, typed, unreadWith("no.such.tool")); err == nil || !strings.Contains(err.Error(), `names tool "no.such.tool"`) {
+		t.Errorf("an exclusion for an unregistered tool: %v", err)
 	}
 	// A handler that grows a parameter the contract does not publish.
 	grown := newServer(t, v, demo.Options{Typed: true})
@@ -145,7 +179,7 @@ func TestAgreement(t *testing.T) {
 	mcp.AddTool(grown, &mcp.Tool{Name: "project.list"}, func(context.Context, *mcp.CallToolRequest, grownIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
-	if err := v.CheckAgreement(ctx, grown, unread); err == nil || !strings.Contains(err.Error(), `project.list (mcp/project-list.input.schema.json): the handler reads "force"`) {
+	if err := mcpvalidatetest.CheckAgreement(ctx, v, grown, unread); err == nil || !strings.Contains(err.Error(), `project.list (mcp/project-list.input.schema.json): the handler reads "force"`) {
 		t.Errorf("a grown handler: %v", err)
 	}
 }
@@ -156,7 +190,7 @@ func TestAgreement(t *testing.T) {
 // SDK set it on none), yet only the published schema's closure is enforced,
 // by the middleware, before the SDK's own validation.
 func TestDerivedSchemasCarryClosure(t *testing.T) {
-	v, err := mcpvalidate.New()
+	v, err := mcpvalidate.New(published)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcpvalidate
+package mcpvalidatetest
 
 import (
 	"encoding/json"

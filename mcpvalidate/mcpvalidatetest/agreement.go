@@ -1,6 +1,17 @@
-package mcpvalidate
+// Package mcpvalidatetest holds test-time checks for servers that use
+// mcpvalidate: that the tools a server registers and the schemas a validator
+// enforces are the same set (CheckCompleteness), and that a published schema
+// agrees with the schema the go-sdk infers for a typed tool (CheckAgreement,
+// the seed's decision 6). Call them from a server's tests; nothing here runs
+// per request.
+//
+// Where it ends: the relation compares schemas, not handlers. A handler that
+// refuses a value both schemas admit (JSON Schema's integer admits 5.0; a Go
+// int field does not decode it) is outside its reach and needs a wire test.
+package mcpvalidatetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,61 +22,53 @@ import (
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/mcpvalidate"
 )
 
-// listTools lists srv's tools through an in-memory client, following
-// pagination. (The *mcp.Server has no public listing; this path goes through
-// srv's receiving middleware like any client's.)
-func listTools(ctx context.Context, srv *mcp.Server) (map[string]*mcp.Tool, error) {
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
+// listed is srv's tools by name, as a client lists them.
+func listed(ctx context.Context, srv *mcp.Server) (map[string]*mcp.Tool, error) {
+	ts, err := mcpvalidate.ListTools(ctx, srv)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mcpvalidatetest: listing tools: %w", err)
 	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpvalidate", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer cs.Close()
 	out := map[string]*mcp.Tool{}
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
+	for _, t := range ts {
 		out[t.Name] = t
 	}
 	return out, nil
 }
 
-// CheckCompleteness holds the registered tools of srv and the published
-// schemas equal as sets, failing in both directions: a registered tool with no
-// published schema (unreachable through the middleware, and a control that
-// applies only to the tools someone remembered), and a published schema for a
-// tool srv does not register (a contract naming a call that answers "no such
-// tool"). The error names each tool and file.
-func (v *Validator) CheckCompleteness(ctx context.Context, srv *mcp.Server) error {
-	listed, err := listTools(ctx, srv)
+// CheckCompleteness holds the registered tools of srv and the tools v has a
+// published schema for equal as sets, failing in both directions: a
+// registered tool with no published schema (unreachable through the
+// middleware, and a control that applies only to the tools someone
+// remembered), and a published schema for a tool srv does not register (a
+// contract naming a call that answers "no such tool"). The error names each
+// tool and its schema's source.
+func CheckCompleteness(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.Server) error {
+	tools, err := listed(ctx, srv)
 	if err != nil {
-		return fmt.Errorf("mcpvalidate: listing tools: %w", err)
+		return err
 	}
 	var errs []error
-	for _, name := range sortedKeys(listed) {
-		if _, ok := v.tools[name]; !ok {
-			errs = append(errs, fmt.Errorf("tool %q is registered but has no published schema under %s", name, v.cfg.dir))
+	for _, name := range sortedKeys(tools) {
+		if _, ok := v.SchemaSource(name); !ok {
+			errs = append(errs, fmt.Errorf("tool %q is registered but has no published schema", name))
 		}
 	}
-	for _, name := range v.names {
-		if _, ok := listed[name]; !ok {
-			errs = append(errs, fmt.Errorf("%s publishes tool %q, which the server does not register", v.tools[name].file, name))
+	for _, name := range v.Tools() {
+		if _, ok := tools[name]; !ok {
+			src, _ := v.SchemaSource(name)
+			errs = append(errs, fmt.Errorf("%s publishes tool %q, which the server does not register", src, name))
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // CheckAgreement is the seed's decision 6 for tools registered typed
-// (mcp.AddTool with a Go struct): each tool's published schema and the schema
-// srv lists for it (the SDK's inference) agree under an asymmetric relation.
+// (mcp.AddTool with a Go struct): each tool's published schema (v's) and the
+// schema srv lists for it (the SDK's inference) agree under an asymmetric
+// relation.
 //
 // The published schema MAY tighten a value domain the Go type leaves open (a
 // pattern, a length, a range, an enum where the derived schema has none, integer
@@ -75,8 +78,9 @@ func (v *Validator) CheckCompleteness(ctx context.Context, srv *mcp.Server) erro
 //   - every property the handler reads is published (else the published
 //     schema refuses a parameter the handler serves);
 //   - a published property the handler does not read is allowed only if it is
-//     in unread, and unread must equal exactly the set of such properties, so
-//     the exclusion can neither hide a new key nor go stale;
+//     in unread[tool], and unread[tool] must equal exactly the set of such
+//     properties of that tool, so the exclusion can neither hide a new key nor
+//     go stale; a tool absent from unread has none;
 //   - the required sets are equal (published requiring less admits a call the
 //     handler's decoding refuses; requiring more deletes a capability);
 //   - a published property's types are a subset of the derived ones (integer
@@ -86,25 +90,30 @@ func (v *Validator) CheckCompleteness(ctx context.Context, srv *mcp.Server) erro
 //     minLength/maxLength is published at least as tight; a derived pattern is
 //     published unchanged.
 //
-// The closure axis (additionalProperties, unevaluatedProperties) is outside
-// the relation: the middleware enforces the published closure whatever the
-// derived schema says. The relation compares schemas; a handler that refuses a
-// value both schemas admit (JSON Schema's integer admits 5.0; a Go int field
-// does not decode it) is outside its reach and needs a wire test.
-func (v *Validator) CheckAgreement(ctx context.Context, srv *mcp.Server, unread []string) error {
-	listed, err := listTools(ctx, srv)
+// Properties are compared at the top level of the arguments object (allOf
+// branches and $refs merged in); nested objects are outside the relation. The
+// closure axis (additionalProperties, unevaluatedProperties) is outside it
+// too: the middleware enforces the published closure whatever the derived
+// schema says.
+func CheckAgreement(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.Server, unread map[string][]string) error {
+	tools, err := listed(ctx, srv)
 	if err != nil {
-		return fmt.Errorf("mcpvalidate: listing tools: %w", err)
+		return err
 	}
 	var errs []error
-	publishedUnread := map[string]bool{}
-	for _, name := range sortedKeys(listed) {
-		t, ok := v.tools[name]
+	for _, name := range sortedKeys(unread) {
+		if _, ok := tools[name]; !ok {
+			errs = append(errs, fmt.Errorf("the unread exclusion names tool %q, which the server does not register", name))
+		}
+	}
+	for _, name := range sortedKeys(tools) {
+		raw, ok := v.InputSchema(name)
 		if !ok {
 			continue // CheckCompleteness's finding, not this relation's
 		}
+		src, _ := v.SchemaSource(name)
 		var derived map[string]any
-		b, err := json.Marshal(listed[name].InputSchema)
+		b, err := json.Marshal(tools[name].InputSchema)
 		if err == nil {
 			err = json.Unmarshal(b, &derived)
 		}
@@ -112,20 +121,19 @@ func (v *Validator) CheckAgreement(ctx context.Context, srv *mcp.Server, unread 
 			errs = append(errs, fmt.Errorf("%s: listed input schema: %w", name, err))
 			continue
 		}
-		pub, err := t.view()
+		pub, err := publishedView(src, raw)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		for _, d := range agree(pub, viewOf(derived), unread, publishedUnread) {
-			errs = append(errs, fmt.Errorf("%s (%s): %s", name, t.file, d))
+		seen := map[string]bool{}
+		for _, d := range agree(pub, viewOf(derived), unread[name], seen) {
+			errs = append(errs, fmt.Errorf("%s (%s): %s", name, src, d))
 		}
-	}
-	want := append([]string(nil), unread...)
-	sort.Strings(want)
-	got := sortedKeys(publishedUnread)
-	if !slices.Equal(want, got) {
-		errs = append(errs, fmt.Errorf("the unread exclusion is %v but the published-and-unread properties are %v: the two must be equal", want, got))
+		want := slices.Sorted(slices.Values(unread[name]))
+		if got := sortedKeys(seen); !slices.Equal(want, got) {
+			errs = append(errs, fmt.Errorf("%s: the unread exclusion is %v but the published-and-unread properties are %v: the two must be equal", name, want, got))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -159,18 +167,34 @@ func (v *schemaView) merge(doc map[string]any) {
 	}
 }
 
-// view flattens the tool's published schema, following allOf and $ref into
-// the other published files.
-func (t *tool) view() (schemaView, error) {
-	v := schemaView{props: map[string]map[string]any{}, required: map[string]bool{}}
-	byID := map[string]*schemaFile{}
-	for _, f := range t.files {
-		byID[f.id] = f
+// publishedView flattens a published schema (one self-contained document,
+// as Validator.InputSchema returns it), following allOf and every $ref to a
+// resource embedded under $defs by its $id.
+func publishedView(src string, raw json.RawMessage) (schemaView, error) {
+	var doc map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		return schemaView{}, fmt.Errorf("%s: %w", src, err)
 	}
-	var walk func(f *schemaFile, doc map[string]any, depth int) error
-	walk = func(f *schemaFile, doc map[string]any, depth int) error {
+	byID := map[string]map[string]any{}
+	if defs, ok := doc["$defs"].(map[string]any); ok {
+		for _, d := range defs {
+			if m, ok := d.(map[string]any); ok {
+				if id, ok := m["$id"].(string); ok {
+					byID[id] = m
+				}
+			}
+		}
+	}
+	v := schemaView{props: map[string]map[string]any{}, required: map[string]bool{}}
+	var walk func(base string, doc map[string]any, depth int) error
+	walk = func(base string, doc map[string]any, depth int) error {
 		if depth > 16 {
-			return fmt.Errorf("%s: $ref chain deeper than 16", t.file)
+			return fmt.Errorf("%s: $ref chain deeper than 16", src)
+		}
+		if id, ok := doc["$id"].(string); ok {
+			base = id
 		}
 		v.merge(doc)
 		var branches []any
@@ -183,29 +207,29 @@ func (t *tool) view() (schemaView, error) {
 		for _, b := range branches {
 			m, _ := b.(map[string]any)
 			if ref, ok := m["$ref"].(string); ok {
-				base, _ := url.Parse(f.id)
-				u, err := base.Parse(ref)
+				bu, _ := url.Parse(base)
+				u, err := bu.Parse(ref)
 				if err != nil || u.Fragment != "" {
-					return fmt.Errorf("%s: $ref %q is not a whole published file", t.file, ref)
+					return fmt.Errorf("%s: $ref %q is not a whole embedded resource", src, ref)
 				}
 				target, ok := byID[u.String()]
 				if !ok {
-					return fmt.Errorf("%s: $ref %q resolves to no published file", t.file, ref)
+					return fmt.Errorf("%s: $ref %q resolves to no resource under $defs", src, ref)
 				}
-				if err := walk(target, target.doc, depth+1); err != nil {
+				if err := walk(u.String(), target, depth+1); err != nil {
 					return err
 				}
 				continue
 			}
 			if m != nil {
-				if err := walk(f, m, depth+1); err != nil {
+				if err := walk(base, m, depth+1); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	return v, walk(t.src, t.src.doc, 0)
+	return v, walk("", doc, 0)
 }
 
 // agree returns every way pub breaks the relation with der. Published

@@ -26,7 +26,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -60,7 +59,7 @@ type Reached struct {
 // OUTSIDE it (added by a later AddReceivingMiddleware call, so it runs first):
 // the probe sees every tools/call the SDK lets through to middleware at all.
 func NewServer() (*Server, error) {
-	v, err := mcpvalidate.New()
+	v, err := demo.NewValidator()
 	if err != nil {
 		return nil, err
 	}

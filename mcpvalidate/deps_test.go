@@ -1,0 +1,61 @@
+package mcpvalidate_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/schemas"
+)
+
+// allowedModules are the only modules the production package may import,
+// directly or through each other: the core, the SDK, the parser, the schema
+// validator, and what those bring.
+var allowedDirect = []string{
+	"github.com/theurian/boundlab/charge",
+	"github.com/modelcontextprotocol/go-sdk/",
+	"github.com/bytedance/sonic",
+	"github.com/santhosh-tekuri/jsonschema/v6",
+}
+
+// TestImportsOnlyTheCore holds the production arrow: mcpvalidate imports the
+// core, the go-sdk, sonic and jsonschema/v6 (and the standard library), and
+// nothing of boundlab but charge, directly or indirectly.
+func TestImportsOnlyTheCore(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("SKIPPED: no go command on PATH to list the imports")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "github.com/theurian/boundlab/mcpvalidate").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		if !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+			continue // standard library
+		}
+		ok := false
+		for _, a := range allowedDirect {
+			ok = ok || imp == a || strings.HasPrefix(imp, a+"/") || (strings.HasSuffix(a, "/") && strings.HasPrefix(imp, a))
+		}
+		if !ok {
+			t.Errorf("mcpvalidate imports %s", imp)
+		}
+	}
+	deps, err := exec.Command("go", "list", "-deps", "github.com/theurian/boundlab/mcpvalidate").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range strings.Fields(string(deps)) {
+		if strings.HasPrefix(d, "github.com/theurian/boundlab/") && d != "github.com/theurian/boundlab/mcpvalidate" && !strings.HasPrefix(d, "github.com/theurian/boundlab/charge") {
+			t.Errorf("mcpvalidate depends on the lab package %s", d)
+		}
+	}
+}
+
+// The demo's schema files name their tools with the key the registry reads.
+func TestSchemasUseTheToolKey(t *testing.T) {
+	if schemas.ToolKey != mcpvalidate.ToolKey {
+		t.Fatalf("schemas.ToolKey %q, mcpvalidate.ToolKey %q", schemas.ToolKey, mcpvalidate.ToolKey)
+	}
+}

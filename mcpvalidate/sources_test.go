@@ -1,0 +1,164 @@
+package mcpvalidate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+func TestNewNeedsExactlyOneSource(t *testing.T) {
+	if _, err := mcpvalidate.New(); err == nil || !strings.Contains(err.Error(), "no schema source") {
+		t.Errorf("no source: %v", err)
+	}
+	two := mcpvalidate.WithTools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}})
+	if _, err := mcpvalidate.New(published, two); err == nil || !strings.Contains(err.Error(), "2 schema sources") {
+		t.Errorf("two sources: %v", err)
+	}
+	if _, err := mcpvalidate.New(published, mcpvalidate.WithEncoders()); err == nil || !strings.Contains(err.Error(), "encoder") {
+		t.Errorf("no encoder: %v", err)
+	}
+}
+
+func TestWithTools(t *testing.T) {
+	ctx := context.Background()
+	closed := map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string", "maxLength": 3}},
+		"additionalProperties": false}
+	v, err := mcpvalidate.New(mcpvalidate.WithTools(
+		&mcp.Tool{Name: "search", InputSchema: closed},
+		&mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object","required":["x"]}`)},
+		&mcp.Tool{Name: "unpublished"}, // no schema: refused, fail-closed
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(v.Tools(), ","); got != "raw,search" {
+		t.Fatalf("tools %q", got)
+	}
+	for _, c := range []struct {
+		tool, args string
+		stage      mcpvalidate.Stage // 0: admitted
+	}{
+		{"search", `{"q":"abc"}`, 0},
+		{"search", `{"q":"abcd"}`, mcpvalidate.StageSchema},
+		{"search", `{"q":"a","z":1}`, mcpvalidate.StageSchema},
+		{"search", `{"q":"a","q":"b"}`, mcpvalidate.StageGate},
+		{"raw", `{"x":null}`, 0},
+		{"raw", `{}`, mcpvalidate.StageSchema},
+		{"unpublished", `{}`, mcpvalidate.StageUnknownTool},
+	} {
+		err := v.Check(ctx, c.tool, []byte(c.args))
+		var r *mcpvalidate.Refusal
+		switch {
+		case c.stage == 0 && err != nil:
+			t.Errorf("%s %s: refused: %v", c.tool, c.args, err)
+		case c.stage != 0 && !errors.As(err, &r):
+			t.Errorf("%s %s: want a refusal at %v, got %v", c.tool, c.args, c.stage, err)
+		case c.stage != 0 && r.Stage != c.stage:
+			t.Errorf("%s %s: refused at %v, want %v", c.tool, c.args, r.Stage, c.stage)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		tool *mcp.Tool
+		want string
+	}{
+		{"not an object schema", &mcp.Tool{Name: "s", InputSchema: map[string]any{"type": "string"}}, `must declare "type": "object"`},
+		{"does not compile", &mcp.Tool{Name: "s", InputSchema: map[string]any{"type": "object", "minLength": "three"}}, `tool "s"`},
+		{"remote ref", &mcp.Tool{Name: "s", InputSchema: map[string]any{"type": "object", "$ref": "https://example.com/s.json"}}, "nothing is fetched"},
+		{"duplicate member", &mcp.Tool{Name: "s", InputSchema: json.RawMessage(`{"type":"object","type":"string"}`)}, "not strict JSON"},
+	} {
+		if _, err := mcpvalidate.New(mcpvalidate.WithTools(c.tool)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want an error containing %q, got %v", c.name, c.want, err)
+		}
+	}
+	two := &mcp.Tool{Name: "d", InputSchema: map[string]any{"type": "object"}}
+	if _, err := mcpvalidate.New(mcpvalidate.WithTools(two, two)); err == nil || !strings.Contains(err.Error(), "listed twice") {
+		t.Errorf("a tool listed twice: %v", err)
+	}
+}
+
+// Install validates a typed server's calls against the schemas the SDK
+// infers and tools/list publishes, and runs before the SDK's own validation.
+func TestInstallOnATypedServer(t *testing.T) {
+	type in struct {
+		N int    `json:"n"`
+		S string `json:"s,omitempty"`
+	}
+	ran := 0
+	srv := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "v0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "t"}, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) {
+		ran++
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	})
+	var events []mcpvalidate.RefusalEvent
+	type key struct{}
+	v, err := mcpvalidate.Install(srv, mcpvalidate.WithRefusalHook(func(ctx context.Context, ev mcpvalidate.RefusalEvent) {
+		if ctx.Value(key{}) == nil {
+			t.Error("the hook did not get the call's context")
+		}
+		events = append(events, ev)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(v.Tools(), ","); got != "t" {
+		t.Fatalf("tools %q", got)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.WithValue(context.Background(), key{}, 1)
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, c := range []struct {
+		args    string
+		refused bool
+	}{
+		{`{"n":1}`, false},
+		{`{"n":1,"extra":true}`, true},
+		{`{"n":"one"}`, true},
+		{`{"n":1,"n":2}`, true},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: rawArgs(c.args)})
+		if err != nil {
+			t.Fatalf("%s: %v", c.args, err)
+		}
+		if res.IsError != c.refused {
+			t.Errorf("%s: isError %v, want %v", c.args, res.IsError, c.refused)
+		}
+	}
+	if ran != 1 {
+		t.Errorf("the handler ran %d times, want 1", ran)
+	}
+	if len(events) != 3 || events[0].Tool != "t" || events[2].Stage != mcpvalidate.StageGate {
+		t.Errorf("refusal events: %+v", events)
+	}
+	// A tool added after Install is refused: fail-closed.
+	mcp.AddTool(srv, &mcp.Tool{Name: "late"}, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) {
+		ran++
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "late", Arguments: rawArgs(`{"n":1}`)})
+	if err != nil || !res.IsError || ran != 1 {
+		t.Errorf("a tool added after Install: err %v, isError %v, ran %d", err, res != nil && res.IsError, ran)
+	}
+}
+
+// rawArgs sends args exactly as written (the client marshals a RawMessage
+// unchanged), so a duplicate member reaches the server.
+func rawArgs(args string) any { return jsonRaw(args) }
+
+type jsonRaw string
+
+func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
