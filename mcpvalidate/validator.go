@@ -208,7 +208,9 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	if len(arguments) == 0 {
 		arguments = emptyObject
 	}
-	if _, gr := v.gate.Check(arguments); gr != nil {
+	if _, err := v.gate.Check(arguments); err != nil {
+		var gr *charge.Refusal
+		errors.As(err, &gr) // Check's only error is a *charge.Refusal
 		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageGate, Gate: gr}
 	}
 	var doc any
