@@ -32,13 +32,13 @@ func FuzzGate(f *testing.F) {
 	l.MaxParamsNodes = 256
 	l.MaxParamsNesting = 16
 	gates := map[charge.Dialect]*charge.Gate{}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		gates[d] = gate(f, d, l)
 	}
 	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		for _, d := range charge.Dialects {
-			rep, ref := gates[d].Check(doc)
+		for _, d := range charge.Dialects() {
+			rep, ref := check(t, gates[d], doc)
 			if ref != nil {
 				msg := ref.Error()
 				if len(msg) > charge.MaxRefusalBytes() {

@@ -17,12 +17,39 @@ type Gate struct {
 	pool    sync.Pool
 }
 
-// Report describes a document the gate admitted.
+// Report is what Gate.Check counted in a document.
+//
+// When Check admits the document, the Report describes all of it:
+//
+//   - Bytes is the document's length.
+//   - Nodes is its containers + member names + values.
+//   - Depth is its deepest container nesting: 0 for a scalar, 1 for a flat
+//     object or array.
+//   - Charge is its total charge, in the dialect's unit, at most
+//     Limits.MaxParamsRenderedChars.
+//
+// When Check refuses the document, the Report holds what the scan had counted
+// when it stopped:
+//
+//   - Bytes is still the whole document's length, not how far the scan read
+//     (the Refusal's Offset says where it stopped).
+//   - Nodes counts the nodes the scan had started, the one it was reading
+//     included; under BoundNodes it is Limits.MaxParamsNodes + 1.
+//   - Depth is the deepest container the scan had entered; the container that
+//     passed BoundNesting is not counted, so Depth is at most
+//     Limits.MaxParamsNesting.
+//   - Charge is the charge of every token the scan had read whole, the
+//     repeated name under BoundDuplicateName included. Under BoundCharge it
+//     adds what the token that passed the budget had cost by the time the scan
+//     noticed — up to the Refusal's Offset, or inside a long string up to
+//     64 KiB past it — so it exceeds Limits.MaxParamsRenderedChars. A token
+//     refused for its own bytes (syntax, UTF-8, surrogate, control character,
+//     number length or exponent) adds nothing.
 type Report struct {
 	Bytes  int   // the document's length
 	Nodes  int   // containers + member names + values
 	Depth  int   // deepest container nesting; 0 for a scalar document
-	Charge int64 // the total charge, in the dialect's unit
+	Charge int64 // the charge, in the dialect's unit
 }
 
 // NewGate returns a gate that holds documents to l and charges them under d.
@@ -42,22 +69,21 @@ type configError struct{ msg string }
 
 func (e *configError) Error() string { return "charge: " + e.msg }
 
-// Dialect is the dialect the gate charges under.
-func (g *Gate) Dialect() Dialect { return g.dialect }
-
-// Limits are the limits the gate holds documents to.
-func (g *Gate) Limits() Limits { return g.limits }
-
-// Check admits doc and reports its size, or refuses it at the first byte past
-// a bound. The refusal holds no byte of doc.
-func (g *Gate) Check(doc []byte) (Report, *Refusal) {
+// Check admits doc, returning a nil error, or refuses it at the first byte
+// past a bound, returning a *Refusal (reach it with errors.As). Either way the
+// Report says what the scan counted; see Report for what each field means on
+// a refusal. The refusal holds no byte of doc.
+func (g *Gate) Check(doc []byte) (Report, error) {
 	s := g.pool.Get().(*scanner)
 	s.reset(g, doc)
 	ref := s.run()
 	rep := Report{Bytes: len(doc), Nodes: s.nodes, Depth: s.maxDepth, Charge: s.charge}
 	s.release()
 	g.pool.Put(s)
-	return rep, ref
+	if ref != nil {
+		return rep, ref
+	}
+	return rep, nil // a literal nil: a nil *Refusal in an error is not nil
 }
 
 // frame is one open container.

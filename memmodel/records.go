@@ -26,7 +26,7 @@ const MeasuredTolerance = 0.01
 // measured row names.
 func build(mods map[string]string) results.Build {
 	b := results.Build{Go: runtime.Version(), Unicode: map[string]string{}, Modules: mods}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		b.Unicode[d.String()] = d.UnicodeVersion()
 	}
 	return b

@@ -86,7 +86,7 @@ func SweepRecords() ([]results.Record, error) {
 			float64(added), "code points", "every code point U+0000..U+10FFFF",
 			"charge.PythonIsPrint && !strconv.IsPrint over every code point: the code points Unicode 15.1 assigned after Go's tables", ""),
 	)
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		rows, err := s.Table(d)
 		if err != nil {
 			return nil, err
@@ -147,9 +147,9 @@ func BodyCapRecords(l charge.Limits) ([]results.Record, error) {
 		"code points a Go client expands past the python-clients multiplier",
 		float64(n), "code points", resid.ResidualText(),
 		"sweeps.ResidualAt(bodycap.python-clients.multiplier, go) over charge.WireClasses", ""))
-	six := charge.WireClasses[classIndex("< > &")].Ratio(charge.GoJSON)
+	six := wireClasses[classIndex("< > &")].Ratio(charge.GoJSON)
 	worstFiller := new(big.Rat)
-	for _, c := range charge.WireClasses {
+	for _, c := range wireClasses {
 		if r := c.Ratio(charge.GoJSON); !c.Control && r.Cmp(py.Multiplier) <= 0 && r.Cmp(worstFiller) > 0 {
 			worstFiller = r
 		}
@@ -176,7 +176,7 @@ func BodyCapRecords(l charge.Limits) ([]results.Record, error) {
 }
 
 func classIndex(name string) int {
-	for i, c := range charge.WireClasses {
+	for i, c := range wireClasses {
 		if c.Name == name {
 			return i
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -96,7 +97,13 @@ func runCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "boundlab charge:", err)
 		return 2
 	}
-	rep, ref := g.Check(doc)
+	rep, err := g.Check(doc)
+	var ref *charge.Refusal
+	if err != nil && !errors.As(err, &ref) {
+		// Check's only error is a *charge.Refusal; say so without the text.
+		fmt.Fprintf(stderr, "boundlab charge: the gate returned an error that is no refusal (%T)\n", err)
+		return 2
+	}
 	res := chargeResult{
 		Dialect: d.String(), Unit: d.Unit(), Bytes: rep.Bytes, Nodes: rep.Nodes, Depth: rep.Depth,
 		Charge: rep.Charge, Budget: l.MaxParamsRenderedChars, Ceiling: charge.ComposedCeiling(d, l), Verdict: "accept",

@@ -113,7 +113,7 @@ type deriveJSON struct {
 
 func coreLimits(l charge.Limits) limitsJSON {
 	out := limitsJSON{Limits: l, ComposedCeiling: map[string]int64{}}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		out.ComposedCeiling[d.String()] = charge.ComposedCeiling(d, l)
 	}
 	for _, encs := range [][]charge.Encoder{
@@ -152,7 +152,7 @@ func printCore(w io.Writer, c limitsJSON) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nWhat derives from them")
 	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		fmt.Fprintf(tw, "  composed ceiling, %s\t%s %s\t= budget + %s nodes x %d\n", d, results.Thousands(c.ComposedCeiling[d.String()]), d.Unit(),
 			results.Thousands(int64(l.MaxParamsNodes)), d.PerNodeMax())
 	}
@@ -361,7 +361,7 @@ func emitInstances(dir string, stderr io.Writer) error {
 			}
 		}
 	}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		add(sweeps.DocumentWorst(d, l).Instance)
 	}
 	for _, in := range ins {

@@ -52,7 +52,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	dialects := charge.Dialects
+	dialects := charge.Dialects()
 	if *dialect != "" {
 		d, err := charge.ParseDialect(*dialect)
 		if err != nil {
@@ -77,7 +77,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		for _, r := range rows {
 			j := sweepRowJSON{Class: r.Wire.Name, Render: r.Render.String(), Count: r.Count, Example: sweeps.RuneName(r.Example),
 				Landed: r.Wire.Landed, Wire: map[string]int{}, Ratio: map[string]float64{}, Width: r.Width, WidthUnit: d.Unit()}
-			for _, e := range charge.Encoders {
+			for _, e := range charge.Encoders() {
 				j.Wire[e.String()] = r.Wire.Wire(e)
 				j.Ratio[e.String()] = r.Ratio(e)
 			}
