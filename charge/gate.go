@@ -86,6 +86,32 @@ func (g *Gate) Check(doc []byte) (Report, error) {
 	return rep, nil // a literal nil: a nil *Refusal in an error is not nil
 }
 
+// CheckValue admits the one JSON value that starts at doc[off] (after any
+// whitespace) and returns the offset just past it, or refuses it at the first
+// byte past a bound, as Check does. It reads nothing beyond the value's last
+// byte, so whatever follows is the caller's to parse: a caller that parses a
+// known frame itself (a JSON-RPC envelope) hands each member's value to the
+// gate that holds its bounds, and no byte is scanned twice.
+//
+// The Report counts the value alone (Bytes is end-off). A refusal's Offset is
+// into doc; its Pointer is relative to the value. On a refusal end is the
+// refusal's offset.
+func (g *Gate) CheckValue(doc []byte, off int) (end int, rep Report, err error) {
+	s := g.pool.Get().(*scanner)
+	s.reset(g, doc)
+	s.pos, s.embedded = min(max(off, 0), len(doc)), true
+	start := s.pos
+	ref := s.run()
+	end = s.pos
+	rep = Report{Bytes: end - start, Nodes: s.nodes, Depth: s.maxDepth, Charge: s.charge}
+	s.release()
+	g.pool.Put(s)
+	if ref != nil {
+		return ref.Offset, rep, ref
+	}
+	return end, rep, nil
+}
+
 // frame is one open container.
 type frame struct {
 	object   bool
@@ -124,11 +150,13 @@ type scanner struct {
 	list     []nameRec
 	index    nameIndex
 	scratch  []byte
+	embedded bool // CheckValue: stop at the value's end, trailing bytes are the caller's
 }
 
 func (s *scanner) reset(g *Gate, doc []byte) {
 	s.g, s.l, s.dialect, s.doc, s.pos = g, g.limits, g.dialect, doc, 0
 	s.nodes, s.depth, s.maxDepth, s.charge = 0, 0, 0, 0
+	s.embedded = false
 	if cap(s.stack) < g.limits.MaxParamsNesting {
 		s.stack = make([]frame, 0, g.limits.MaxParamsNesting)
 	}
@@ -252,6 +280,9 @@ func (s *scanner) run() *Refusal {
 
 		// A value ended: close containers until one takes another member.
 		for {
+			if len(s.stack) == 0 && s.embedded {
+				return nil
+			}
 			s.skipSpace()
 			if len(s.stack) == 0 {
 				if s.pos != len(doc) {

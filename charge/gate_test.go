@@ -381,3 +381,33 @@ func TestNameIndexAcrossDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckValueStopsAtTheValuesEnd: CheckValue reads one value and nothing
+// past it, with offsets into the whole document and pointers relative to the
+// value.
+func TestCheckValueStopsAtTheValuesEnd(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	doc := []byte("{\"name\":\"t\",\"arguments\": {\"a\":[1,\"x\"]} ,\"z\":\"\xff\"}")
+	off := strings.Index(string(doc), `: {`) + 1
+	end, rep, err := g.CheckValue(doc, off)
+	if err != nil || string(doc[end-1]) != "}" || doc[end] != ' ' || rep.Nodes != 5 || rep.Depth != 2 || rep.Bytes != end-off {
+		t.Fatalf("end %d (%q), report %+v, err %v", end, doc[end:], rep, err)
+	}
+	// The invalid byte after the value is the caller's: not read.
+	bad := []byte("[\"ok\", {\"k\": \"\xff\"}]")
+	_, _, err = g.CheckValue(bad, 1)
+	if err != nil {
+		t.Fatalf("the string value alone: %v", err)
+	}
+	_, _, err = g.CheckValue(bad, 6)
+	var r *charge.Refusal
+	if !errors.As(err, &r) || r.Bound != charge.BoundUTF8 || r.Offset != 14 || r.Pointer != "/k" {
+		t.Fatalf("refusal inside the value: %v", err)
+	}
+	if end, _, err := g.CheckValue([]byte(`  12,`), 0); err != nil || end != 4 {
+		t.Fatalf("a number before a comma: end %d, %v", end, err)
+	}
+	if _, _, err := g.CheckValue([]byte(`  `), 0); !errors.As(err, &r) || r.Bound != charge.BoundSyntax {
+		t.Fatalf("no value: %v", err)
+	}
+}
