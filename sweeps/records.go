@@ -45,10 +45,36 @@ func init() {
 func Producers(l charge.Limits) []results.Producer {
 	return []results.Producer{
 		{Name: "sweep", Records: func() ([]results.Record, error) { return SweepRecords() }},
-		{Name: "bodycap", Records: func() ([]results.Record, error) { return BodyCapRecords(l) }},
-		{Name: "worstrender", Records: func() ([]results.Record, error) { return WorstRenderRecords(l) }},
+		{Name: "bodycap", Records: func() ([]results.Record, error) { return withSeedValues(BodyCapRecords(l)) }},
+		{Name: "worstrender", Records: func() ([]results.Record, error) { return withSeedValues(WorstRenderRecords(l)) }},
 		{Name: "retired", Records: func() ([]results.Record, error) { return RetiredRecords(l) }},
 	}
+}
+
+// seedValues are the figures the seed printed for the records that answer
+// them, as it printed them (results.Record.SeedValue); results.Classify
+// compares each with the live value. The figures of the seed's withdrawn
+// claims are retired records instead (RetiredRecords).
+var seedValues = map[string]string{
+	"bodycap.python-clients.multiplier":                                        "3",
+	"bodycap.python-clients.cap":                                               "26,214,400",
+	"worstrender.python-raw-codepoint-shipped.class":                           "75,497,472",
+	"worstrender.python-raw-codepoint-shipped.class-ratio":                     "6.00",
+	"worstrender.python-raw-codepoint-sdk4mib.class-ratio":                     "1.33",
+	"worstrender.python-raw-codepoint-interim.class-ratio":                     "4.25",
+	"worstrender.python-raw-codepoint-shipped.class-del.ratio":                 "4.00",
+	"worstrender.python-raw-codepoint-shipped.class-astral-nonprintable.ratio": "5.21",
+	"worstrender.python-raw-codepoint.shipped-over-sdk4mib":                    "4.50",
+	"worstrender.python-raw-codepoint.interim-over-sdk4mib":                    "3.2",
+	"worstrender.document.python.ceiling":                                      "12,982,912",
+}
+
+// withSeedValues sets each record's SeedValue from seedValues.
+func withSeedValues(recs []results.Record, err error) ([]results.Record, error) {
+	for i := range recs {
+		recs[i].SeedValue = seedValues[recs[i].ID]
+	}
+	return recs, err
 }
 
 func derived(id, title string, value float64, unit, instance, source, seed string) results.Record {

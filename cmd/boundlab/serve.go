@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,54 +25,59 @@ import (
 func init() {
 	register(verb{
 		name:    "serve",
-		summary: "run the demo MCP server (seven tools, streamable HTTP at /mcp) behind the mcpvalidate middleware",
+		summary: "run the demo MCP server behind the mcpvalidate middleware",
 		run:     runServe,
 	})
 }
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	goClients := fs.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6 instead of 3)")
-	stateless := fs.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 requires over HTTP")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab serve [--addr 127.0.0.1:8080] [--go-clients] [--stateless]")
-		fmt.Fprintln(stderr, "\nServes the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every")
-		fmt.Fprintln(stderr, "tools/call is validated against its published schema first. Stop with Ctrl-C.")
-		fs.PrintDefaults()
+	c := newCommand("serve", []string{"serve [--addr HOST:PORT] [--go-clients] [--stateless] [--json]"},
+		"Serves the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every tools/call is validated "+
+			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.")
+	addr := c.String("addr", "127.0.0.1:8080", "address to listen on")
+	goClients := c.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6, not 3)")
+	stateless := c.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 needs over HTTP")
+	asJSON := c.Bool("json", false, "announce the server as one JSON object and log JSON lines")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
+	if c.NArg() != 0 {
+		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "boundlab serve: %v\n", err)
-		return 1
+		return c.fail(stderr, err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveOn(ctx, ln, serveOptions{goClients: *goClients, stateless: *stateless}, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "boundlab serve: %v\n", err)
-		return 1
+	if err := serveOn(ctx, ln, serveOptions{goClients: *goClients, stateless: *stateless, json: *asJSON}, stdout, stderr); err != nil {
+		return c.fail(stderr, err)
 	}
-	return 0
+	return exitOK
 }
 
 type serveOptions struct {
 	goClients bool // body cap for Go encoding/json clients too
 	stateless bool // no sessions; protocol 2026-07-28 needs it over HTTP
+	json      bool // announce as JSON, log JSON lines
+}
+
+// serveAnnouncement is what `boundlab serve --json` prints on stdout.
+type serveAnnouncement struct {
+	URL                 string   `json:"url"`
+	Tools               []string `json:"tools"`
+	MaxRequestBodyBytes int64    `json:"max_request_body_bytes"`
 }
 
 // serveOn serves the demo on ln until ctx ends. Logs go to stderr and never
 // carry a caller value: a tool name only once it resolved to a published
 // schema, otherwise lengths, stages, bounds and counts.
 func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stderr io.Writer) error {
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if so.json {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(handler)
 	opts := []mcpvalidate.Option{mcpvalidate.WithRefusalHook(func(_ context.Context, ev mcpvalidate.RefusalEvent) {
 		tool := ev.Tool
 		if tool == "" {
@@ -114,9 +118,13 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	}
 	hs := &http.Server{Handler: demo.Handler(v, srv, hopts...), ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String() + demo.Path
-	fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
-	fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
-	fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
+	if so.json {
+		writeJSON(stdout, serveAnnouncement{URL: url, Tools: v.Tools(), MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
+	} else {
+		fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
+		fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
+		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
+	}
 	log.Info("serving", "url", url, "tools", len(v.Tools()), "max_request_body_bytes", v.MaxRequestBodyBytes())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
