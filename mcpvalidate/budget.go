@@ -35,9 +35,9 @@ type Budget struct {
 
 // waiter is one request waiting for budget.
 type waiter struct {
-	weight int64
-	ready  chan struct{} // closed when granted
-	fromRes bool         // granted from the reserve
+	weight  int64
+	ready   chan struct{} // closed when granted
+	fromRes bool          // granted from the reserve
 }
 
 // ErrBudgetTimeout is what Acquire returns when the context ends before the

@@ -143,7 +143,9 @@ type envelopeError struct {
 	idSpan span
 }
 
-func (e *envelopeError) Error() string { return "mcpvalidate: front gate: bound " + e.bound + " at " + e.where }
+func (e *envelopeError) Error() string {
+	return "mcpvalidate: front gate: bound " + e.bound + " at " + e.where
+}
 
 // JSON-RPC error codes the front gate answers with.
 const (
