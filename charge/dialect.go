@@ -22,8 +22,8 @@ const (
 	Go
 )
 
-// Dialects lists every dialect, in a stable order.
-var Dialects = []Dialect{Python, Go}
+// Dialects returns every dialect, in a stable order, in a fresh slice.
+func Dialects() []Dialect { return []Dialect{Python, Go} }
 
 // ParseDialect maps "python" or "go" to its Dialect.
 func ParseDialect(s string) (Dialect, error) {
@@ -36,6 +36,7 @@ func ParseDialect(s string) (Dialect, error) {
 	return 0, fmt.Errorf("unknown dialect %q (want python or go)", s)
 }
 
+// String is the dialect's name, the one ParseDialect reads.
 func (d Dialect) String() string {
 	switch d {
 	case Python:
@@ -81,9 +82,7 @@ const (
 	UEscape8
 )
 
-// RenderClasses lists every class, in a stable order.
-var RenderClasses = []RenderClass{Printable, Quote, ShortEscape, HexEscape, UEscape4, UEscape8}
-
+// String names the class as tables and sweeps print it.
 func (c RenderClass) String() string {
 	switch c {
 	case Printable:

@@ -24,11 +24,12 @@
 // the first bound a document passes: RFC 8259 grammar, UTF-8 validity, lone
 // surrogate escapes, raw control characters, repeated member names (compared
 // after unescaping), trailing bytes, nesting, nodes, number length and
-// exponent, and the charge budget. A Refusal names the bound, its limit and a
-// JSON pointer to where it tripped, with caller member names escaped and cut
-// at KeyCut bytes; it never holds a caller value, and its text is at most
-// MaxRefusalBytes. Check does not allocate on the admit path once its scratch
-// is warm.
+// exponent, and the charge budget. Its error is nil on admission and a
+// *Refusal otherwise (reach it with errors.As): the Refusal names the bound,
+// its limit and a JSON pointer to where it tripped, with caller member names
+// escaped and cut at KeyCut bytes; it never holds a caller value, and its text
+// is at most MaxRefusalBytes. Check does not allocate on the admit path once
+// its scratch is warm.
 //
 // Encoders and the body cap. Encoder families (EnsureASCII, Raw, GoJSON) give
 // the wire bytes of each code point; WireClasses partitions every scalar value
@@ -36,6 +37,10 @@
 // a source-file cap needs: the worst wire ratio over non-control classes, times
 // the file cap, plus an envelope allowance, with the classes above that ratio
 // listed as the residual.
+//
+// No state to change. The package has no exported variable: Bounds, Dialects,
+// Encoders and WireClasses return fresh copies, so nothing a caller does to
+// them moves BodyCap, MaxRefusalBytes or a gate's verdict.
 //
 // # Where the promise ends
 //

@@ -1,7 +1,6 @@
 package charge
 
 import (
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
@@ -22,22 +21,10 @@ const (
 	GoJSON
 )
 
-// Encoders lists every encoder family, in a stable order.
-var Encoders = []Encoder{EnsureASCII, Raw, GoJSON}
+// Encoders returns every encoder family, in a stable order, in a fresh slice.
+func Encoders() []Encoder { return []Encoder{EnsureASCII, Raw, GoJSON} }
 
-// ParseEncoder maps "ensure_ascii", "raw" or "go" to its Encoder.
-func ParseEncoder(s string) (Encoder, error) {
-	switch s {
-	case "ensure_ascii":
-		return EnsureASCII, nil
-	case "raw":
-		return Raw, nil
-	case "go":
-		return GoJSON, nil
-	}
-	return 0, fmt.Errorf("unknown encoder %q (want ensure_ascii, raw or go)", s)
-}
-
+// String is the family's name as tables and records print it.
 func (e Encoder) String() string {
 	switch e {
 	case EnsureASCII:
@@ -77,9 +64,6 @@ func (e Encoder) RuneWireBytes(r rune) int {
 	}
 	return utf8.RuneLen(r)
 }
-
-// LandedBytes is how many bytes r occupies once decoded and stored as UTF-8.
-func LandedBytes(r rune) int { return utf8.RuneLen(r) }
 
 // StringWireBytes is the encoder's wire size of s, without the enclosing quotes.
 func (e Encoder) StringWireBytes(s string) int {

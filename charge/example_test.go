@@ -1,6 +1,7 @@
 package charge_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/theurian/boundlab/charge"
@@ -11,14 +12,17 @@ func ExampleGate_Check() {
 	if err != nil {
 		panic(err)
 	}
-	rep, ref := g.Check([]byte(`{"query":"it's \"here\"","limit":10}`))
-	fmt.Println(rep.Nodes, rep.Depth, rep.Charge, ref == nil)
+	rep, err := g.Check([]byte(`{"query":"it's \"here\"","limit":10}`))
+	fmt.Println(rep.Nodes, rep.Depth, rep.Charge, err == nil)
 
-	_, ref = g.Check([]byte(`{"query":"a","query":"b"}`))
-	fmt.Println(ref.Bound, ref.Pointer)
+	_, err = g.Check([]byte(`{"query":"a","query":"b"}`))
+	var ref *charge.Refusal
+	if errors.As(err, &ref) {
+		fmt.Println(ref.Bound, ref.Pointer, ref.Offset)
+	}
 	// Output:
 	// 5 1 24 true
-	// duplicate-name /query
+	// duplicate-name /query 13
 }
 
 func ExampleBodyCap() {
@@ -36,7 +40,7 @@ func ExampleBodyCap() {
 
 func ExampleComposedCeiling() {
 	l := charge.DefaultLimits()
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		fmt.Println(d, charge.ComposedCeiling(d, l), d.Unit())
 	}
 	// Output:

@@ -1,7 +1,9 @@
 package charge_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -32,13 +34,14 @@ func FuzzGate(f *testing.F) {
 	l.MaxParamsNodes = 256
 	l.MaxParamsNesting = 16
 	gates := map[charge.Dialect]*charge.Gate{}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		gates[d] = gate(f, d, l)
 	}
 	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		for _, d := range charge.Dialects {
-			rep, ref := gates[d].Check(doc)
+		for _, d := range charge.Dialects() {
+			rep, ref := check(t, gates[d], doc)
+			checkValueAgrees(t, gates[d], doc, rep, ref)
 			if ref != nil {
 				msg := ref.Error()
 				if len(msg) > charge.MaxRefusalBytes() {
@@ -68,4 +71,44 @@ func FuzzGate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkValueAgrees holds CheckValue to Check: the same document embedded
+// between a prefix and a suffix is admitted or refused the same way, at the
+// same offset (shifted), with the same counts, and an admitted value ends
+// where the document's last non-space byte does. A document Check refuses
+// only for trailing bytes is one value CheckValue admits, ending there; one
+// that ends mid-value is not compared (the framed scan reads on).
+func checkValueAgrees(t *testing.T, g *charge.Gate, doc []byte, rep charge.Report, ref *charge.Refusal) {
+	t.Helper()
+	const prefix, suffix = " \t[", "]garbage"
+	framed := append(append([]byte(prefix), doc...), suffix...)
+	end, vrep, err := g.CheckValue(framed, len(prefix))
+	var vref *charge.Refusal
+	if err != nil && !errors.As(err, &vref) {
+		t.Fatalf("CheckValue returned %T", err)
+	}
+	trimmed := len(bytes.TrimRight(doc, " \t\r\n"))
+	switch {
+	case ref != nil && ref.Bound == charge.BoundTrailing:
+		if vref != nil {
+			t.Fatalf("Check refused only trailing bytes, CheckValue refused %v", vref)
+		}
+		if end > len(prefix)+ref.Offset || vrep.Charge != rep.Charge || vrep.Nodes != rep.Nodes {
+			t.Fatalf("the value before trailing bytes: end %d (trailing at %d), charge %d/%d, nodes %d/%d", end-len(prefix), ref.Offset, vrep.Charge, rep.Charge, vrep.Nodes, rep.Nodes)
+		}
+	case ref != nil && ref.Offset >= len(doc):
+		// The document ended mid-value: CheckValue reads on into the suffix.
+	case ref != nil:
+		if vref == nil || vref.Bound != ref.Bound || vref.Offset != ref.Offset+len(prefix) || vref.Pointer != ref.Pointer || end != vref.Offset {
+			t.Fatalf("Check refused %v; CheckValue: %v, end %d", ref, vref, end)
+		}
+	default:
+		if vref != nil {
+			t.Fatalf("Check admitted; CheckValue refused %v", vref)
+		}
+		if end != len(prefix)+trimmed || vrep.Bytes != trimmed || vrep.Charge != rep.Charge || vrep.Nodes != rep.Nodes || vrep.Depth != rep.Depth {
+			t.Fatalf("admitted: end %d want %d, report %+v vs %+v", end-len(prefix), trimmed, vrep, rep)
+		}
+	}
 }

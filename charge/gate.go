@@ -17,12 +17,39 @@ type Gate struct {
 	pool    sync.Pool
 }
 
-// Report describes a document the gate admitted.
+// Report is what Gate.Check counted in a document.
+//
+// When Check admits the document, the Report describes all of it:
+//
+//   - Bytes is the document's length.
+//   - Nodes is its containers + member names + values.
+//   - Depth is its deepest container nesting: 0 for a scalar, 1 for a flat
+//     object or array.
+//   - Charge is its total charge, in the dialect's unit, at most
+//     Limits.MaxParamsRenderedChars.
+//
+// When Check refuses the document, the Report holds what the scan had counted
+// when it stopped:
+//
+//   - Bytes is still the whole document's length, not how far the scan read
+//     (the Refusal's Offset says where it stopped).
+//   - Nodes counts the nodes the scan had started, the one it was reading
+//     included; under BoundNodes it is Limits.MaxParamsNodes + 1.
+//   - Depth is the deepest container the scan had entered; the container that
+//     passed BoundNesting is not counted, so Depth is at most
+//     Limits.MaxParamsNesting.
+//   - Charge is the charge of every token the scan had read whole, the
+//     repeated name under BoundDuplicateName included. Under BoundCharge it
+//     adds what the token that passed the budget had cost by the time the scan
+//     noticed — up to the Refusal's Offset, or inside a long string up to
+//     64 KiB past it — so it exceeds Limits.MaxParamsRenderedChars. A token
+//     refused for its own bytes (syntax, UTF-8, surrogate, control character,
+//     number length or exponent) adds nothing.
 type Report struct {
 	Bytes  int   // the document's length
 	Nodes  int   // containers + member names + values
 	Depth  int   // deepest container nesting; 0 for a scalar document
-	Charge int64 // the total charge, in the dialect's unit
+	Charge int64 // the charge, in the dialect's unit
 }
 
 // NewGate returns a gate that holds documents to l and charges them under d.
@@ -42,22 +69,47 @@ type configError struct{ msg string }
 
 func (e *configError) Error() string { return "charge: " + e.msg }
 
-// Dialect is the dialect the gate charges under.
-func (g *Gate) Dialect() Dialect { return g.dialect }
-
-// Limits are the limits the gate holds documents to.
-func (g *Gate) Limits() Limits { return g.limits }
-
-// Check admits doc and reports its size, or refuses it at the first byte past
-// a bound. The refusal holds no byte of doc.
-func (g *Gate) Check(doc []byte) (Report, *Refusal) {
+// Check admits doc, returning a nil error, or refuses it at the first byte
+// past a bound, returning a *Refusal (reach it with errors.As). Either way the
+// Report says what the scan counted; see Report for what each field means on
+// a refusal. The refusal holds no byte of doc.
+func (g *Gate) Check(doc []byte) (Report, error) {
 	s := g.pool.Get().(*scanner)
 	s.reset(g, doc)
 	ref := s.run()
 	rep := Report{Bytes: len(doc), Nodes: s.nodes, Depth: s.maxDepth, Charge: s.charge}
 	s.release()
 	g.pool.Put(s)
-	return rep, ref
+	if ref != nil {
+		return rep, ref
+	}
+	return rep, nil // a literal nil: a nil *Refusal in an error is not nil
+}
+
+// CheckValue admits the one JSON value that starts at doc[off] (after any
+// whitespace) and returns the offset just past it, or refuses it at the first
+// byte past a bound, as Check does. It reads nothing beyond the value's last
+// byte, so whatever follows is the caller's to parse: a caller that parses a
+// known frame itself (a JSON-RPC envelope) hands each member's value to the
+// gate that holds its bounds, and no byte is scanned twice.
+//
+// The Report counts the value alone (Bytes is end-off). A refusal's Offset is
+// into doc; its Pointer is relative to the value. On a refusal end is the
+// refusal's offset.
+func (g *Gate) CheckValue(doc []byte, off int) (end int, rep Report, err error) {
+	s := g.pool.Get().(*scanner)
+	s.reset(g, doc)
+	s.pos, s.embedded = min(max(off, 0), len(doc)), true
+	start := s.pos
+	ref := s.run()
+	end = s.pos
+	rep = Report{Bytes: end - start, Nodes: s.nodes, Depth: s.maxDepth, Charge: s.charge}
+	s.release()
+	g.pool.Put(s)
+	if ref != nil {
+		return ref.Offset, rep, ref
+	}
+	return end, rep, nil
 }
 
 // frame is one open container.
@@ -98,11 +150,13 @@ type scanner struct {
 	list     []nameRec
 	index    nameIndex
 	scratch  []byte
+	embedded bool // CheckValue: stop at the value's end, trailing bytes are the caller's
 }
 
 func (s *scanner) reset(g *Gate, doc []byte) {
 	s.g, s.l, s.dialect, s.doc, s.pos = g, g.limits, g.dialect, doc, 0
 	s.nodes, s.depth, s.maxDepth, s.charge = 0, 0, 0, 0
+	s.embedded = false
 	if cap(s.stack) < g.limits.MaxParamsNesting {
 		s.stack = make([]frame, 0, g.limits.MaxParamsNesting)
 	}
@@ -226,6 +280,9 @@ func (s *scanner) run() *Refusal {
 
 		// A value ended: close containers until one takes another member.
 		for {
+			if len(s.stack) == 0 && s.embedded {
+				return nil
+			}
 			s.skipSpace()
 			if len(s.stack) == 0 {
 				if s.pos != len(doc) {

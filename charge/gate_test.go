@@ -3,6 +3,7 @@ package charge_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,6 +18,21 @@ func gate(t testing.TB, d charge.Dialect, l charge.Limits) *charge.Gate {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// check runs g.Check and hands back the refusal as the tests read it,
+// failing when the error is not nil and not a *charge.Refusal.
+func check(t testing.TB, g *charge.Gate, doc []byte) (charge.Report, *charge.Refusal) {
+	t.Helper()
+	rep, err := g.Check(doc)
+	if err == nil {
+		return rep, nil
+	}
+	var ref *charge.Refusal
+	if !errors.As(err, &ref) || ref == nil {
+		t.Fatalf("Check returned a non-nil error that is no *charge.Refusal: %T", err)
+	}
+	return rep, ref
 }
 
 // TestStrictness: each malformed document is refused under the bound that
@@ -74,10 +90,10 @@ func TestStrictness(t *testing.T) {
 		{`{"\ud83d\ude00":1,"😀":2}`, charge.BoundDuplicateName},
 		{`{"x":{"a":1},"y":{"a":1},"x":2}`, charge.BoundDuplicateName},
 	}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, c := range cases {
-			_, ref := g.Check([]byte(c.doc))
+			_, ref := check(t, g, []byte(c.doc))
 			if ref == nil {
 				t.Errorf("%s: %q admitted, want %s", d, c.doc, c.bound)
 				continue
@@ -100,17 +116,17 @@ func TestManyNamesAreCheckedForDuplicatesAfterTheMapTakesOver(t *testing.T) {
 			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
 		}
 		ok := b.String() + `"last":0}`
-		if _, ref := g.Check([]byte(ok)); ref != nil {
+		if _, ref := check(t, g, []byte(ok)); ref != nil {
 			t.Errorf("%d distinct names refused: %v", n, ref)
 		}
 		for _, dup := range []string{`"k0":0}`, fmt.Sprintf(`"k%d":0}`, n-1), fmt.Sprintf(`"\u006b%d":0}`, n/2)} {
-			if _, ref := g.Check([]byte(b.String() + dup)); ref == nil || ref.Bound != charge.BoundDuplicateName {
+			if _, ref := check(t, g, []byte(b.String()+dup)); ref == nil || ref.Bound != charge.BoundDuplicateName {
 				t.Errorf("%d names then a repeat %s: got %v, want duplicate-name", n, dup, ref)
 			}
 		}
 	}
 	// The same names in sibling objects are not duplicates.
-	if _, ref := g.Check([]byte(`[{"a":1,"b":2},{"a":1,"b":2},{"x":{"a":1},"a":{"a":1}}]`)); ref != nil {
+	if _, ref := check(t, g, []byte(`[{"a":1,"b":2},{"a":1,"b":2},{"x":{"a":1},"a":{"a":1}}]`)); ref != nil {
 		t.Errorf("sibling objects refused: %v", ref)
 	}
 }
@@ -131,10 +147,10 @@ func TestAdmitted(t *testing.T) {
 		{"\t\n\r [true,false,null,-0.5e+3,1E-2] \n", 6, 1},
 		{`"\uffff\ufffe\ufdd0"`, 1, 0}, // noncharacters are scalar values
 	}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, c := range docs {
-			rep, ref := g.Check([]byte(c.doc))
+			rep, ref := check(t, g, []byte(c.doc))
 			if ref != nil {
 				t.Errorf("%s: %q refused: %v", d, c.doc, ref)
 				continue
@@ -165,23 +181,23 @@ func TestEachBoundAtAndPastItsLimit(t *testing.T) {
 		limit    int64
 		dialects []charge.Dialect
 	}{
-		{"nesting", nested(l.MaxParamsNesting), nested(l.MaxParamsNesting + 1), charge.BoundNesting, int64(l.MaxParamsNesting), charge.Dialects},
-		{"nodes", zeros(l.MaxParamsNodes - 1), zeros(l.MaxParamsNodes), charge.BoundNodes, int64(l.MaxParamsNodes), charge.Dialects},
-		{"number length", digits(l.MaxNumberBytes), digits(l.MaxNumberBytes + 1), charge.BoundNumberBytes, int64(l.MaxNumberBytes), charge.Dialects},
-		{"number exponent", fmt.Sprintf("1e%d", l.MaxNumberExponent), fmt.Sprintf("1e%d", l.MaxNumberExponent+1), charge.BoundNumberExponent, int64(l.MaxNumberExponent), charge.Dialects},
-		{"negative exponent", fmt.Sprintf("1e-%03d", l.MaxNumberExponent), fmt.Sprintf("1E-0%d", l.MaxNumberExponent+1), charge.BoundNumberExponent, int64(l.MaxNumberExponent), charge.Dialects},
-		{"charge, ASCII", `"` + strings.Repeat("a", budget) + `"`, `"` + strings.Repeat("a", budget+1) + `"`, charge.BoundCharge, l.MaxParamsRenderedChars, charge.Dialects},
+		{"nesting", nested(l.MaxParamsNesting), nested(l.MaxParamsNesting + 1), charge.BoundNesting, int64(l.MaxParamsNesting), charge.Dialects()},
+		{"nodes", zeros(l.MaxParamsNodes - 1), zeros(l.MaxParamsNodes), charge.BoundNodes, int64(l.MaxParamsNodes), charge.Dialects()},
+		{"number length", digits(l.MaxNumberBytes), digits(l.MaxNumberBytes + 1), charge.BoundNumberBytes, int64(l.MaxNumberBytes), charge.Dialects()},
+		{"number exponent", fmt.Sprintf("1e%d", l.MaxNumberExponent), fmt.Sprintf("1e%d", l.MaxNumberExponent+1), charge.BoundNumberExponent, int64(l.MaxNumberExponent), charge.Dialects()},
+		{"negative exponent", fmt.Sprintf("1e-%03d", l.MaxNumberExponent), fmt.Sprintf("1E-0%d", l.MaxNumberExponent+1), charge.BoundNumberExponent, int64(l.MaxNumberExponent), charge.Dialects()},
+		{"charge, ASCII", `"` + strings.Repeat("a", budget) + `"`, `"` + strings.Repeat("a", budget+1) + `"`, charge.BoundCharge, l.MaxParamsRenderedChars, charge.Dialects()},
 		{"charge, U+0600 (6 characters each)", `"` + strings.Repeat("\u0600", budget/6) + `"`, `"` + strings.Repeat("\u0600", budget/6) + `a"`, charge.BoundCharge, l.MaxParamsRenderedChars, []charge.Dialect{charge.Python}},
 		{"charge, the quote rule", `"` + strings.Repeat("'", budget/2-1) + `\""`, `"` + strings.Repeat("'", budget/2) + `\""`, charge.BoundCharge, l.MaxParamsRenderedChars, []charge.Dialect{charge.Python}},
-		{"charge, members", `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `"}`, `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `0"}`, charge.BoundCharge, l.MaxParamsRenderedChars, charge.Dialects},
+		{"charge, members", `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `"}`, `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `0"}`, charge.BoundCharge, l.MaxParamsRenderedChars, charge.Dialects()},
 	}
 	for _, c := range cases {
 		for _, d := range c.dialects {
 			g := gate(t, d, l)
-			if _, ref := g.Check([]byte(c.at)); ref != nil {
+			if _, ref := check(t, g, []byte(c.at)); ref != nil {
 				t.Errorf("%s/%s: at the limit, refused: %v", c.name, d, ref)
 			}
-			_, ref := g.Check([]byte(c.past))
+			_, ref := check(t, g, []byte(c.past))
 			if ref == nil {
 				t.Errorf("%s/%s: one past the limit, admitted", c.name, d)
 				continue
@@ -200,12 +216,12 @@ func TestTheChargeBoundTripsAtTheFirstBytePast(t *testing.T) {
 	l.MaxParamsRenderedChars = 10
 	g := gate(t, charge.Python, l)
 	doc := `"` + strings.Repeat("a", 1000) // unterminated: a full read would be a syntax error
-	_, ref := g.Check([]byte(doc))
+	_, ref := check(t, g, []byte(doc))
 	if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != 11 {
 		t.Fatalf("got %v, want a charge refusal at byte 11 (the 11th a)", ref)
 	}
 	doc = `"aaaaaaaaa` + "\u0600" + strings.Repeat("b", 1000) // 9 + 6 > 10 at the U+0600
-	_, ref = g.Check([]byte(doc))
+	_, ref = check(t, g, []byte(doc))
 	if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != 10 {
 		t.Fatalf("got %v, want a charge refusal at byte 10 (the U+0600)", ref)
 	}
@@ -229,7 +245,7 @@ func TestRefusalsNameWhereWithoutEchoing(t *testing.T) {
 	}
 	g := gate(t, charge.Go, charge.DefaultLimits())
 	for _, c := range cases {
-		_, ref := g.Check([]byte(c.doc))
+		_, ref := check(t, g, []byte(c.doc))
 		if ref == nil {
 			t.Errorf("%.40q admitted", c.doc)
 			continue
@@ -263,7 +279,7 @@ func TestTheWidestRefusalFitsTheCeiling(t *testing.T) {
 	}
 	doc := b.String() + "0" + strings.Repeat("}", depth)
 	g := gate(t, charge.Python, charge.DefaultLimits())
-	_, ref := g.Check([]byte(doc))
+	_, ref := check(t, g, []byte(doc))
 	if ref == nil || ref.Bound != charge.BoundNesting {
 		t.Fatalf("got %v, want a nesting refusal", ref)
 	}
@@ -281,7 +297,7 @@ func TestStrictnessAgreesWithEncodingJSON(t *testing.T) {
 	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
 	g := gate(t, charge.Python, charge.DefaultLimits())
 	for _, doc := range []string{`{"a":1,"a":2}`, `"\ud800"`, "\"\xff\"", `[1,]`, "\"\x01\"", `{} x`, "\xef\xbb\xbf1"} {
-		_, ref := g.Check([]byte(doc))
+		_, ref := check(t, g, []byte(doc))
 		if ref == nil {
 			t.Fatalf("%q admitted", doc)
 		}
@@ -330,8 +346,8 @@ func TestGateIsSafeForConcurrentUse(t *testing.T) {
 		go func() {
 			for i := range 2000 {
 				doc := docs[(i+w)%len(docs)]
-				_, ref := g.Check(doc)
-				if admitted := ref == nil; admitted != bytes.Equal(doc, docs[0]) {
+				_, err := g.Check(doc)
+				if admitted := err == nil; admitted != bytes.Equal(doc, docs[0]) {
 					t.Errorf("worker %d: admitted=%v for %.20q", w, admitted, doc)
 				}
 			}
@@ -360,8 +376,38 @@ func TestNameIndexAcrossDocuments(t *testing.T) {
 		if i%997 == 0 {
 			doc, want = repeated, false
 		}
-		if _, ref := g.Check(doc); (ref == nil) != want {
+		if _, ref := check(t, g, doc); (ref == nil) != want {
 			t.Fatalf("document %d: admitted=%v, want %v (%v)", i, ref == nil, want, ref)
 		}
+	}
+}
+
+// TestCheckValueStopsAtTheValuesEnd: CheckValue reads one value and nothing
+// past it, with offsets into the whole document and pointers relative to the
+// value.
+func TestCheckValueStopsAtTheValuesEnd(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	doc := []byte("{\"name\":\"t\",\"arguments\": {\"a\":[1,\"x\"]} ,\"z\":\"\xff\"}")
+	off := strings.Index(string(doc), `: {`) + 1
+	end, rep, err := g.CheckValue(doc, off)
+	if err != nil || string(doc[end-1]) != "}" || doc[end] != ' ' || rep.Nodes != 5 || rep.Depth != 2 || rep.Bytes != end-off {
+		t.Fatalf("end %d (%q), report %+v, err %v", end, doc[end:], rep, err)
+	}
+	// The invalid byte after the value is the caller's: not read.
+	bad := []byte("[\"ok\", {\"k\": \"\xff\"}]")
+	_, _, err = g.CheckValue(bad, 1)
+	if err != nil {
+		t.Fatalf("the string value alone: %v", err)
+	}
+	_, _, err = g.CheckValue(bad, 6)
+	var r *charge.Refusal
+	if !errors.As(err, &r) || r.Bound != charge.BoundUTF8 || r.Offset != 14 || r.Pointer != "/k" {
+		t.Fatalf("refusal inside the value: %v", err)
+	}
+	if end, _, err := g.CheckValue([]byte(`  12,`), 0); err != nil || end != 4 {
+		t.Fatalf("a number before a comma: end %d, %v", end, err)
+	}
+	if _, _, err := g.CheckValue([]byte(`  `), 0); !errors.As(err, &r) || r.Bound != charge.BoundSyntax {
+		t.Fatalf("no value: %v", err)
 	}
 }

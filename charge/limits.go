@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Limits are the bounds the gate holds a document to, and the source-file cap
@@ -150,28 +151,29 @@ func ComposedCeiling(d Dialect, l Limits) int64 {
 
 // BodyCapDerivation is the transport body cap for a set of encoder families:
 // the multiplier is the worst wire ratio over the non-control classes of those
-// families, and the classes above it are the residual.
+// families, and the classes above it are the residual. Each BodyCap call
+// returns new slices and big.Rats, shared with nothing.
 type BodyCapDerivation struct {
-	Encoders   []Encoder
-	Multiplier *big.Rat // worst wire/landed ratio over non-control classes
-	Worst      []ClassRatio
-	Cap        int64 // ceil(Multiplier * MaxSourceFileBytes) + EnvelopeAllowance
-	Residual   []ClassRatio
+	Encoders   []Encoder    // the families the cap is derived for, as the caller named them
+	Multiplier *big.Rat     // worst wire/landed ratio over non-control classes
+	Worst      []ClassRatio // the non-control classes at the multiplier
+	Cap        int64        // ceil(Multiplier * MaxSourceFileBytes) + EnvelopeAllowance
+	Residual   []ClassRatio // the classes above the multiplier: a file dense in them can pass the cap
 }
 
 // ClassRatio is one wire class under one encoder and its wire ratio.
 type ClassRatio struct {
 	Encoder Encoder
 	Class   WireClass
-	Ratio   *big.Rat
+	Ratio   *big.Rat // Class.Ratio(Encoder)
 }
 
 // BodyCap derives the body cap the limits need for clients using any of the
 // encoder families.
 func BodyCap(l Limits, encoders ...Encoder) BodyCapDerivation {
-	d := BodyCapDerivation{Encoders: encoders, Multiplier: new(big.Rat)}
+	d := BodyCapDerivation{Encoders: slices.Clone(encoders), Multiplier: new(big.Rat)}
 	for _, e := range encoders {
-		for _, c := range WireClasses {
+		for _, c := range wireClasses[:] {
 			r := c.Ratio(e)
 			if c.Control {
 				continue
@@ -187,7 +189,7 @@ func BodyCap(l Limits, encoders ...Encoder) BodyCapDerivation {
 		}
 	}
 	for _, e := range encoders {
-		for _, c := range WireClasses {
+		for _, c := range wireClasses[:] {
 			if r := c.Ratio(e); r.Cmp(d.Multiplier) > 0 {
 				d.Residual = append(d.Residual, ClassRatio{e, c, r})
 			}

@@ -74,7 +74,7 @@ func TestPythonDialectAgainstCPython(t *testing.T) {
 		if _, err := fmt.Sscan(sc.Text(), &leaves, &whole); err != nil {
 			t.Fatal(err)
 		}
-		rep, ref := g.Check([]byte(docs[i]))
+		rep, ref := check(t, g, []byte(docs[i]))
 		if ref != nil {
 			t.Fatalf("document %d refused: %v", i, ref)
 		}

@@ -1,6 +1,7 @@
 package charge
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,9 +23,13 @@ const (
 	BoundCharge                          // Limits.MaxParamsRenderedChars
 )
 
-// Bounds lists every bound, in a stable order.
-var Bounds = []Bound{BoundSyntax, BoundUTF8, BoundSurrogate, BoundControl, BoundDuplicateName,
+// allBounds is every bound; MaxRefusalBytes is computed over it, so it is
+// unexported and Bounds hands out copies.
+var allBounds = [...]Bound{BoundSyntax, BoundUTF8, BoundSurrogate, BoundControl, BoundDuplicateName,
 	BoundTrailing, BoundNesting, BoundNodes, BoundNumberBytes, BoundNumberExponent, BoundCharge}
+
+// Bounds returns every bound, in a stable order, in a fresh slice.
+func Bounds() []Bound { return slices.Clone(allBounds[:]) }
 
 var boundNames = [...]string{
 	BoundSyntax:         "syntax",
@@ -54,6 +59,7 @@ var boundText = [...]string{
 	BoundCharge:         "renders wider than",
 }
 
+// String is the bound's name, the one a refusal's text gives after "bound".
 func (b Bound) String() string {
 	if int(b) < len(boundNames) && boundNames[b] != "" {
 		return boundNames[b]
@@ -107,7 +113,7 @@ func (r *Refusal) Error() string {
 // pointer is already display-escaped, so it is written between quotes as is).
 func MaxRefusalBytes() int {
 	longest := 0
-	for _, b := range Bounds {
+	for _, b := range allBounds {
 		n := len("arguments refused: document ") + len(boundText[b]) + len(" (bound ") + len(b.String()) + len(") at ")
 		if b.Limited() {
 			n += 1 + 20 + 1 + len("characters")

@@ -2,6 +2,7 @@ package charge
 
 import (
 	"math/big"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -10,7 +11,7 @@ import (
 // sweeps package proves the partition and each class's sizes against real
 // encoders, code point by code point.
 type WireClass struct {
-	Name string
+	Name string // what the class holds, e.g. "2-byte" or "< > &"
 	// Control marks the classes the body-cap multiplier excludes: C0 and DEL,
 	// which a knowledge store does not land densely, and which have a remedy
 	// (DEL sent raw) or none (raw C0 is illegal JSON).
@@ -25,7 +26,8 @@ type WireClass struct {
 // Wire is the bytes encoder e puts on the wire for each code point of the class.
 func (c WireClass) Wire(e Encoder) int { return int(c.wire[e]) }
 
-// Ratio is wire bytes over landed bytes under encoder e.
+// Ratio is wire bytes over landed bytes under encoder e, a new big.Rat on
+// every call, which the caller may keep or modify.
 func (c WireClass) Ratio(e Encoder) *big.Rat {
 	return big.NewRat(int64(c.wire[e]), int64(c.Landed))
 }
@@ -36,8 +38,13 @@ func (c WireClass) Contains(r rune) bool { return c.has(r) }
 func isShortC0(r rune) bool { return r == '\b' || r == '\t' || r == '\n' || r == '\f' || r == '\r' }
 func isHTML(r rune) bool    { return r == '<' || r == '>' || r == '&' }
 
-// WireClasses is the class model, in order of code point.
-var WireClasses = []WireClass{
+// WireClasses returns the class model, in order of code point, in a fresh
+// slice: BodyCap reads the model itself, so nothing a caller does to the
+// slice or its elements changes a derived cap.
+func WireClasses() []WireClass { return slices.Clone(wireClasses[:]) }
+
+// wireClasses is the class model BodyCap and WireClassOf read.
+var wireClasses = [...]WireClass{
 	{Name: `C0 \b \t \n \f \r`, Control: true, Landed: 1, Example: '\t', Count: 5,
 		wire: wireBytes(2, 2, 2), has: isShortC0},
 	{Name: "C0 other", Control: true, Landed: 1, Example: 0x01, Count: 27,
@@ -73,7 +80,7 @@ func wireBytes(ensureASCII, raw, goJSON int8) [4]int8 {
 // WireClassOf is the class r belongs to; ok is false for surrogates and values
 // outside Unicode, which no encoder puts on the wire.
 func WireClassOf(r rune) (WireClass, bool) {
-	for _, c := range WireClasses {
+	for _, c := range wireClasses[:] {
 		if c.has(r) {
 			return c, true
 		}

@@ -107,7 +107,7 @@ func checkEncoders(t *testing.T, s string) {
 		charge.EnsureASCII: {{"py_encode_basestring_ascii", pyEncodeBasestringASCII(s)}},
 		charge.Raw:         {{"py_encode_basestring", pyEncodeBasestring(s)}, {"JSON.stringify", jsQuoteJSONString(s)}},
 	}
-	for _, e := range charge.Encoders {
+	for _, e := range charge.Encoders() {
 		model := e.StringWireBytes(s)
 		for _, impl := range real[e] {
 			if len(impl.wire) != model {
@@ -144,7 +144,7 @@ func FuzzEncoderWidths(f *testing.F) {
 // Every wire class, through every independent encoder, at one example each
 // and at its extremes.
 func TestEncodersOnEveryClass(t *testing.T) {
-	for _, c := range charge.WireClasses {
+	for _, c := range charge.WireClasses() {
 		checkEncoders(t, strings.Repeat(string(c.Example), 3))
 	}
 	for _, r := range []rune{0, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xffff, 0x10000, utf8.MaxRune} {
@@ -179,7 +179,7 @@ func TestPythonPortsMatchCPython(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		in = append(in, String(seedBytes(i), 48))
 	}
-	for _, c := range charge.WireClasses {
+	for _, c := range charge.WireClasses() {
 		in = append(in, string(c.Example))
 	}
 	payload, _ := json.Marshal(in)

@@ -186,8 +186,8 @@ func leafCharge(t *testing.T, k jsonschema.ErrorKind, v any) int {
 // node's instance rendering to the charge of the leaves it came from.
 func checkV6Render(t *testing.T, doc []byte) {
 	t.Helper()
-	rep, ref := v6Gate.Check(doc)
-	if ref != nil {
+	rep, refused := v6Gate.Check(doc)
+	if refused != nil {
 		return
 	}
 	inst, err := decodeStd(doc, true)
@@ -256,9 +256,9 @@ func FuzzV6Render(f *testing.F) {
 func TestErrorRepeatsNamesPerError(t *testing.T) {
 	name := strings.Repeat("k", 1000)
 	doc := `{"` + name + `":[` + strings.TrimSuffix(strings.Repeat("1,", 1000), ",") + `]}`
-	rep, ref := v6Gate.Check([]byte(doc))
-	if ref != nil {
-		t.Fatal(ref)
+	rep, refused := v6Gate.Check([]byte(doc))
+	if refused != nil {
+		t.Fatal(refused)
 	}
 	inst, _ := decodeStd([]byte(doc), true)
 	err := compiledV6[5].Validate(inst) // items must be strings

@@ -263,7 +263,12 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	if len(arguments) == 0 {
 		arguments = emptyObject
 	}
-	if gr := v.gateCheck(arguments); gr != nil {
+	if _, err := v.gate.Check(arguments); err != nil {
+		var gr *charge.Refusal
+		if !errors.As(err, &gr) {
+			// Check's only error is a *charge.Refusal; anything else still refuses.
+			return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageInternal}
+		}
 		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageGate, Gate: gr}
 	}
 	var doc any
@@ -291,12 +296,6 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	}
 	r.Leaves, r.Elided = leaves(ve)
 	return r
-}
-
-// gateCheck runs the charge gate and returns its refusal, or nil.
-func (v *Validator) gateCheck(arguments []byte) *charge.Refusal {
-	_, gr := v.gate.Check(arguments)
-	return gr
 }
 
 // validate runs Validate with panics recovered: jsonschema/v6 has panicked on

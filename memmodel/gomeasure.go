@@ -280,14 +280,14 @@ func httpHandler(v *mcpvalidate.Validator) (http.Handler, error) {
 }
 
 // MeasureGo runs each shape through each path in a fresh child process:
-// argv is the command that runs MeasureGoHere for `--shape NAME --path P
-// --div N` appended (`boundlab memmodel measure-go-row`).
+// argv is the command that runs MeasureGoHere for `--row NAME --path P
+// --div N` appended (`boundlab memmodel measure-go --row`).
 func MeasureGo(ctx context.Context, argv []string, shapes []Shape, paths []GoPath, div int64, progress func(GoMeasurement)) ([]GoMeasurement, error) {
 	var out []GoMeasurement
 	for _, s := range shapes {
 		for _, p := range paths {
 			c, cancel := context.WithTimeout(ctx, 3*time.Minute)
-			args := append(append([]string(nil), argv[1:]...), "--shape", s.Name, "--path", string(p), "--div", strconv.FormatInt(div, 10))
+			args := append(append([]string(nil), argv[1:]...), "--row", s.Name, "--path", string(p), "--div", strconv.FormatInt(div, 10))
 			cmd := exec.CommandContext(c, argv[0], args...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -9,7 +9,7 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-// GoRowsFile is where `boundlab memmodel measure-go --write` pins the Go rows,
+// GoRowsFile is where `boundlab memmodel measure-go --out FILE` pins the Go rows,
 // relative to the module root; embedded like the calibration.
 const GoRowsFile = "memmodel/gorows.json"
 

@@ -33,9 +33,9 @@ func TestStatsAgreeWithTheBuiltBody(t *testing.T) {
 		if int64(len(args)) != st.ArgsWire {
 			t.Errorf("%s: arguments are %d bytes, Stats.ArgsWire %d", s.Name, len(args), st.ArgsWire)
 		}
-		rep, ref := g.Check(args)
-		if ref != nil {
-			t.Fatalf("%s: the gate refused the arguments: %v", s.Name, ref)
+		rep, err := g.Check(args)
+		if err != nil {
+			t.Fatalf("%s: the gate refused the arguments: %v", s.Name, err)
 		}
 		if rep.Charge != st.Charge {
 			t.Errorf("%s: gate charge %d, Stats.Charge %d", s.Name, rep.Charge, st.Charge)

@@ -26,7 +26,7 @@ const MeasuredTolerance = 0.01
 // measured row names.
 func build(mods map[string]string) results.Build {
 	b := results.Build{Go: runtime.Version(), Unicode: map[string]string{}, Modules: mods}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		b.Unicode[d.String()] = d.UnicodeVersion()
 	}
 	return b
@@ -55,6 +55,23 @@ var seedFigures = map[string]string{
 	"astral-nonprintable-at-budget": "ADR-0031 A1: non-printable astral measures 8.11x where the expression says 23.00x",
 	"arabic-at-budget":              "ADR-0031 A1: non-printable U+0600 measures 9.11x against 15.00x",
 	"search-ii-absolute":            "ADR-0031 A1 family (ii) worst absolute: ~194-200 MiB, up to 8.00x (CJK filler + ASCII + one astral, at the cap)",
+}
+
+// seedPeaks are the tracemalloc peaks the seed printed for its at-cap rows
+// (ADR-0031 A1), as it printed them (results.Record.SeedValue); they stand
+// beside the pydantic_core measurements, which results.Classify compares
+// them with.
+var seedPeaks = map[string]string{
+	"ascii":            "75.1 MiB",
+	"del":              "75.2 MiB",
+	"del+2byte":        "125.1 MiB",
+	"del+astral":       "175.1 MiB",
+	"seed-ratio-worst": "114.1 MiB",
+}
+
+// measuredID is the id of a pinned calibration row's record.
+func measuredID(r CalibratedRow) string {
+	return fmt.Sprintf("memmodel.python.%s@%s%s.%s.measured-peak", shortParser(r.Measured.Parser), r.Measured.Impl, r.Measured.Python, r.Shape)
 }
 
 // Records recomputes every memmodel record from the live build: the model's
@@ -120,16 +137,20 @@ func Records() ([]results.Record, error) {
 		if err := r.Holds(); err != nil {
 			return nil, fmt.Errorf("the live model no longer bounds a pinned measurement: %w", err)
 		}
-		on := fmt.Sprintf("%s%s", r.Measured.Impl, r.Measured.Python)
+		seedValue := ""
+		if p.Name == PydanticCore.Name { // the seed's SDK parses with pydantic_core
+			seedValue = seedPeaks[s.Name]
+		}
 		out = append(out, results.Record{
-			ID:    fmt.Sprintf("memmodel.python.%s@%s.%s.measured-peak", shortParser(p.Name), on, s.Name),
-			Title: fmt.Sprintf("CPython per-request peak, measured, family %s; the live model predicts %d (holds: prediction >= measurement)", FamilyOfName(r.Family), live.Peak),
-			Value: float64(r.Measured.Peak),
-			Unit:  "bytes (tracemalloc peak)",
+			ID:        measuredID(r),
+			SeedValue: seedValue,
+			Title:     fmt.Sprintf("CPython per-request peak, measured, family %s; the live model predicts %d (holds: prediction >= measurement)", FamilyOfName(r.Family), live.Peak),
+			Value:     float64(r.Measured.Peak),
+			Unit:      "bytes (tracemalloc peak)",
 			Instance: fmt.Sprintf("%s; %d wire bytes; one fresh %s %s process, %s %s",
 				s.Describe(), r.Measured.Wire, r.Measured.Impl, r.Measured.Python, r.Measured.Parser, r.Measured.ParserVersion),
 			Method:    results.Measured,
-			Source:    "tracemalloc (peak per moment, reset_peak between) via `boundlab memmodel calibrate --python PATH --write`; memmodel/calibrate.py",
+			Source:    "tracemalloc (peak per moment, reset_peak between) via `boundlab memmodel calibrate --python PATH --out " + CalibrationFile + "`; memmodel/calibrate.py",
 			Tolerance: float64(int64(MeasuredTolerance * float64(r.Measured.Peak))),
 			Seed:      seedFigures[s.Name],
 			Build: build(map[string]string{
@@ -185,7 +206,7 @@ func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
 		if m.Path == PathHTTP {
 			what = "one whole HTTP request: go-sdk v1.8.0 streamable handler (stateless, JSON responses) with mcpvalidate's middleware"
 		}
-		src := "runtime/metrics " + heapObjects + " sampled in a busy goroutine at GOGC=2 (at least 16 readings during the call), above a post-GC baseline, after a warm-up and four at-size calls, one fresh process per row: `boundlab memmodel measure-go --write`"
+		src := "runtime/metrics " + heapObjects + " sampled in a busy goroutine at GOGC=2 (at least 16 readings during the call), above a post-GC baseline, after a warm-up and four at-size calls, one fresh process per row: `boundlab memmodel measure-go --out " + GoRowsFile + "`"
 		out = append(out,
 			results.Record{
 				ID:    fmt.Sprintf("memmodel.go.%s.%s.peak-live", m.Path, m.Shape),
@@ -197,14 +218,14 @@ func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
 				ID:    fmt.Sprintf("memmodel.go.%s.%s.first-alloc", m.Path, m.Shape),
 				Title: "our validator's allocation on the first call at this size (pooled buffers still small): " + what,
 				Value: float64(m.FirstAlloc), Unit: "bytes", Instance: inst, Method: results.Measured,
-				Source:    "runtime/metrics /gc/heap/allocs:bytes around the first at-size call after an 8-byte warm-up call, one fresh process per row: `boundlab memmodel measure-go --write`",
+				Source:    "runtime/metrics /gc/heap/allocs:bytes around the first at-size call after an 8-byte warm-up call, one fresh process per row: `boundlab memmodel measure-go --out " + GoRowsFile + "`",
 				Tolerance: float64(max(m.FirstAlloc/20, 1<<20)), Build: build(mods),
 			},
 			results.Record{
 				ID:    fmt.Sprintf("memmodel.go.%s.%s.total-alloc", m.Path, m.Shape),
 				Title: "our validator's total allocation per call in steady state (after three at-size calls): " + what,
 				Value: float64(m.TotalAlloc), Unit: "bytes", Instance: inst, Method: results.Measured,
-				Source:    "runtime/metrics /gc/heap/allocs:bytes, before and after, one fresh process per row: `boundlab memmodel measure-go --write`",
+				Source:    "runtime/metrics /gc/heap/allocs:bytes, before and after, one fresh process per row: `boundlab memmodel measure-go --out " + GoRowsFile + "`",
 				Tolerance: float64(max(m.TotalAlloc/20, 1<<20)), Build: build(mods),
 			})
 		if m.Path == PathHTTP {

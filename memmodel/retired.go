@@ -46,8 +46,9 @@ func retired(cal Calibration, shapes map[string]Shape, sc Scale) ([]results.Reco
 				Correction: fmt.Sprintf("%s %s on %s %s measured %.2fx (%d bytes) where the seed's expression says %.2fx: CPython's UTF-8 decoder widens once per new kind, holding the old and new buffers (L x (old kind + new kind)), so ASCII then a kind-2 code point then an astral one peaks at 2x + 6x; the parse term is a property of the parser (memmodel.PydanticCore, memmodel.JSONLoads)",
 					worst.Measured.Parser, worst.Measured.ParserVersion, worst.Measured.Impl, worst.Measured.Python,
 					worst.Ratio(), worst.Measured.Peak, float64(worst.SeedPeak)/w),
-				Attribution: retiredAttribution,
-				Keys:        []string{`(?i)never under-predicts`, `(?i)1x, 3x or 5x`},
+				Attribution:    retiredAttribution,
+				Counterexample: measuredID(*worst),
+				Keys:           []string{`(?i)never under-predicts`, `(?i)1x, 3x or 5x`},
 			},
 		})
 	}
@@ -56,6 +57,7 @@ func retired(cal Calibration, shapes map[string]Shape, sc Scale) ([]results.Reco
 	seedWorst, _ := SeedModel(shapes["del+astral"], sc.Limits)
 	seedRatio := float64(seedWorst) / float64(shapes["del+astral"].Stats().Wire)
 	var corrections []string
+	var worstRow *CalibratedRow // over every parser: the counterexample
 	mods := map[string]string{}
 	for _, p := range Parsers {
 		var top *CalibratedRow
@@ -69,6 +71,9 @@ func retired(cal Calibration, shapes map[string]Shape, sc Scale) ([]results.Reco
 		}
 		if top == nil || top.Ratio() <= seedRatio+0.005 {
 			continue
+		}
+		if worstRow == nil || top.Ratio() > worstRow.Ratio() {
+			worstRow = top
 		}
 		corrections = append(corrections, fmt.Sprintf("%s %s on %s %s: %s measured %.2fx (%d bytes at %d wire bytes)",
 			top.Measured.Parser, top.Measured.ParserVersion, top.Measured.Impl, top.Measured.Python,
@@ -88,10 +93,11 @@ func retired(cal Calibration, shapes map[string]Shape, sc Scale) ([]results.Reco
 			Seed:     "ADR-0031 A1: \"The worst of family (i) is 7.00x\"",
 			Build:    build(mods),
 			Retirement: &results.Retirement{
-				Claim:       "the worst of family (i) is 7.00x the wire bytes",
-				Correction:  strings.Join(corrections, "; "),
-				Attribution: retiredAttribution,
-				Keys:        []string{`(?i)worst of family \(i\) is 7\.00x`},
+				Claim:          "the worst of family (i) is 7.00x the wire bytes",
+				Correction:     strings.Join(corrections, "; "),
+				Attribution:    retiredAttribution,
+				Counterexample: measuredID(*worstRow),
+				Keys:           []string{`(?i)worst of family \(i\) is 7\.00x`},
 			},
 		})
 	}

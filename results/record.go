@@ -39,15 +39,21 @@ const (
 
 // Record is one figure.
 type Record struct {
-	ID         string      `json:"id"`
-	Title      string      `json:"title"`
-	Value      float64     `json:"value"`
-	Unit       string      `json:"unit"`
-	Instance   string      `json:"instance"`
-	Method     Method      `json:"method"`
-	Source     string      `json:"source"`
-	Tolerance  float64     `json:"tolerance,omitempty"` // measured only: the absolute drift verify allows, in Unit
-	Seed       string      `json:"seed,omitempty"`
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	Value     float64 `json:"value"`
+	Unit      string  `json:"unit"`
+	Instance  string  `json:"instance"`
+	Method    Method  `json:"method"`
+	Source    string  `json:"source"`
+	Tolerance float64 `json:"tolerance,omitempty"` // measured only: the absolute drift verify allows, in Unit
+	Seed      string  `json:"seed,omitempty"`
+	// SeedValue is the seed's own figure for this record's value, as the seed
+	// printed it (a number, optionally with thousands commas and a KiB, MiB
+	// or GiB scale, in the record's Unit): its digits are the precision of
+	// the claim. Classify compares it with Value. Empty when the seed states
+	// no figure this record answers.
+	SeedValue  string      `json:"seed_value,omitempty"`
 	Build      Build       `json:"build"`
 	Retirement *Retirement `json:"retirement,omitempty"`
 }
@@ -64,6 +70,9 @@ type Retirement struct {
 	Claim       string `json:"claim"`
 	Correction  string `json:"correction"`
 	Attribution string `json:"attribution"`
+	// Counterexample is the id of the live record whose value refutes the
+	// claim, when the lab (not the seed's own amendments) withdrew it.
+	Counterexample string `json:"counterexample,omitempty"`
 	// Keys are regular expressions (RE2) that find a quote of the retired
 	// figure in prose. verify fails on a docs paragraph that matches one and
 	// does not name the record's ID, which is the attribution docs must carry.

@@ -93,7 +93,7 @@ func Live(producers []Producer) (map[string][]Record, map[string]error) {
 // the binary does not hold it).
 func CurrentBuild(modules ...string) Build {
 	b := Build{Go: runtime.Version(), Unicode: map[string]string{}}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		b.Unicode[d.String()] = d.UnicodeVersion()
 	}
 	if len(modules) == 0 {

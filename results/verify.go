@@ -99,7 +99,7 @@ func Verify(o VerifyOptions) ([]Problem, error) {
 			probs = append(probs, Problem{Kind: "stale-markdown", Detail: err.Error()})
 		case !bytes.Equal(got, want):
 			probs = append(probs, Problem{Kind: "stale-markdown",
-				Detail: o.RecordsMarkdown + " is not what the pinned records generate; run `go run ./cmd/boundlab derive --from " + o.RecordsDir + " --markdown > " + o.RecordsMarkdown + "`" + firstDiffLine(got, want)})
+				Detail: o.RecordsMarkdown + " is not what the pinned records generate; run `go run ./cmd/boundlab derive --records " + o.RecordsDir + " --markdown > " + o.RecordsMarkdown + "`" + firstDiffLine(got, want)})
 		}
 	}
 	sort.SliceStable(probs, func(i, j int) bool {
@@ -213,6 +213,7 @@ func fieldDiffs(p, l Record) []string {
 	str("method", string(p.Method), string(l.Method))
 	str("source", p.Source, l.Source)
 	str("seed", p.Seed, l.Seed)
+	str("seed_value", p.SeedValue, l.SeedValue)
 	if p.Tolerance != l.Tolerance {
 		out = append(out, fmt.Sprintf("tolerance: pinned %v, live %v", p.Tolerance, l.Tolerance))
 	}
@@ -236,6 +237,7 @@ func fieldDiffs(p, l Record) []string {
 	str("retirement.claim", pr.Claim, lr.Claim)
 	str("retirement.correction", pr.Correction, lr.Correction)
 	str("retirement.attribution", pr.Attribution, lr.Attribution)
+	str("retirement.counterexample", pr.Counterexample, lr.Counterexample)
 	str("retirement.keys", strings.Join(pr.Keys, " | "), strings.Join(lr.Keys, " | "))
 	return out
 }

@@ -84,7 +84,7 @@ func (c BodyCapCheck) WorstText() string {
 // ResidualAt lists, for clients using encoders, the classes above a given
 // multiplier (a cap chosen for other clients), and the code points they hold.
 func ResidualAt(m *big.Rat, encoders ...charge.Encoder) (classes []charge.ClassRatio, codePoints int) {
-	for _, c := range charge.WireClasses {
+	for _, c := range wireClasses {
 		for _, e := range encoders {
 			if r := c.Ratio(e); r.Cmp(m) > 0 {
 				classes = append(classes, charge.ClassRatio{Encoder: e, Class: c, Ratio: r})

@@ -45,7 +45,7 @@ func (s *Sweep) Table(d charge.Dialect) ([]ClassRow, error) {
 		}
 		row, ok := rows[k]
 		if !ok {
-			wc := charge.WireClasses[k.class]
+			wc := wireClasses[k.class]
 			row = &ClassRow{Wire: wc, Render: k.rc, Width: int(k.width), Lowest: r, Example: r}
 			rows[k] = row
 		}

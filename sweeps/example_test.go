@@ -9,7 +9,7 @@ import (
 
 // What each encoder family writes for one code point, and its wire bytes.
 func ExampleEncodeRune() {
-	for _, e := range charge.Encoders {
+	for _, e := range charge.Encoders() {
 		for _, r := range []rune{'<', 0x7f, 0x600, 0x1f600} {
 			b := sweeps.EncodeRune(e, r)
 			fmt.Printf("%-12s %s %q %d\n", e, sweeps.RuneName(r), b, len(b))
@@ -33,7 +33,7 @@ func ExampleEncodeRune() {
 // The widest arguments object the exact charge admits, at the default limits.
 func ExampleDocumentWorst() {
 	l := charge.DefaultLimits()
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		doc := sweeps.DocumentWorst(d, l)
 		fmt.Printf("%s: renders %d %s, composed ceiling %d\n", d, doc.Render, d.Unit(), charge.ComposedCeiling(d, l))
 	}

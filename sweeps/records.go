@@ -45,10 +45,36 @@ func init() {
 func Producers(l charge.Limits) []results.Producer {
 	return []results.Producer{
 		{Name: "sweep", Records: func() ([]results.Record, error) { return SweepRecords() }},
-		{Name: "bodycap", Records: func() ([]results.Record, error) { return BodyCapRecords(l) }},
-		{Name: "worstrender", Records: func() ([]results.Record, error) { return WorstRenderRecords(l) }},
+		{Name: "bodycap", Records: func() ([]results.Record, error) { return withSeedValues(BodyCapRecords(l)) }},
+		{Name: "worstrender", Records: func() ([]results.Record, error) { return withSeedValues(WorstRenderRecords(l)) }},
 		{Name: "retired", Records: func() ([]results.Record, error) { return RetiredRecords(l) }},
 	}
+}
+
+// seedValues are the figures the seed printed for the records that answer
+// them, as it printed them (results.Record.SeedValue); results.Classify
+// compares each with the live value. The figures of the seed's withdrawn
+// claims are retired records instead (RetiredRecords).
+var seedValues = map[string]string{
+	"bodycap.python-clients.multiplier":                                        "3",
+	"bodycap.python-clients.cap":                                               "26,214,400",
+	"worstrender.python-raw-codepoint-shipped.class":                           "75,497,472",
+	"worstrender.python-raw-codepoint-shipped.class-ratio":                     "6.00",
+	"worstrender.python-raw-codepoint-sdk4mib.class-ratio":                     "1.33",
+	"worstrender.python-raw-codepoint-interim.class-ratio":                     "4.25",
+	"worstrender.python-raw-codepoint-shipped.class-del.ratio":                 "4.00",
+	"worstrender.python-raw-codepoint-shipped.class-astral-nonprintable.ratio": "5.21",
+	"worstrender.python-raw-codepoint.shipped-over-sdk4mib":                    "4.50",
+	"worstrender.python-raw-codepoint.interim-over-sdk4mib":                    "3.2",
+	"worstrender.document.python.ceiling":                                      "12,982,912",
+}
+
+// withSeedValues sets each record's SeedValue from seedValues.
+func withSeedValues(recs []results.Record, err error) ([]results.Record, error) {
+	for i := range recs {
+		recs[i].SeedValue = seedValues[recs[i].ID]
+	}
+	return recs, err
 }
 
 func derived(id, title string, value float64, unit, instance, source, seed string) results.Record {
@@ -86,7 +112,7 @@ func SweepRecords() ([]results.Record, error) {
 			float64(added), "code points", "every code point U+0000..U+10FFFF",
 			"charge.PythonIsPrint && !strconv.IsPrint over every code point: the code points Unicode 15.1 assigned after Go's tables", ""),
 	)
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		rows, err := s.Table(d)
 		if err != nil {
 			return nil, err
@@ -147,9 +173,9 @@ func BodyCapRecords(l charge.Limits) ([]results.Record, error) {
 		"code points a Go client expands past the python-clients multiplier",
 		float64(n), "code points", resid.ResidualText(),
 		"sweeps.ResidualAt(bodycap.python-clients.multiplier, go) over charge.WireClasses", ""))
-	six := charge.WireClasses[classIndex("< > &")].Ratio(charge.GoJSON)
+	six := wireClasses[classIndex("< > &")].Ratio(charge.GoJSON)
 	worstFiller := new(big.Rat)
-	for _, c := range charge.WireClasses {
+	for _, c := range wireClasses {
 		if r := c.Ratio(charge.GoJSON); !c.Control && r.Cmp(py.Multiplier) <= 0 && r.Cmp(worstFiller) > 0 {
 			worstFiller = r
 		}
@@ -176,7 +202,7 @@ func BodyCapRecords(l charge.Limits) ([]results.Record, error) {
 }
 
 func classIndex(name string) int {
-	for i, c := range charge.WireClasses {
+	for i, c := range wireClasses {
 		if c.Name == name {
 			return i
 		}

@@ -65,7 +65,7 @@ type Sweep struct {
 	wire   [4][]uint8 // by charge.Encoder
 	width  [3][]uint8 // by charge.Dialect: reference width without the quotes
 	rclass [3][]charge.RenderClass
-	class  []uint8 // index into charge.WireClasses (the model's, proven unique)
+	class  []uint8 // index into wireClasses (the model's, proven unique)
 }
 
 // OK reports whether the model agreed with every oracle on every code point.
@@ -122,7 +122,7 @@ type worker struct {
 }
 
 func newWorker(s *Sweep) *worker {
-	w := &worker{s: s, classCount: make([]int, len(charge.WireClasses))}
+	w := &worker{s: s, classCount: make([]int, len(wireClasses))}
 	w.jenc = json.NewEncoder(&w.jbuf) // HTML escaping on: encoding/json's default
 	return w
 }
@@ -150,11 +150,11 @@ var (
 )
 
 func init() {
-	for _, e := range charge.Encoders {
+	for _, e := range charge.Encoders() {
 		wireLabel[e] = e.String() + " wire bytes (RuneWireBytes)"
 		classLabel[e] = e.String() + " wire bytes (its wire class)"
 	}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		widthLabel[d] = d.String() + " render width (RuneWidth)"
 		rclsLabel[d] = d.String() + " render class (RuneClass)"
 	}
@@ -192,7 +192,7 @@ func (w *worker) visitChunk(lo, hi rune) {
 func (w *worker) visitModel(r rune) {
 	w.visited++
 	hits, idx := 0, -1
-	for i, c := range charge.WireClasses {
+	for i, c := range wireClasses {
 		if c.Contains(r) {
 			hits++
 			idx = i
@@ -203,7 +203,7 @@ func (w *worker) visitModel(r rune) {
 		w.s.class[r] = noClass
 		return
 	}
-	c := charge.WireClasses[idx]
+	c := wireClasses[idx]
 	w.classCount[idx]++
 	w.s.class[r] = uint8(idx)
 	w.checks++
@@ -225,7 +225,7 @@ func (w *worker) record(e charge.Encoder, r rune, got int) {
 	w.s.wire[e][r] = uint8(got)
 	w.checkInt(r, wireLabel[e], e.RuneWireBytes(r), got)
 	if i := w.s.class[r]; i != noClass {
-		w.checkInt(r, classLabel[e], charge.WireClasses[i].Wire(e), got)
+		w.checkInt(r, classLabel[e], wireClasses[i].Wire(e), got)
 	}
 }
 
@@ -252,7 +252,7 @@ func (w *worker) visitOracles(runes []rune) {
 		w.record(charge.GoJSON, r, len(seg))
 	}, jsonSegment)
 
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		text := reference.String(d, str)
 		w.attribute(runes, text[1:len(text)-1], func(r rune, seg string) {
 			width := len(seg)
@@ -337,16 +337,20 @@ func reprSegment(r rune, rest string) int {
 	return n
 }
 
+// wireClasses is the class model the sweep checks, copied once: the sweep
+// indexes it for every code point.
+var wireClasses = charge.WireClasses()
+
 // noClass marks a code point no wire class holds.
 const noClass = 0xff
 
 // Run sweeps every scalar value on all CPUs.
 func Run() *Sweep {
 	s := &Sweep{class: make([]uint8, utf8.MaxRune+1)}
-	for _, e := range charge.Encoders {
+	for _, e := range charge.Encoders() {
 		s.wire[e] = make([]uint8, utf8.MaxRune+1)
 	}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		s.width[d] = make([]uint8, utf8.MaxRune+1)
 		s.rclass[d] = make([]charge.RenderClass, utf8.MaxRune+1)
 	}
@@ -370,7 +374,7 @@ func Run() *Sweep {
 		}()
 	}
 	wg.Wait()
-	s.ClassCounts = make([]int, len(charge.WireClasses))
+	s.ClassCounts = make([]int, len(wireClasses))
 	for _, w := range workers {
 		s.CodePoints += w.visited
 		s.Checks += w.checks
@@ -380,7 +384,7 @@ func Run() *Sweep {
 			s.ClassCounts[i] += c
 		}
 	}
-	for i, c := range charge.WireClasses {
+	for i, c := range wireClasses {
 		s.Checks++
 		if s.ClassCounts[i] != c.Count {
 			s.MismatchCount++

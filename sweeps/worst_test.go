@@ -12,7 +12,7 @@ import (
 // in charge, wire and width, under both rules and both dialects.
 func TestMixIsTheIntegerOptimum(t *testing.T) {
 	s := Shared()
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		rows, err := s.Table(d)
 		if err != nil {
 			t.Fatal(err)

@@ -70,7 +70,7 @@ func derive(l charge.Limits) ([]Derivation, error) {
 		return nil, err
 	}
 	tables := map[charge.Dialect][]ClassRow{}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		t, err := s.Table(d)
 		if err != nil {
 			return nil, err
@@ -166,7 +166,7 @@ func WorstRenderRecords(l charge.Limits) ([]results.Record, error) {
 	)
 
 	// The whole document under the exact charge.
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		doc := DocumentWorst(d, l)
 		recs = append(recs,
 			derived("worstrender.document."+d.String()+".ceiling", "composed ceiling: budget + nodes x per-node punctuation maximum",

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,108 +17,177 @@ import (
 func init() {
 	register(verb{
 		name:    "bench",
-		summary: "run the side-by-side benchmarks and print benchstat-style ratios with intervals",
+		summary: "run the side-by-side benchmarks, or read a run; print ratios",
 		run:     runBench,
 	})
 }
 
-func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	count := fs.Int("count", 6, "go test -count: samples per benchmark (benchmath needs 6 for a 95% median interval)")
-	pattern := fs.String("bench", ".", "go test -bench regexp")
-	benchtime := fs.String("benchtime", "", "go test -benchtime (e.g. 1s, 50x); empty for go test's default")
-	size := fs.Int("bytes", 1<<20, "document size for the shape benchmarks (BOUNDLAB_BENCH_BYTES)")
-	pkgs := fs.String("pkg", "./bench/", "package holding the benchmarks")
-	from := fs.String("from", "", "analyse this benchfmt file instead of running (- for stdin)")
-	save := fs.String("save", "", "write the run's benchfmt output here (the pinned file is "+benchdata.SuiteFile+")")
-	unit := fs.String("unit", "sec/op", "the unit to compare (sec/op, B/op, allocs/op, B/s)")
-	check := fs.Bool("check", false, "after running, compare the headline ratios with the saved suite within each record's tolerance; exit 1 on drift")
-	if err := fs.Parse(args); err != nil {
-		return 2
+// benchRowJSON is one row of `boundlab bench --json`; a value benchmath could
+// not compute (the baseline's p-value) is null.
+type benchRowJSON struct {
+	Family      string   `json:"family"`
+	Group       string   `json:"group"`
+	Impl        string   `json:"impl"`
+	Unit        string   `json:"unit"`
+	N           int      `json:"n"`
+	Median      *float64 `json:"median"`
+	Lo          *float64 `json:"lo"`
+	Hi          *float64 `json:"hi"`
+	Baseline    string   `json:"baseline"`
+	Ratio       *float64 `json:"ratio"`
+	RatioLo     *float64 `json:"ratio_lo"`
+	RatioHi     *float64 `json:"ratio_hi"`
+	P           *float64 `json:"p"`
+	Significant bool     `json:"significant"`
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+// benchJSON is `boundlab bench --json`.
+type benchJSON struct {
+	Source string            `json:"source"`
+	Config map[string]string `json:"config"`
+	Rows   []benchRowJSON    `json:"rows"`
+	Check  []benchCheckJSON  `json:"check,omitempty"`
+}
+
+type benchCheckJSON struct {
+	ID        string   `json:"id"`
+	Saved     float64  `json:"saved"`
+	Now       *float64 `json:"now"`
+	Tolerance float64  `json:"tolerance"`
+	Drift     bool     `json:"drift"`
+}
+
+func finite(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCommand("bench", []string{"bench [--json] [--unit U] [--check] [--out FILE] [run flags]", "bench [--json] [--unit U] FILE|-"},
+		"Runs the side-by-side benchmarks (go test -bench in --pkg) and prints benchstat-style ratios of medians with "+
+			"their intervals; given FILE (a saved benchfmt run, or - for stdin) it analyses that instead of running. "+
+			"The pinned run is "+benchdata.SuiteFile+". Exit 1 when --check finds a headline ratio out of its tolerance.")
+	count := c.Int("count", 6, "go test -count: samples per benchmark (a 95% median interval needs 6)")
+	pattern := c.String("bench", ".", "go test -bench regexp")
+	benchtime := c.String("benchtime", "", "go test -benchtime (e.g. 1s, 50x); empty for go test's default")
+	size := c.Int("bytes", 1<<20, "document size for the shape benchmarks (BOUNDLAB_BENCH_BYTES)")
+	pkgs := c.String("pkg", "./bench/", "package holding the benchmarks")
+	out := c.String("out", "", "write the run's benchfmt output to `FILE`")
+	unit := c.String("unit", "sec/op", "the unit to compare (sec/op, B/op, allocs/op, B/s)")
+	check := c.Bool("check", false, "compare the headline ratios with the pinned run, each within its record's tolerance")
+	asJSON := c.Bool("json", false, "print the rows (and the check) as JSON")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if c.NArg() > 1 {
+		return c.usageError(stderr, "want at most one FILE, got %d arguments", c.NArg())
 	}
 	var data []byte
 	var name string
 	switch {
-	case *from == "-":
-		b, err := io.ReadAll(os.Stdin)
+	case c.NArg() == 1:
+		b, err := readInput(c.Arg(0), stdin)
 		if err != nil {
-			fmt.Fprintln(stderr, "bench:", err)
-			return 1
+			return c.fail(stderr, err)
 		}
-		data, name = b, "stdin"
-	case *from != "":
-		b, err := os.ReadFile(*from)
-		if err != nil {
-			fmt.Fprintln(stderr, "bench:", err)
-			return 1
+		data, name = b, c.Arg(0)
+		if name == "-" {
+			name = "stdin"
 		}
-		data, name = b, *from
 	default:
 		root, err := moduleRoot()
 		if err != nil {
-			fmt.Fprintln(stderr, "bench:", err)
-			return 1
+			return c.fail(stderr, err)
 		}
 		data, err = bench.Run(context.Background(), bench.RunConfig{
 			Dir: root, Packages: []string{*pkgs}, Bench: *pattern, Count: *count, Benchtime: *benchtime,
 			Env: []string{"BOUNDLAB_BENCH_BYTES=" + strconv.Itoa(*size)},
 		}, stderr)
 		if err != nil {
-			fmt.Fprintln(stderr, "bench:", err)
-			return 1
+			return c.fail(stderr, err)
 		}
 		name = "run"
 	}
-	if *save != "" {
-		if err := os.WriteFile(*save, data, 0o644); err != nil {
-			fmt.Fprintln(stderr, "bench:", err)
-			return 1
+	if *out != "" {
+		if err := os.WriteFile(*out, data, 0o644); err != nil {
+			return c.fail(stderr, err)
 		}
 	}
 	s, err := bench.Parse(bytes.NewReader(data), name)
 	if err != nil {
-		fmt.Fprintln(stderr, "bench:", err)
-		return 1
+		return c.fail(stderr, err)
 	}
-	if err := bench.WriteTable(stdout, s, s.Compare(*unit)); err != nil {
-		fmt.Fprintln(stderr, "bench:", err)
-		return 1
+	rows := s.Compare(*unit)
+	var checks []benchCheckJSON
+	status := exitOK
+	if *check {
+		if checks, err = checkAgainstSaved(data); err != nil {
+			return c.fail(stderr, err)
+		}
+		for _, ch := range checks {
+			if ch.Drift {
+				status = exitNo
+			}
+		}
+	}
+	if *asJSON {
+		j := benchJSON{Source: name, Config: s.Config, Rows: []benchRowJSON{}, Check: checks}
+		for _, r := range rows {
+			j.Rows = append(j.Rows, benchRowJSON{Family: r.Family, Group: r.Group, Impl: r.Impl, Unit: r.Unit, N: r.N,
+				Median: finite(r.Median), Lo: finite(r.Lo), Hi: finite(r.Hi), Baseline: r.Baseline, Ratio: finite(r.Ratio),
+				RatioLo: finite(r.RatioLo), RatioHi: finite(r.RatioHi), P: finite(r.P), Significant: r.Significant, Warnings: r.Warnings})
+		}
+		if err := writeJSON(stdout, j); err != nil {
+			return c.fail(stderr, err)
+		}
+		return status
+	}
+	if err := bench.WriteTable(stdout, s, rows); err != nil {
+		return c.fail(stderr, err)
 	}
 	if *check {
-		return checkAgainstSaved(data, stdout, stderr)
+		fmt.Fprintln(stdout, "\nheadline ratios against", benchdata.SuiteFile)
+		for _, ch := range checks {
+			verdict, now := "ok", "-"
+			if ch.Drift {
+				verdict = "DRIFT"
+			}
+			if ch.Now != nil {
+				now = fmt.Sprint(*ch.Now)
+			}
+			fmt.Fprintf(stdout, "  %-55s saved %-6g now %-6s ± %-6g %s\n", ch.ID, ch.Saved, now, ch.Tolerance, verdict)
+		}
 	}
-	return 0
+	return status
 }
 
 // checkAgainstSaved re-measures: the headline ratios of this run against the
 // saved suite's records, each within its tolerance.
-func checkAgainstSaved(data []byte, stdout, stderr io.Writer) int {
+func checkAgainstSaved(data []byte) ([]benchCheckJSON, error) {
 	pinned, err := bench.SuiteRecords(benchdata.Suite, benchdata.SuiteFile)
 	if err != nil {
-		fmt.Fprintln(stderr, "bench -check: saved suite:", err)
-		return 1
+		return nil, fmt.Errorf("--check: saved suite: %w", err)
 	}
 	live, err := bench.SuiteRecords(data, "this run")
 	if err != nil {
-		fmt.Fprintln(stderr, "bench -check: this run:", err)
-		return 1
+		return nil, fmt.Errorf("--check: this run: %w", err)
 	}
 	byID := map[string]float64{}
 	for _, r := range live {
 		byID[r.ID] = r.Value
 	}
-	status := 0
-	fmt.Fprintln(stdout, "\nheadline ratios against", benchdata.SuiteFile)
+	var out []benchCheckJSON
 	for _, p := range pinned {
-		v, ok := byID[p.ID]
-		verdict := "ok"
-		if !ok || math.Abs(v-p.Value) > p.Tolerance {
-			verdict, status = "DRIFT", 1
+		ch := benchCheckJSON{ID: p.ID, Saved: p.Value, Tolerance: p.Tolerance, Drift: true}
+		if v, ok := byID[p.ID]; ok {
+			ch.Now, ch.Drift = finite(v), !(math.Abs(v-p.Value) <= p.Tolerance)
 		}
-		fmt.Fprintf(stdout, "  %-55s saved %-6g now %-6g ± %-6g %s\n", p.ID, p.Value, v, p.Tolerance, verdict)
+		out = append(out, ch)
 	}
-	return status
+	return out, nil
 }
 
 // moduleRoot walks up from the working directory to go.mod.

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// bench -from analyses a saved run without running anything: the synthetic
+// bench FILE analyses a saved run without running anything: the synthetic
 // run's gate median is a quarter of encoding/json's.
 func TestBenchFromFile(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"bench", "-from", "../../bench/testdata/synthetic.txt"}, nil, &out, &errb); code != 0 {
+	if code := run([]string{"bench", "../../bench/testdata/synthetic.txt"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"BenchmarkValid (sec/op; ratio = impl / encoding-json", "gate", "0.25x", "go: go1.26.8"} {
@@ -23,14 +23,14 @@ func TestBenchFromFile(t *testing.T) {
 // The pinned suite analyses cleanly too, and a bad path is a clear error.
 func TestBenchFromPinnedAndMissing(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"bench", "-from", "../../results/bench/suite.txt"}, nil, &out, &errb); code != 0 {
+	if code := run([]string{"bench", "../../results/bench/suite.txt"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "BenchmarkServed") {
 		t.Errorf("pinned suite table lacks BenchmarkServed:\n%s", out.String())
 	}
 	errb.Reset()
-	if code := run([]string{"bench", "-from", "no/such/file"}, nil, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no/such/file") {
+	if code := run([]string{"bench", "no/such/file"}, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), "no/such/file") {
 		t.Fatalf("missing file: exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,7 @@ import (
 func init() {
 	register(verb{
 		name:    "charge",
-		summary: "run the one-pass gate over a JSON document and print its charge and verdict",
+		summary: "run the one-pass gate over a document: its charge and verdict",
 		run:     runCharge,
 	})
 }
@@ -61,64 +60,61 @@ type chargeResult struct {
 }
 
 func runCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("charge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dialect := fs.String("dialect", "python", "render dialect: python (CPython repr, characters) or go (jsonschema/v6, bytes)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	c := newCommand("charge", []string{"charge [--json] [--dialect python|go] [--budget N]\n" +
+		"                [--max-nodes N] [--max-nesting N] FILE|-"},
+		"Runs the one-pass gate over a JSON arguments document (FILE, or - for stdin) and prints its nodes, depth, charge, "+
+			"the composed ceiling and the verdict, admit or refuse; for a refusal, the bound, its limit, the JSON pointer and "+
+			"the byte offset where it tripped. Exit 1 when the gate refuses.")
+	dialect := c.String("dialect", "python", "render dialect: python (CPython repr, characters) or go (jsonschema/v6, bytes)")
+	asJSON := c.Bool("json", false, "print one JSON object instead of a table")
 	l := charge.DefaultLimits()
-	fs.Int64Var(&l.MaxParamsRenderedChars, "budget", l.MaxParamsRenderedChars, "charge budget (MaxParamsRenderedChars), in the dialect's unit")
-	fs.IntVar(&l.MaxParamsNodes, "max-nodes", l.MaxParamsNodes, "node limit (MaxParamsNodes)")
-	fs.IntVar(&l.MaxParamsNesting, "max-nesting", l.MaxParamsNesting, "nesting limit (MaxParamsNesting)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab charge [--dialect python|go] [--json] [--budget N] [--max-nodes N] [--max-nesting N] FILE|-")
-		fmt.Fprintln(stderr, "Exit status: 0 admitted, 1 refused, 2 usage or input error.")
-		fs.PrintDefaults()
+	c.Int64Var(&l.MaxParamsRenderedChars, "budget", l.MaxParamsRenderedChars, "charge budget (MaxParamsRenderedChars), in the dialect's unit")
+	c.IntVar(&l.MaxParamsNodes, "max-nodes", l.MaxParamsNodes, "node limit (MaxParamsNodes)")
+	c.IntVar(&l.MaxParamsNesting, "max-nesting", l.MaxParamsNesting, "nesting limit (MaxParamsNesting)")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
+	if c.NArg() != 1 {
+		return c.usageError(stderr, "want one FILE (or - for stdin), got %d arguments", c.NArg())
 	}
 	d, err := charge.ParseDialect(*dialect)
 	if err != nil {
-		fmt.Fprintln(stderr, "boundlab charge:", err)
-		return 2
+		return c.fail(stderr, err)
 	}
 	g, err := charge.NewGate(d, l)
 	if err != nil {
-		fmt.Fprintln(stderr, "boundlab charge: limits:", err)
-		return 2
+		return c.fail(stderr, fmt.Errorf("limits: %w", err))
 	}
-	doc, err := readInput(fs.Arg(0), stdin)
+	doc, err := readInput(c.Arg(0), stdin)
 	if err != nil {
-		fmt.Fprintln(stderr, "boundlab charge:", err)
-		return 2
+		return c.fail(stderr, err)
 	}
-	rep, ref := g.Check(doc)
+	rep, err := g.Check(doc)
+	var ref *charge.Refusal
+	if err != nil && !errors.As(err, &ref) {
+		// Check's only error is a *charge.Refusal; say so without the text.
+		fmt.Fprintf(stderr, "boundlab charge: the gate returned an error that is no refusal (%T)\n", err)
+		return exitUsage
+	}
 	res := chargeResult{
 		Dialect: d.String(), Unit: d.Unit(), Bytes: rep.Bytes, Nodes: rep.Nodes, Depth: rep.Depth,
-		Charge: rep.Charge, Budget: l.MaxParamsRenderedChars, Ceiling: charge.ComposedCeiling(d, l), Verdict: "accept",
+		Charge: rep.Charge, Budget: l.MaxParamsRenderedChars, Ceiling: charge.ComposedCeiling(d, l), Verdict: verdictAdmit,
 	}
 	if ref != nil {
-		res.Verdict, res.Bound, res.Limit, res.Pointer, res.Message = "refuse", ref.Bound.String(), ref.Limit, ref.Pointer, ref.Error()
+		res.Verdict, res.Bound, res.Limit, res.Pointer, res.Message = verdictRefuse, ref.Bound.String(), ref.Limit, ref.Pointer, ref.Error()
 		res.Offset = &ref.Offset
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintln(stderr, "boundlab charge:", err)
-			return 2
+		if err := writeJSON(stdout, res); err != nil {
+			return c.fail(stderr, err)
 		}
 	} else {
 		printCharge(stdout, res, ref != nil)
 	}
 	if ref != nil {
-		return 1
+		return exitNo
 	}
-	return 0
+	return exitOK
 }
 
 func printCharge(w io.Writer, r chargeResult, refused bool) {
@@ -133,7 +129,7 @@ func printCharge(w io.Writer, r chargeResult, refused bool) {
 	fmt.Fprintf(w, "charge    %d of budget %d%s\n", r.Charge, r.Budget, counted)
 	fmt.Fprintf(w, "ceiling   %d (budget + max nodes x per-node punctuation)\n", r.Ceiling)
 	if !refused {
-		fmt.Fprintln(w, "verdict   accept")
+		fmt.Fprintln(w, "verdict   "+verdictAdmit)
 		return
 	}
 	limit := "-"
@@ -144,5 +140,5 @@ func printCharge(w io.Writer, r chargeResult, refused bool) {
 	if pointer == "" {
 		pointer = "(root)"
 	}
-	fmt.Fprintf(w, "verdict   refuse\nbound     %s\nlimit     %s\npointer   %s\noffset    %d\nmessage   %s\n", r.Bound, limit, pointer, *r.Offset, r.Message)
+	fmt.Fprintf(w, "verdict   "+verdictRefuse+"\nbound     %s\nlimit     %s\npointer   %s\noffset    %d\nmessage   %s\n", r.Bound, limit, pointer, *r.Offset, r.Message)
 }

@@ -31,7 +31,7 @@ func TestChargeVerbJSON(t *testing.T) {
 		}
 	}
 	// query(5) + it's(4) + limit(5) + 10(2) = 16 characters in the python dialect.
-	if res["verdict"] != "accept" || res["charge"] != float64(16) || res["nodes"] != float64(5) || res["depth"] != float64(1) {
+	if res["verdict"] != "admit" || res["charge"] != float64(16) || res["nodes"] != float64(5) || res["depth"] != float64(1) {
 		t.Errorf("unexpected result: %s", out)
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +16,7 @@ import (
 func init() {
 	register(verb{
 		name:    "derive",
-		summary: "derive every record from the live build: the core's limits and caps, sweeps, worst renders, retired claims",
+		summary: "did the seed hold? Every record, derived from the live build",
 		run:     runDerive,
 	})
 }
@@ -105,6 +103,7 @@ func printScenarios(w io.Writer, ds []sweeps.Derivation) {
 }
 
 type deriveJSON struct {
+	Verdict   results.Verdict   `json:"verdict"`
 	Core      limitsJSON        `json:"core"`
 	Scenarios []scenarioJSON    `json:"worst_render_scenarios,omitempty"`
 	Producers []results.File    `json:"producers"`
@@ -113,7 +112,7 @@ type deriveJSON struct {
 
 func coreLimits(l charge.Limits) limitsJSON {
 	out := limitsJSON{Limits: l, ComposedCeiling: map[string]int64{}}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		out.ComposedCeiling[d.String()] = charge.ComposedCeiling(d, l)
 	}
 	for _, encs := range [][]charge.Encoder{
@@ -152,7 +151,7 @@ func printCore(w io.Writer, c limitsJSON) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nWhat derives from them")
 	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		fmt.Fprintf(tw, "  composed ceiling, %s\t%s %s\t= budget + %s nodes x %d\n", d, results.Thousands(c.ComposedCeiling[d.String()]), d.Unit(),
 			results.Thousands(int64(l.MaxParamsNodes)), d.PerNodeMax())
 	}
@@ -190,31 +189,87 @@ func printRecords(w io.Writer, names []string, recs map[string][]results.Record)
 	}
 }
 
+const deriveAbout = `Opens with the verdict: every figure the seed ADR states, as the records carry it, reproduced, refuted (with the counterexample's record and the lab's value) or retired, with the counts; then the core's limits and what derives from them, and every record beside what the seed said.
+
+--records DIR reads the records pinned in DIR instead of recomputing them (how docs/records.md is generated). --out DIR pins the live records in DIR/<producer>.json (re-pinning: review the diff); with --instances it writes every worst instance into DIR as a real tools/call request body instead. Exit 1 when a producer fails.`
+
+// deriveFlags are derive's parsed flags.
+type deriveFlags struct {
+	asJSON, asMD, summary, classes, instances bool
+	records, out, only                        string
+}
+
 func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("derive", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the core's limits and every record as JSON")
-	asMD := fs.Bool("markdown", false, "print the records reference (docs/records.md)")
-	emit := fs.String("emit", "", "write every worst instance as a real tools/call request body into `DIR`")
-	pin := fs.String("pin", "", "write the live records to `DIR`/<producer>.json, one file per producer (re-pinning: review the diff)")
-	classes := fs.Bool("classes", false, "also print every class's reach in every worst-render scenario")
-	from := fs.String("from", "", "print the records pinned in `DIR` instead of recomputing them (how docs/records.md is generated)")
-	only := fs.String("only", "", "comma-separated producer `NAMES` to derive, print and pin (default: all registered)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab derive [--json | --markdown] [--classes] [--only NAMES] [--from DIR | --pin DIR] [--emit DIR]")
-		fs.PrintDefaults()
+	c := newCommand("derive", []string{"derive [--summary] [--json | --markdown] [--classes]\n" +
+		"                [--only NAMES] [--records DIR | --out DIR [--instances]]"}, deriveAbout)
+	var f deriveFlags
+	c.BoolVar(&f.asJSON, "json", false, "print the verdict, the core's limits and every record as JSON")
+	c.BoolVar(&f.asMD, "markdown", false, "print the records reference (docs/records.md)")
+	c.BoolVar(&f.summary, "summary", false, "print only the verdict (with --json: only the verdict's JSON)")
+	c.BoolVar(&f.classes, "classes", false, "also print every class's reach in every worst-render scenario")
+	c.StringVar(&f.records, "records", "", "read the records pinned in `DIR` instead of recomputing them")
+	c.StringVar(&f.out, "out", "", "pin the live records in `DIR`/<producer>.json")
+	c.BoolVar(&f.instances, "instances", false, "with --out: write the worst instances into DIR instead")
+	c.StringVar(&f.only, "only", "", "comma-separated producer `NAMES` to derive, print and pin (default: all)")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	switch {
+	case c.NArg() > 0:
+		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
+	case f.asJSON && f.asMD, f.summary && f.asMD:
+		return c.usageError(stderr, "--markdown prints the records reference alone")
+	case f.records != "" && f.out != "":
+		return c.usageError(stderr, "--records reads pinned records; --out pins live ones: choose one")
+	case f.instances && f.out == "":
+		return c.usageError(stderr, "--instances writes into --out DIR")
 	}
-	if fs.NArg() > 0 || (*asJSON && *asMD) || (*from != "" && *pin != "") {
-		fs.Usage()
-		return 2
+	if f.instances {
+		if err := emitInstances(f.out, stderr); err != nil {
+			return c.fail(stderr, err)
+		}
+		return exitOK
 	}
+	names, live, errs, code := deriveRecords(c, f, stderr)
+	if code != exitOK {
+		return code
+	}
+	status := exitOK
+	for _, n := range names {
+		if err, ok := errs[n]; ok {
+			fmt.Fprintf(stderr, "boundlab derive: producer %s: %v\n", n, err)
+			status = exitNo
+		}
+	}
+	verdict, err := results.Classify(live)
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	if code := printDerive(c, f, verdict, names, live, errs, stdout, stderr); code != exitOK {
+		return code
+	}
+	if f.out != "" {
+		if len(errs) > 0 {
+			fmt.Fprintln(stderr, "boundlab derive: not pinning while a producer fails")
+			return exitNo
+		}
+		for _, n := range names {
+			if err := results.Save(f.out, n, live[n]); err != nil {
+				return c.fail(stderr, err)
+			}
+		}
+		fmt.Fprintf(stderr, "derive: pinned %d producers in %s\n", len(names), f.out)
+	}
+	return status
+}
+
+// deriveRecords recomputes the chosen producers' records, or reads them
+// from --records DIR.
+func deriveRecords(c *command, f deriveFlags, stderr io.Writer) ([]string, map[string][]results.Record, map[string]error, int) {
 	ps := results.Producers()
-	if *only != "" {
+	if f.only != "" {
 		want := map[string]bool{}
-		for _, n := range strings.Split(*only, ",") {
+		for _, n := range strings.Split(f.only, ",") {
 			want[strings.TrimSpace(n)] = true
 		}
 		var kept []results.Producer
@@ -225,8 +280,7 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		for n := range want {
-			fmt.Fprintf(stderr, "derive: no producer %q is registered\n", n)
-			return 2
+			return nil, nil, nil, c.usageError(stderr, "no producer %q is registered", n)
 		}
 		ps = kept
 	}
@@ -234,49 +288,47 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	var live map[string][]results.Record
-	var errs map[string]error
-	if *from != "" {
-		pinned, err := results.Load(*from)
-		if err != nil {
-			fmt.Fprintln(stderr, "derive:", err)
-			return 1
-		}
-		live, errs = map[string][]results.Record{}, map[string]error{}
-		for _, n := range names {
-			live[n] = pinned[n]
-		}
-		if *only == "" {
-			// Pinned files no registered producer makes still belong in the reference.
-			var extra []string
-			for n, rs := range pinned {
-				if _, ok := live[n]; !ok {
-					live[n] = rs
-					extra = append(extra, n)
-				}
-			}
-			sort.Strings(extra)
-			names = append(names, extra...)
-		}
-	} else {
-		live, errs = results.Live(ps)
+	if f.records == "" {
+		live, errs := results.Live(ps)
+		return names, live, errs, exitOK
 	}
-	status := 0
+	pinned, err := results.Load(f.records)
+	if err != nil {
+		return nil, nil, nil, c.fail(stderr, err)
+	}
+	live := map[string][]results.Record{}
 	for _, n := range names {
-		if err, ok := errs[n]; ok {
-			fmt.Fprintf(stderr, "derive: producer %s: %v\n", n, err)
-			status = 1
-		}
+		live[n] = pinned[n]
 	}
-	core := coreLimits(charge.DefaultLimits())
+	if f.only == "" {
+		// Pinned files no registered producer makes still belong in the reference.
+		var extra []string
+		for n, rs := range pinned {
+			if _, ok := live[n]; !ok {
+				live[n] = rs
+				extra = append(extra, n)
+			}
+		}
+		sort.Strings(extra)
+		names = append(names, extra...)
+	}
+	return names, live, map[string]error{}, exitOK
+}
+
+// printDerive prints what the flags ask for: the verdict first.
+func printDerive(c *command, f deriveFlags, v results.Verdict, names []string, live map[string][]results.Record,
+	errs map[string]error, stdout, stderr io.Writer) int {
 	switch {
-	case *asJSON:
-		out := deriveJSON{Core: core}
-		if *from == "" {
+	case f.asJSON && f.summary:
+		if err := writeJSON(stdout, v); err != nil {
+			return c.fail(stderr, err)
+		}
+	case f.asJSON:
+		out := deriveJSON{Verdict: v, Core: coreLimits(charge.DefaultLimits())}
+		if f.records == "" {
 			ds, err := sweeps.Derivations(charge.DefaultLimits())
 			if err != nil {
-				fmt.Fprintln(stderr, "derive:", err)
-				return 1
+				return c.fail(stderr, err)
 			}
 			out.Scenarios = scenariosJSON(ds)
 		}
@@ -291,47 +343,49 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				out.Errors[n] = err.Error()
 			}
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintln(stderr, "derive:", err)
-			return 1
+		if err := writeJSON(stdout, out); err != nil {
+			return c.fail(stderr, err)
 		}
-	case *asMD:
+	case f.asMD:
 		stdout.Write(results.Markdown(live, names))
+	case f.summary:
+		printVerdict(stdout, v)
 	default:
-		printCore(stdout, core)
+		printVerdict(stdout, v)
+		fmt.Fprintln(stdout)
+		printCore(stdout, coreLimits(charge.DefaultLimits()))
 		printRecords(stdout, names, live)
-		if *classes {
+		if f.classes {
 			ds, err := sweeps.Derivations(charge.DefaultLimits())
 			if err != nil {
-				fmt.Fprintln(stderr, "derive:", err)
-				return 1
+				return c.fail(stderr, err)
 			}
 			printScenarios(stdout, ds)
 		}
 		fmt.Fprintln(stdout, "\n`boundlab derive --markdown` adds each figure's instance and source; docs/derivations.md says how each is derived.")
 	}
-	if *pin != "" {
-		if len(errs) > 0 {
-			fmt.Fprintln(stderr, "derive: not pinning while a producer fails")
-			return 1
+	return exitOK
+}
+
+// printVerdict is derive's first screen: did the seed hold?
+func printVerdict(w io.Writer, v results.Verdict) {
+	fmt.Fprintf(w, "Did the seed hold? %d of ADR-0031's figures, as the records carry them:\n", len(v.Figures))
+	fmt.Fprintf(w, "  %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed)\n\n",
+		v.Reproduced, v.Refuted, v.Retired)
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tSEED SAID\tLAB\tRECORD (the counterexample, when refuted)")
+	for _, f := range v.Figures {
+		rec, lab := f.Record, f.Lab
+		if f.Counterexample != "" {
+			rec = f.Counterexample
 		}
-		for _, n := range names {
-			if err := results.Save(*pin, n, live[n]); err != nil {
-				fmt.Fprintln(stderr, "derive:", err)
-				return 1
-			}
+		if lab == "" {
+			lab = "-"
 		}
-		fmt.Fprintf(stderr, "derive: pinned %d producers in %s\n", len(names), *pin)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, f.Seed, lab, rec)
 	}
-	if *emit != "" {
-		if err := emitInstances(*emit, stderr); err != nil {
-			fmt.Fprintln(stderr, "derive:", err)
-			return 1
-		}
-	}
-	return status
+	tw.Flush()
+	fmt.Fprintln(w, "\nA retired claim's wording and correction: docs/records.md, or derive --json --summary.")
 }
 
 // emitInstances writes every worst instance the records name.
@@ -361,7 +415,7 @@ func emitInstances(dir string, stderr io.Writer) error {
 			}
 		}
 	}
-	for _, d := range charge.Dialects {
+	for _, d := range charge.Dialects() {
 		add(sweeps.DocumentWorst(d, l).Instance)
 	}
 	for _, in := range ins {

@@ -1,6 +1,6 @@
 // Command boundlab derives, verifies and enforces the bounds an MCP server puts
 // on untrusted tool input. Each verb is a thin call into the packages beside it;
-// run `boundlab help` for the list.
+// run `boundlab help` for the list and the conventions every verb follows.
 package main
 
 import (
@@ -11,10 +11,10 @@ import (
 )
 
 // verb is one subcommand. run gets the arguments after the verb's name and
-// returns the process exit status.
+// returns the process exit status (exitOK, exitNo or exitUsage).
 type verb struct {
 	name    string
-	summary string
+	summary string // one line; with the verb's name it fits helpWidth
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
@@ -34,29 +34,59 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) == 2 {
+			if v, ok := verbs[args[1]]; ok {
+				return v.run([]string{"-h"}, stdin, stdout, stderr)
+			}
+		}
+		if len(args) > 2 || (len(args) == 2 && args[0] != "help") {
+			usage(stderr)
+			return exitUsage
+		}
+		if len(args) == 2 {
+			fmt.Fprintf(stderr, "boundlab: no verb %q\n\n", args[1])
+			usage(stderr)
+			return exitUsage
+		}
 		usage(stdout)
-		return 0
+		return exitOK
 	}
 	v, ok := verbs[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "boundlab: unknown verb %q\n\n", args[0])
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 	return v.run(args[1:], stdin, stdout, stderr)
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: boundlab VERB [flags]")
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: boundlab VERB [flags] [args]")
+	fmt.Fprintln(w, "       boundlab help [VERB]")
+	fmt.Fprintln(w, "\nverbs:")
 	names := make([]string, 0, len(verbs))
 	for n := range verbs {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, verbs[n].summary)
+		fmt.Fprintf(w, "  %-9s %s\n", n, verbs[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun `boundlab VERB -h` for a verb's flags.")
+	fmt.Fprint(w, `
+Every verb takes -h or --help (help to stdout, exit 0) and --json (one JSON
+value on stdout instead of tables). Flags: --records DIR names a directory of
+pinned records (results/<producer>.json); --out PATH names what a verb
+writes. A verdict is admit or refuse, in tables and in JSON.
+
+Exit status, every verb:
+  0  success: the answer is yes (admit, ok, no drift)
+  1  the answer is no: refuse, drift, a failed check
+  2  usage or input error, or the verb could not run
+`)
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,96 +11,98 @@ import (
 	"github.com/theurian/boundlab/memmodel"
 )
 
-func memmodelMeasureGoRow(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("memmodel measure-go-row", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	shape := fs.String("shape", "", "shape name")
-	path := fs.String("path", string(memmodel.PathCheck), "check or http")
-	div := fs.Int64("div", 1, "scale divisor")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *div < 1 || *div > 4096 {
-		fmt.Fprintln(stderr, "memmodel measure-go-row: --div must be between 1 and 4096")
-		return 2
-	}
-	s, err := memmodel.ShapeNamed(memmodel.FullScale().Scaled(*div), *div == 1, *shape)
-	if err != nil {
-		fmt.Fprintln(stderr, "memmodel measure-go-row:", err)
-		return 2
-	}
-	m, err := memmodel.MeasureGoHere(s, memmodel.GoPath(*path))
-	if err != nil {
-		fmt.Fprintln(stderr, "memmodel measure-go-row:", err)
-		return 1
-	}
-	if err := json.NewEncoder(stdout).Encode(m); err != nil {
-		return 1
-	}
-	return 0
-}
-
 func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("memmodel measure-go", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	div := fs.Int64("div", 1, "build the bodies at cap/N and budget/N")
-	write := fs.Bool("write", false, "pin the rows into "+memmodel.GoRowsFile+" (full scale only)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	c := newCommand("memmodel measure-go", memmodelSynopsis[2:],
+		"Measures our validator's per-request memory, one fresh child process per row (the child is this binary "+
+			"with --row), through the middleware's Check and through the whole HTTP path. With --row SHAPE it "+
+			"measures that one row in this process and prints it as one JSON object, as each child does.")
+	div := c.Int64("div", 1, "build the bodies at cap/N and budget/N (1 to 4096)")
+	out := c.String("out", "", "write the rows to `FILE` (full scale only; the pinned file is "+memmodel.GoRowsFile+")")
+	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of a table as they come")
+	row := c.String("row", "", "measure only the row of this `SHAPE`, here, and print it as JSON")
+	path := c.String("path", string(memmodel.PathCheck), "with --row: the path measured, check or http")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if *div < 1 || *div > 4096 {
-		fmt.Fprintln(stderr, "memmodel measure-go: --div must be between 1 and 4096")
-		return 2
-	}
-	if *write && *div != 1 {
-		fmt.Fprintln(stderr, "memmodel measure-go: --write pins full-scale rows only; drop --div")
-		return 2
+	switch {
+	case c.NArg() > 0:
+		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
+	case *div < 1 || *div > 4096:
+		return c.usageError(stderr, "--div must be between 1 and 4096")
+	case *out != "" && (*div != 1 || *row != ""):
+		return c.usageError(stderr, "--out pins a full-scale run of every row only; drop --div and --row")
+	case *row != "":
+		return measureGoRow(c, *row, memmodel.GoPath(*path), *div, stdout, stderr)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(stderr, "memmodel measure-go:", err)
-		return 1
+		return c.fail(stderr, err)
 	}
 	sc := memmodel.FullScale().Scaled(*div)
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "shape\tpath\targs B\tpeak live B\tx args\ttotal alloc B\tx args\toutcome")
-	rows, err := memmodel.MeasureGo(context.Background(), []string{exe, "memmodel", "measure-go-row"},
+	if !*asJSON {
+		fmt.Fprintln(tw, "shape\tpath\targs B\tpeak live B\tx args\ttotal alloc B\tx args\toutcome")
+	}
+	rows, err := memmodel.MeasureGo(context.Background(), []string{exe, "memmodel", "measure-go"},
 		memmodel.CalibrationShapes(sc, *div == 1), memmodel.GoPaths, *div, func(m memmodel.GoMeasurement) {
+			if *asJSON {
+				return
+			}
 			a := float64(m.ArgsWire)
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f\t%d\t%.2f\t%s\n", m.Shape, m.Path, m.ArgsWire, m.PeakLive,
 				float64(m.PeakLive)/a, m.TotalAlloc, float64(m.TotalAlloc)/a, m.Outcome)
+			tw.Flush()
 		})
-	tw.Flush()
 	if err != nil {
-		fmt.Fprintln(stderr, "memmodel measure-go:", err)
-		return 1
+		return c.fail(stderr, err)
 	}
-	if *write {
-		if err := memmodel.WriteGoRows(memmodel.GoRowsFile, rows); err != nil {
-			fmt.Fprintln(stderr, "memmodel measure-go:", err)
-			return 1
+	if *out != "" {
+		if err := memmodel.WriteGoRows(*out, rows); err != nil {
+			return c.fail(stderr, err)
 		}
-		fmt.Fprintf(stdout, "\nwrote %d rows to %s\n", len(rows), memmodel.GoRowsFile)
+		fmt.Fprintf(stderr, "wrote %d rows to %s\n", len(rows), *out)
 	}
-	return 0
+	if *asJSON {
+		if err := writeJSON(stdout, rows); err != nil {
+			return c.fail(stderr, err)
+		}
+	}
+	return exitOK
 }
 
-func printGoRows(sc memmodel.Scale, asJSON bool, stdout, stderr io.Writer) int {
+// measureGoRow is the child mode: one row, measured in this process.
+func measureGoRow(c *command, shape string, path memmodel.GoPath, div int64, stdout, stderr io.Writer) int {
+	known := false
+	for _, p := range memmodel.GoPaths {
+		known = known || p == path
+	}
+	if !known {
+		return c.usageError(stderr, "--path must be %s or %s", memmodel.PathCheck, memmodel.PathHTTP)
+	}
+	s, err := memmodel.ShapeNamed(memmodel.FullScale().Scaled(div), div == 1, shape)
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	m, err := memmodel.MeasureGoHere(s, path)
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	if err := json.NewEncoder(stdout).Encode(m); err != nil {
+		return c.fail(stderr, err)
+	}
+	return exitOK
+}
+
+func printGoRows(c *command, sc memmodel.Scale, asJSON bool, stdout, stderr io.Writer) int {
 	rows, err := memmodel.GoTable(sc)
 	if err != nil {
-		fmt.Fprintln(stderr, "memmodel:", err)
-		return 1
+		return c.fail(stderr, err)
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			return 1
+		if err := writeJSON(stdout, rows); err != nil {
+			return c.fail(stderr, err)
 		}
-		return 0
+		return exitOK
 	}
 	fmt.Fprintln(stdout, "Our validator's per-request memory (pinned Go rows), beside the CPython model's peak for the same body")
 	fmt.Fprintln(stdout)
@@ -122,30 +122,5 @@ func printGoRows(sc memmodel.Scale, asJSON bool, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "middleware model: memmodel.GoMiddlewareModel; '-': no pinned row for this body (pinned rows are at the derived cap)")
 	fmt.Fprintln(stdout, "HTTP fit: memmodel.GoHTTPModel = 6 x wire + middleware model + 4 MiB, fitted to these rows")
 	fmt.Fprintln(stdout, "python pred: memmodel.Predict with pydantic_core.from_json; python/go = python pred / HTTP peak")
-	return 0
-}
-
-func memmodelChart(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("memmodel chart", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("out", "docs", "directory the SVG files are written into")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "memmodel chart: --out %s is not a directory\n", *out)
-		return 2
-	}
-	files, err := memmodel.WriteCharts(*out)
-	if err != nil {
-		fmt.Fprintln(stderr, "memmodel chart:", err)
-		return 1
-	}
-	for _, f := range files {
-		fmt.Fprintln(stdout, "wrote", f)
-	}
-	return 0
+	return exitOK
 }

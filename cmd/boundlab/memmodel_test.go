@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -76,11 +75,13 @@ func TestMemmodelVerbBounds(t *testing.T) {
 		{[]string{"calibrate"}, 2},
 		{[]string{"calibrate", "--python", "python3", "--div", "0"}, 2},
 		{[]string{"calibrate", "--python", "python3", "--div", "4097"}, 2},
-		{[]string{"calibrate", "--python", "python3", "--div", "2", "--write"}, 2},
+		{[]string{"calibrate", "--python", "python3", "--div", "2", "--out", "x.json"}, 2},
 		{[]string{"measure-go", "--div", "0"}, 2},
 		{[]string{"measure-go", "--div", "4097"}, 2},
-		{[]string{"measure-go-row", "--shape", "no-such-shape"}, 2},
-		{[]string{"chart", "--out", filepath.Join(os.TempDir(), "no", "such", "dir")}, 2},
+		{[]string{"measure-go", "--row", "no-such-shape"}, 2},
+		{[]string{"measure-go", "--row", "ascii", "--path", "ftp"}, 2},
+		{[]string{"measure-go", "--out", "x.json", "--div", "2"}, 2},
+		{[]string{"calibrate", "--python", "python3", "stray"}, 2},
 	}
 	for _, c := range cases {
 		code, _, errOut := memmodelRun(c.args...)
@@ -95,23 +96,7 @@ func TestMemmodelVerbBounds(t *testing.T) {
 
 func TestMemmodelVerbCalibrateNamesAMissingInterpreter(t *testing.T) {
 	code, _, errOut := memmodelRun("calibrate", "--python", filepath.Join(t.TempDir(), "python-missing"), "--div", "64")
-	if code != 1 || !strings.Contains(errOut, "python-missing") {
+	if code != 2 || !strings.Contains(errOut, "python-missing") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
-	}
-}
-
-func TestMemmodelVerbChartWrites(t *testing.T) {
-	dir := t.TempDir()
-	code, out, errOut := memmodelRun("chart", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	for _, f := range memmodel.Families {
-		if _, err := os.Stat(filepath.Join(dir, memmodel.ChartFile(f))); err != nil {
-			t.Error(err)
-		}
-	}
-	if strings.Count(out, "wrote") != 3 {
-		t.Errorf("output: %s", out)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -26,54 +26,73 @@ import (
 func init() {
 	register(verb{
 		name:    "serve",
-		summary: "run the demo MCP server (seven tools, streamable HTTP at /mcp) behind the mcpvalidate middleware",
+		summary: "run the demo MCP server behind the mcpvalidate middleware",
 		run:     runServe,
 	})
 }
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	goClients := fs.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6 instead of 3)")
-	stateless := fs.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 requires over HTTP")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab serve [--addr 127.0.0.1:8080] [--go-clients] [--stateless]")
-		fmt.Fprintln(stderr, "\nServes the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every")
-		fmt.Fprintln(stderr, "tools/call is validated against its published schema first. Stop with Ctrl-C.")
-		fs.PrintDefaults()
+	c := newCommand("serve", []string{"serve [--addr HOST:PORT] [--go-clients] [--stateless] [--json]"},
+		"Serves the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every tools/call is validated "+
+			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.")
+	addr := c.String("addr", "127.0.0.1:8080", "address to listen on")
+	goClients := c.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6, not 3)")
+	stateless := c.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 needs over HTTP")
+	asJSON := c.Bool("json", false, "announce the server as one JSON object and log JSON lines")
+	frontGate := c.Bool("front-gate", true, "bound the whole request before the SDK reads it (false: middleware only)")
+	budget := c.Int64("budget", mcpvalidate.DefaultBudgetBytes, "the in-flight memory budget in bytes (with the front gate)")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
+	if c.NArg() != 0 {
+		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "boundlab serve: %v\n", err)
-		return 1
+		return c.fail(stderr, err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveOn(ctx, ln, serveOptions{goClients: *goClients, stateless: *stateless}, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "boundlab serve: %v\n", err)
-		return 1
+	if err := serveOn(ctx, ln, serveOptions{goClients: *goClients, stateless: *stateless, json: *asJSON,
+		frontGate: *frontGate, budget: *budget}, stdout, stderr); err != nil {
+		return c.fail(stderr, err)
 	}
-	return 0
+	return exitOK
 }
 
 type serveOptions struct {
-	goClients bool // body cap for Go encoding/json clients too
-	stateless bool // no sessions; protocol 2026-07-28 needs it over HTTP
+	goClients bool  // body cap for Go encoding/json clients too
+	stateless bool  // no sessions; protocol 2026-07-28 needs it over HTTP
+	json      bool  // announce as JSON, log JSON lines
+	frontGate bool  // the front gate in front of the SDK
+	budget    int64 // its in-flight budget, bytes
+}
+
+// baselineAllowance is what the process holds besides in-flight requests
+// (runtime, SDK, demo store, idle buffers): the stated ceiling is the budget
+// plus this, and the Go runtime's soft memory limit is set to it. The load
+// lab measures the real peak against it (records load.*).
+const baselineAllowance = 64 << 20
+
+// serveAnnouncement is what `boundlab serve --json` prints on stdout.
+type serveAnnouncement struct {
+	URL                 string   `json:"url"`
+	Tools               []string `json:"tools"`
+	MaxRequestBodyBytes int64    `json:"max_request_body_bytes"`
+	FrontGate           bool     `json:"front_gate"`
+	BudgetBytes         int64    `json:"budget_bytes,omitempty"`
+	CeilingBytes        int64    `json:"ceiling_bytes,omitempty"`
 }
 
 // serveOn serves the demo on ln until ctx ends. Logs go to stderr and never
 // carry a caller value: a tool name only once it resolved to a published
 // schema, otherwise lengths, stages, bounds and counts.
 func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stderr io.Writer) error {
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if so.json {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(handler)
 	opts := []mcpvalidate.Option{mcpvalidate.WithRefusalHook(func(_ context.Context, ev mcpvalidate.RefusalEvent) {
 		tool := ev.Tool
 		if tool == "" {
@@ -112,11 +131,42 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	if so.stateless {
 		hopts = append(hopts, demo.Stateless)
 	}
-	hs := &http.Server{Handler: demo.Handler(v, srv, hopts...), ReadHeaderTimeout: 10 * time.Second}
-	url := "http://" + ln.Addr().String() + demo.Path
-	fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
-	fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
-	fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
+	var httpHandler http.Handler = demo.Handler(v, srv, hopts...)
+	ann := serveAnnouncement{URL: "http://" + ln.Addr().String() + demo.Path, Tools: v.Tools(),
+		MaxRequestBodyBytes: v.MaxRequestBodyBytes(), FrontGate: so.frontGate}
+	if so.frontGate {
+		b, err := mcpvalidate.NewBudget(so.budget, mcpvalidate.DefaultSmallReserve, mcpvalidate.DefaultSmallWeight)
+		if err != nil {
+			return err
+		}
+		fgo := &mcpvalidate.FrontGateOptions{Budget: b, RefusalHook: func(_ context.Context, f *mcpvalidate.FrontRefusal) {
+			log.Info("request refused at the front gate", "status", f.Status, "bound", f.Bound, "where", f.Where)
+		}}
+		if httpHandler, _, err = demo.Guarded(v, srv, fgo, hopts...); err != nil {
+			return err
+		}
+		ann.BudgetBytes, ann.CeilingBytes = b.Total(), b.Total()+baselineAllowance
+		// The soft limit makes the collector work before the heap passes
+		// the stated ceiling rather than after.
+		debug.SetMemoryLimit(ann.CeilingBytes)
+	}
+	// No server-wide ReadTimeout: it would also end long-lived SSE streams.
+	// The front gate gives each POST body its own read deadline.
+	hs := &http.Server{Handler: httpHandler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	url := ann.URL
+	if so.json {
+		writeJSON(stdout, ann)
+	} else {
+		fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
+		fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
+		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
+		if so.frontGate {
+			fmt.Fprintf(stdout, "  front gate: in-flight budget %d bytes (a request weighs %dx its body)\n", ann.BudgetBytes, mcpvalidate.RequestPeakFactor)
+			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (budget + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(baselineAllowance))
+		} else {
+			fmt.Fprintln(stdout, "  front gate: off (the SDK reads every body; no in-flight bound)")
+		}
+	}
 	log.Info("serving", "url", url, "tools", len(v.Tools()), "max_request_body_bytes", v.MaxRequestBodyBytes())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -36,7 +37,7 @@ func (s *syncBuf) String() string {
 // go-sdk client over streamable HTTP, and checks its logs carry no caller value;
 // statelessly too, where the client speaks protocol 2026-07-28.
 func TestServeVerb(t *testing.T) {
-	for _, so := range []serveOptions{{}, {stateless: true, goClients: true}} {
+	for _, so := range []serveOptions{{}, {stateless: true, goClients: true, json: true}} {
 		t.Run(fmt.Sprintf("stateless=%v", so.stateless), func(t *testing.T) { testServe(t, so) })
 	}
 }
@@ -96,6 +97,17 @@ func testServe(t *testing.T, so serveOptions) {
 		t.Fatal("serve did not stop")
 	}
 	logs := stderr.String()
+	if so.json {
+		var a serveAnnouncement
+		if err := json.Unmarshal([]byte(stdout.String()), &a); err != nil || a.URL != url || len(a.Tools) != 7 || a.MaxRequestBodyBytes == 0 {
+			t.Fatalf("--json announcement %+v (%v): %q", a, err, stdout.String())
+		}
+		for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+			if !json.Valid([]byte(line)) {
+				t.Fatalf("--json log line is not JSON: %q", line)
+			}
+		}
+	}
 	if !strings.Contains(stdout.String(), url) || !strings.Contains(logs, "tools/call refused") || !strings.Contains(logs, "tools/call served") {
 		t.Fatalf("stdout %q\nlogs %q", stdout.String(), logs)
 	}
@@ -108,7 +120,7 @@ func TestValidateVerb(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
 	os.WriteFile(good, []byte(`{"projectId":"demo","query":"cap"}`), 0o644)
-	if code, out, _ := runVerb(t, "", "validate", "--tool", "knowledge.search", good); code != 0 || out != "OK\n" {
+	if code, out, _ := runVerb(t, "", "validate", "--tool", "knowledge.search", good); code != 0 || out != "admit\n" {
 		t.Fatalf("valid: exit %d %q", code, out)
 	}
 	code, out, _ := runVerb(t, `{"projectId":"demo","query":"cap","x":"`+strings.Repeat("v", 5000)+`"}`, "validate", "--tool", "knowledge.search", "-")

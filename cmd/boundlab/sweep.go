@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -15,7 +13,7 @@ import (
 func init() {
 	register(verb{
 		name:    "sweep",
-		summary: "sweep every code point: prove charge's class model against real encoders and the reference renderer, print the class tables",
+		summary: "prove the class model over every code point; print the tables",
 		run:     runSweep,
 	})
 }
@@ -41,23 +39,22 @@ type sweepJSON struct {
 }
 
 func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the proof and the class tables as JSON")
-	dialect := fs.String("dialect", "", "print only this dialect's table (python or go)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab sweep [--json] [--dialect python|go]")
-		fs.PrintDefaults()
+	c := newCommand("sweep", []string{"sweep [--json] [--dialect python|go]"},
+		"Proves charge's class model over every Unicode scalar value against real encoders (encoding/json, a port of "+
+			"CPython's json.dumps) and the reference renderer, and prints the class tables. Exit 1 on a mismatch.")
+	asJSON := c.Bool("json", false, "print the proof and the class tables as JSON")
+	dialect := c.String("dialect", "", "print only this dialect's table (python or go)")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if c.NArg() > 0 {
+		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
 	}
-	dialects := charge.Dialects
+	dialects := charge.Dialects()
 	if *dialect != "" {
 		d, err := charge.ParseDialect(*dialect)
 		if err != nil {
-			fmt.Fprintln(stderr, "sweep:", err)
-			return 2
+			return c.fail(stderr, err)
 		}
 		dialects = []charge.Dialect{d}
 	}
@@ -71,13 +68,12 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	for _, d := range dialects {
 		rows, err := s.Table(d)
 		if err != nil {
-			fmt.Fprintln(stderr, "sweep:", err)
-			return 1
+			return c.fail(stderr, err)
 		}
 		for _, r := range rows {
 			j := sweepRowJSON{Class: r.Wire.Name, Render: r.Render.String(), Count: r.Count, Example: sweeps.RuneName(r.Example),
 				Landed: r.Wire.Landed, Wire: map[string]int{}, Ratio: map[string]float64{}, Width: r.Width, WidthUnit: d.Unit()}
-			for _, e := range charge.Encoders {
+			for _, e := range charge.Encoders() {
 				j.Wire[e.String()] = r.Wire.Wire(e)
 				j.Ratio[e.String()] = r.Ratio(e)
 			}
@@ -85,9 +81,9 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
+		if err := writeJSON(stdout, out); err != nil {
+			return c.fail(stderr, err)
+		}
 	} else {
 		verdict := "the model equals every oracle on every one"
 		if !s.OK() {
@@ -110,7 +106,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if !s.OK() {
-		return 1
+		return exitNo
 	}
-	return 0
+	return exitOK
 }

@@ -1,21 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"github.com/theurian/boundlab/internal/demo"
 	"io"
+	"os"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 func init() {
 	register(verb{
 		name:    "validate",
-		summary: "validate a tool's arguments document offline against its published schema (OK, or the bounded refusal)",
+		summary: "validate a tool call's arguments offline against its schema",
 		run:     runValidate,
 	})
 }
@@ -23,69 +25,157 @@ func init() {
 // validateResult is `boundlab validate --json`.
 type validateResult struct {
 	Tool    string             `json:"tool"`
-	Verdict string             `json:"verdict"` // admitted | refused
+	Verdict string             `json:"verdict"` // admit | refuse
 	Stage   string             `json:"stage,omitempty"`
 	Leaves  []mcpvalidate.Leaf `json:"leaves,omitempty"`
 	Elided  int                `json:"elided,omitempty"`
 	Message string             `json:"message,omitempty"`
 }
 
+// listedJSON is one tool of `boundlab validate --list --json`.
+type listedJSON struct {
+	Tool   string `json:"tool"`
+	Source string `json:"source"`
+}
+
+const validateAbout = `Validates a tool call's arguments object (FILE, or - for stdin) against the tool's input schema through exactly what the middleware runs: gate, decode, jsonschema/v6, bounded refusal. Prints admit, or the bounded refusal; exit 1 when refused.
+
+The contract is --schemas: a directory of *.schema.json files (the schema-file contract of package mcpvalidate), or a JSON file holding a saved tools/list answer (the JSON-RPC response, or its result), each tool's inputSchema its contract. Without --schemas: the seven demo tools boundlab serve publishes.`
+
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tool := fs.String("tool", "", "the tool whose published input schema to validate against")
-	asJSON := fs.Bool("json", false, "print the verdict as JSON")
-	list := fs.Bool("list", false, "list the published tools and their schema files, then exit")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: boundlab validate --tool NAME [--json] FILE|-")
-		fmt.Fprintln(stderr, "       boundlab validate --list")
-		fmt.Fprintln(stderr, "\nFILE holds the tool call's arguments object (- reads stdin). Exit status 0 when")
-		fmt.Fprintln(stderr, "admitted, 1 when refused, 2 on a usage or input error.")
-		fs.PrintDefaults()
+	c := newCommand("validate", []string{"validate --tool NAME [--schemas DIR|FILE] [--json] FILE|-",
+		"validate --list [--schemas DIR|FILE] [--json]"}, validateAbout)
+	tool := c.String("tool", "", "the tool whose input schema to validate against")
+	schemas := c.String("schemas", "", "the contract: a `DIR` of *.schema.json files or a saved tools/list answer")
+	asJSON := c.Bool("json", false, "print the verdict (or the list) as JSON")
+	list := c.Bool("list", false, "list the tools and where each one's schema came from")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	switch {
+	case *list && (*tool != "" || c.NArg() > 0):
+		return c.usageError(stderr, "--list takes no --tool and no FILE")
+	case !*list && (*tool == "" || c.NArg() != 1):
+		return c.usageError(stderr, "want --tool NAME and one FILE (or - for stdin)")
 	}
-	v, err := demo.NewValidator()
+	v, err := validatorFrom(*schemas)
 	if err != nil {
-		fmt.Fprintf(stderr, "boundlab validate: %v\n", err)
-		return 2
+		return c.fail(stderr, err)
 	}
 	if *list {
-		for _, name := range v.Tools() {
-			file, _ := v.SchemaSource(name)
-			fmt.Fprintf(stdout, "%-20s schemas/%s\n", name, file)
-		}
-		return 0
+		return listTools(c, v, *asJSON, stdout, stderr)
 	}
-	if *tool == "" || fs.NArg() != 1 {
-		fs.Usage()
-		return 2
-	}
-	doc, err := readInput(fs.Arg(0), stdin)
+	doc, err := readInput(c.Arg(0), stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "boundlab validate: %v\n", err)
-		return 2
+		return c.fail(stderr, err)
 	}
 	var r *mcpvalidate.Refusal
 	if err := v.Check(context.Background(), *tool, doc); err != nil && !errors.As(err, &r) {
-		fmt.Fprintf(stderr, "boundlab validate: %v\n", err)
-		return 2
+		return c.fail(stderr, err)
 	}
-	if *asJSON {
-		res := validateResult{Tool: *tool, Verdict: "admitted"}
+	switch {
+	case *asJSON:
+		res := validateResult{Tool: *tool, Verdict: verdictAdmit}
 		if r != nil {
-			res = validateResult{Tool: r.Tool, Verdict: "refused", Stage: r.Stage.String(), Leaves: r.Leaves, Elided: r.Elided, Message: r.Error()}
+			res = validateResult{Tool: r.Tool, Verdict: verdictRefuse, Stage: r.Stage.String(), Leaves: r.Leaves, Elided: r.Elided, Message: r.Error()}
 		}
-		b, _ := json.MarshalIndent(res, "", "  ")
-		fmt.Fprintln(stdout, string(b))
-	} else if r == nil {
-		fmt.Fprintln(stdout, "OK")
-	} else {
+		if err := writeJSON(stdout, res); err != nil {
+			return c.fail(stderr, err)
+		}
+	case r == nil:
+		fmt.Fprintln(stdout, verdictAdmit)
+	default:
 		fmt.Fprintln(stdout, r.Error())
 	}
 	if r != nil {
-		return 1
+		return exitNo
 	}
-	return 0
+	return exitOK
+}
+
+func listTools(c *command, v *mcpvalidate.Validator, asJSON bool, stdout, stderr io.Writer) int {
+	out := []listedJSON{}
+	for _, name := range v.Tools() {
+		src, _ := v.SchemaSource(name)
+		out = append(out, listedJSON{Tool: name, Source: src})
+	}
+	if asJSON {
+		if err := writeJSON(stdout, out); err != nil {
+			return c.fail(stderr, err)
+		}
+		return exitOK
+	}
+	for _, t := range out {
+		fmt.Fprintf(stdout, "%-20s %s\n", t.Tool, t.Source)
+	}
+	return exitOK
+}
+
+// validatorFrom builds the validator for --schemas: the demo's embedded
+// schemas when empty, a directory of schema files, or a saved tools/list.
+func validatorFrom(schemas string) (*mcpvalidate.Validator, error) {
+	if schemas == "" {
+		return demo.NewValidator()
+	}
+	st, err := os.Stat(schemas)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return mcpvalidate.New(mcpvalidate.WithSchemaFiles(os.DirFS(schemas), "."))
+	}
+	data, err := readInput(schemas, nil)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := parseToolsList(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", schemas, err)
+	}
+	return mcpvalidate.New(mcpvalidate.WithTools(tools...))
+}
+
+// listedTool is a tool as a saved tools/list answer holds it; the schema is
+// kept as its bytes, so the validator holds it to the gate's strictness.
+type listedTool struct {
+	Name        string          `json:"name"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+type toolsListResult struct {
+	Tools []listedTool `json:"tools"`
+}
+
+// parseToolsList reads a saved tools/list answer: the JSON-RPC response
+// ({"jsonrpc": "2.0", "id": ..., "result": {"tools": [...]}}) or its result
+// ({"tools": [...]}). A tool with no inputSchema gets no contract, so every
+// call to it is refused.
+func parseToolsList(data []byte) ([]*mcp.Tool, error) {
+	var doc struct {
+		toolsListResult
+		Result *toolsListResult `json:"result"`
+		Error  json.RawMessage  `json:"error"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not a tools/list answer: %w", err)
+	}
+	res := &doc.toolsListResult
+	switch {
+	case doc.Error != nil:
+		return nil, errors.New("the saved answer is a JSON-RPC error, not a tools list")
+	case doc.Result != nil:
+		res = doc.Result
+	}
+	if res.Tools == nil {
+		return nil, errors.New(`no "tools" array: want a tools/list response or its result`)
+	}
+	var out []*mcp.Tool
+	for _, t := range res.Tools {
+		mt := &mcp.Tool{Name: t.Name}
+		if len(t.InputSchema) > 0 {
+			mt.InputSchema = t.InputSchema
+		}
+		out = append(out, mt)
+	}
+	return out, nil
 }

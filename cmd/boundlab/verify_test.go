@@ -48,7 +48,7 @@ func labTree(t *testing.T) (results.VerifyOptions, []results.Producer) {
 // problem (the verb prints only the first few of each kind).
 func verifyOut(o results.VerifyOptions) (int, string) {
 	var out, errb bytes.Buffer
-	code := verifyWith(o, &out, &errb)
+	code := verifyWith(o, false, &out, &errb)
 	probs, err := results.Verify(o)
 	if err != nil {
 		return -1, err.Error()

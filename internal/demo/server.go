@@ -71,6 +71,22 @@ func Handler(v *mcpvalidate.Validator, srv *mcp.Server, opts ...func(*mcp.Stream
 	return mux
 }
 
+// Guarded is Handler behind v's front gate (fgo nil: the defaults): what
+// `boundlab serve` runs.
+func Guarded(v *mcpvalidate.Validator, srv *mcp.Server, fgo *mcpvalidate.FrontGateOptions, opts ...func(*mcp.StreamableHTTPOptions)) (http.Handler, *mcpvalidate.FrontGate, error) {
+	o := &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()}
+	for _, f := range opts {
+		f(o)
+	}
+	fg, err := v.FrontGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, o), fgo)
+	if err != nil {
+		return nil, nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(Path, fg)
+	return mux, fg, nil
+}
+
 // Stateless is a Handler option: serve statelessly, which go-sdk v1.8.0
 // requires for protocol 2026-07-28 over HTTP (a stateful server refuses it).
 func Stateless(o *mcp.StreamableHTTPOptions) { o.Stateless = true }

@@ -1,0 +1,195 @@
+package mcpvalidate
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Budget is byte-weighted admission shared by every request of a process:
+// the in-flight memory the front gate lets requests cost at once. Share one
+// Budget between every front gate of a process so the ceiling is the
+// process's.
+//
+// Queue discipline: two lanes. A small request (weight at most SmallWeight)
+// takes the small lane's reserve, or general capacity when no large request
+// is waiting; a large one waits in a FIFO for general capacity, and no small
+// request takes general capacity past a waiting large one. So a stream of
+// small requests cannot starve a large one (it is served in arrival order
+// among large ones, and small ones stop taking what it waits for), and small
+// requests never queue behind large ones (their reserve is theirs). A request
+// waits at most its context's deadline; a waiting request holds nothing.
+type Budget struct {
+	mu       sync.Mutex
+	capacity int64 // general capacity
+	reserve  int64 // the small lane's own capacity
+	small    int64 // the most a request may weigh to use the small lane
+	used     int64 // general capacity in use
+	usedRes  int64 // reserve in use
+	large    list.List
+	smallQ   list.List
+	peak     int64 // the most ever in use, both lanes
+}
+
+// waiter is one request waiting for budget.
+type waiter struct {
+	weight  int64
+	ready   chan struct{} // closed when granted
+	fromRes bool          // granted from the reserve
+}
+
+// ErrBudgetTimeout is what Acquire returns when the context ends before the
+// budget has room.
+var ErrBudgetTimeout = errors.New("mcpvalidate: in-flight budget: no room before the deadline")
+
+// NewBudget returns a budget of total bytes, of which reserve is kept for
+// requests of at most small bytes each. It fails when the lanes cannot hold
+// what they are for: reserve must hold one small request, and the rest must
+// be positive.
+func NewBudget(total, reserve, small int64) (*Budget, error) {
+	switch {
+	case small <= 0 || reserve < small:
+		return nil, fmt.Errorf("mcpvalidate: budget reserve %d cannot hold one small request of %d bytes", reserve, small)
+	case total-reserve <= 0:
+		return nil, fmt.Errorf("mcpvalidate: budget of %d bytes leaves nothing beyond its %d-byte small reserve", total, reserve)
+	}
+	return &Budget{capacity: total - reserve, reserve: reserve, small: small}, nil
+}
+
+// Total is the budget's size in bytes, both lanes.
+func (b *Budget) Total() int64 { return b.capacity + b.reserve }
+
+// General is what a large request can ever be granted.
+func (b *Budget) General() int64 { return b.capacity }
+
+// SmallWeight is the most a request may weigh to use the small lane.
+func (b *Budget) SmallWeight() int64 { return b.small }
+
+// InUse is the weight granted and not yet released, both lanes.
+func (b *Budget) InUse() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used + b.usedRes
+}
+
+// Peak is the most weight ever in use at once.
+func (b *Budget) Peak() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.peak
+}
+
+// Acquire waits until weight bytes are granted or ctx ends. It returns the
+// function that gives them back (call it exactly once; later calls do
+// nothing). A weight above General can never be granted and fails at once.
+func (b *Budget) Acquire(ctx context.Context, weight int64) (release func(), err error) {
+	if weight <= 0 {
+		return func() {}, nil
+	}
+	if weight > b.capacity && weight > b.small {
+		return nil, fmt.Errorf("mcpvalidate: a request weighing %d bytes exceeds the in-flight budget's %d", weight, b.capacity)
+	}
+	b.mu.Lock()
+	if fromRes, ok := b.tryLocked(weight); ok {
+		b.mu.Unlock()
+		return b.releaser(weight, fromRes), nil
+	}
+	w := &waiter{weight: weight, ready: make(chan struct{})}
+	q := &b.large
+	if weight <= b.small {
+		q = &b.smallQ
+	}
+	el := q.PushBack(w)
+	b.mu.Unlock()
+
+	select {
+	case <-w.ready:
+		return b.releaser(weight, w.fromRes), nil
+	case <-ctx.Done():
+		b.mu.Lock()
+		select {
+		case <-w.ready: // granted meanwhile: give it back
+			b.mu.Unlock()
+			b.releaser(weight, w.fromRes)()
+		default:
+			q.Remove(el)
+			b.grantLocked() // a large head leaving may unblock small ones
+			b.mu.Unlock()
+		}
+		return nil, ErrBudgetTimeout
+	}
+}
+
+// tryLocked grants weight now if the discipline allows it.
+func (b *Budget) tryLocked(weight int64) (fromRes, ok bool) {
+	if weight <= b.small {
+		if b.smallQ.Len() == 0 && b.usedRes+weight <= b.reserve {
+			b.usedRes += weight
+			b.notePeak()
+			return true, true
+		}
+		if b.smallQ.Len() == 0 && b.large.Len() == 0 && b.used+weight <= b.capacity {
+			b.used += weight
+			b.notePeak()
+			return false, true
+		}
+		return false, false
+	}
+	if b.large.Len() == 0 && b.used+weight <= b.capacity {
+		b.used += weight
+		b.notePeak()
+		return false, true
+	}
+	return false, false
+}
+
+func (b *Budget) notePeak() { b.peak = max(b.peak, b.used+b.usedRes) }
+
+// grantLocked wakes waiters in order while they fit: the large FIFO's head
+// first (nothing passes it in general capacity), then small waiters from
+// the reserve, or from general capacity when no large request waits.
+func (b *Budget) grantLocked() {
+	for b.large.Len() > 0 {
+		w := b.large.Front().Value.(*waiter)
+		if b.used+w.weight > b.capacity {
+			break
+		}
+		b.used += w.weight
+		b.notePeak()
+		b.large.Remove(b.large.Front())
+		close(w.ready)
+	}
+	for b.smallQ.Len() > 0 {
+		w := b.smallQ.Front().Value.(*waiter)
+		switch {
+		case b.usedRes+w.weight <= b.reserve:
+			b.usedRes += w.weight
+			w.fromRes = true
+		case b.large.Len() == 0 && b.used+w.weight <= b.capacity:
+			b.used += w.weight
+		default:
+			return
+		}
+		b.notePeak()
+		b.smallQ.Remove(b.smallQ.Front())
+		close(w.ready)
+	}
+}
+
+func (b *Budget) releaser(weight int64, fromRes bool) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			if fromRes {
+				b.usedRes -= weight
+			} else {
+				b.used -= weight
+			}
+			b.grantLocked()
+			b.mu.Unlock()
+		})
+	}
+}

@@ -1,0 +1,526 @@
+package mcpvalidate
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// Envelope bounds: what the front gate holds a JSON-RPC message's frame to.
+// The go-sdk decodes the frame with case-sensitive member matching, last
+// duplicate winning; the gate refuses every duplicate, so the two read one
+// meaning.
+const (
+	// MaxEnvelopeMembers bounds the members of the message object and of its
+	// params object. JSON-RPC defines four; MCP's tools/call params five.
+	MaxEnvelopeMembers = 32
+	// MaxEnvelopeNameBytes bounds one raw member name of those two objects.
+	MaxEnvelopeNameBytes = 128
+	// MaxMethodBytes bounds the method name (MCP's longest is 38 bytes).
+	MaxMethodBytes = 128
+	// MaxIDBytes bounds a string id's raw token, quotes included; a number id
+	// is an integer of at most 16 digits, |id| <= 2^53-1, which the go-sdk's
+	// float64 decoding holds exactly.
+	MaxIDBytes = 128
+	// MaxToolNameBytes bounds a tools/call's params.name, raw.
+	MaxToolNameBytes = 256
+	// MaxOtherParamsBytes bounds the params of every request but tools/call.
+	// The go-sdk echoes params it cannot decode into a method's type (up to
+	// 5x their size); no other client request of MCP carries more than a few
+	// KiB, so this bounds that echo at every method the gate does not type.
+	MaxOtherParamsBytes = 64 << 10
+	// MaxEnvelopeNodes bounds the nodes of everything outside tools/call's
+	// arguments, summed: the frame's own members and every other value.
+	MaxEnvelopeNodes = 10_000
+)
+
+// maxSafeID is the largest integer a float64 holds exactly and every
+// JSON-RPC peer reads the same.
+const maxSafeID = 1<<53 - 1
+
+// span is a half-open byte range of the body.
+type span struct{ at, end int }
+
+func (s span) ok() bool { return s.end > s.at }
+
+// jsonKind is a JSON value's type, from its first byte.
+type jsonKind uint8
+
+const (
+	kindNone jsonKind = iota
+	kindObject
+	kindArray
+	kindString
+	kindNumber
+	kindLiteral // true, false
+	kindNull
+)
+
+func kindAt(c byte) jsonKind {
+	switch c {
+	case '{':
+		return kindObject
+	case '[':
+		return kindArray
+	case '"':
+		return kindString
+	case 't', 'f':
+		return kindLiteral
+	case 'n':
+		return kindNull
+	}
+	return kindNumber
+}
+
+// Envelope is what the front gate read of one JSON-RPC message: spans into
+// the body it admitted, decoded on demand, so reading it costs nothing on
+// the request path.
+type Envelope struct {
+	body      []byte
+	method    span // the raw string token, quotes included
+	id        span // the raw token
+	params    span
+	tool      span // tools/call: params.name's raw token
+	arguments span // tools/call: params.arguments, absent when !ok
+	argsKind  jsonKind
+	argsRep   charge.Report
+}
+
+// Method is the message's method, "" for a response.
+func (e Envelope) Method() string { return e.decode(e.method) }
+
+// ID is the id's raw JSON token ("" for a notification): digits for a
+// number, a quoted string otherwise.
+func (e Envelope) ID() string { return string(e.body[e.id.at:e.id.end]) }
+
+// Tool is a tools/call's params.name, decoded.
+func (e Envelope) Tool() string { return e.decode(e.tool) }
+
+// Arguments are a tools/call's params.arguments bytes exactly as sent (nil
+// when absent): what the middleware will see.
+func (e Envelope) Arguments() []byte {
+	if !e.arguments.ok() {
+		return nil
+	}
+	return e.body[e.arguments.at:e.arguments.end:e.arguments.end]
+}
+
+// IsToolCall reports whether the message is a tools/call request.
+func (e Envelope) IsToolCall() bool { return e.methodIs("tools/call") }
+
+func (e Envelope) decode(s span) string {
+	if !s.ok() {
+		return ""
+	}
+	return string(unquote(nil, e.body[s.at+1:s.end-1]))
+}
+
+// methodIs compares the decoded method with m without allocating.
+func (e Envelope) methodIs(m string) bool {
+	if !e.method.ok() {
+		return false
+	}
+	var buf [MaxMethodBytes]byte
+	return string(unquote(buf[:0], e.body[e.method.at+1:e.method.end-1])) == m
+}
+
+// envelopeError is the front gate's refusal of a message's frame: which bound,
+// where (a fixed envelope path, plus the charge refusal beneath it when a
+// value inside the frame failed the gate), the JSON-RPC code it answers with.
+type envelopeError struct {
+	code   int64
+	bound  string // a fixed name, e.g. "jsonrpc-version"
+	where  string // a fixed envelope path, e.g. /params/name
+	limit  int64  // 0: none
+	unit   string
+	inner  *charge.Refusal // a value inside the frame failed the gate
+	args   bool            // inner is the arguments' own refusal: answered as the middleware would
+	idOK   bool            // the id passed its check before the refusal
+	idSpan span
+}
+
+func (e *envelopeError) Error() string {
+	return "mcpvalidate: front gate: bound " + e.bound + " at " + e.where
+}
+
+// JSON-RPC error codes the front gate answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+)
+
+// scanEnvelope reads one JSON-RPC message from body with one pass over its
+// bytes: the frame here, each member's value by the gate that holds its
+// bounds (params.arguments by args, everything else by env).
+func scanEnvelope(body []byte, env, args *charge.Gate) (Envelope, *envelopeError) {
+	e := Envelope{body: body}
+	p := envParser{body: body, env: env, args: args, e: &e}
+	if err := p.message(); err != nil {
+		err.idOK, err.idSpan = p.idOK, e.id
+		return e, err
+	}
+	return e, nil
+}
+
+type envParser struct {
+	body      []byte
+	env, args *charge.Gate
+	e         *Envelope
+	nodes     int  // envelope nodes so far (the arguments' own excluded)
+	idOK      bool // an id was read and passed its check
+	version   span
+	result    bool // result or error present: a response
+	// The kinds of the other params members CallToolParamsRaw decodes.
+	meta, inputResponses, requestState jsonKind
+}
+
+func (p *envParser) skip(i int) int {
+	for i < len(p.body) && (p.body[i] == ' ' || p.body[i] == '\t' || p.body[i] == '\n' || p.body[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func refuse(code int64, bound, where string) *envelopeError {
+	return &envelopeError{code: code, bound: bound, where: where}
+}
+
+func (p *envParser) message() *envelopeError {
+	i := p.skip(0)
+	if i < len(p.body) && p.body[i] == '[' {
+		return refuse(codeInvalidRequest, "batch", "")
+	}
+	if i >= len(p.body) || p.body[i] != '{' {
+		return refuse(codeParseError, "message-object", "")
+	}
+	end, err := p.object(i, "", p.topMember)
+	if err != nil {
+		return err
+	}
+	if end = p.skip(end); end != len(p.body) {
+		return refuse(codeParseError, charge.BoundTrailing.String(), "")
+	}
+	return p.validate()
+}
+
+// object reads the object at body[i] member by member, handing each name and
+// the value's offset to member, which returns the value's end. where names
+// the object for refusals.
+func (p *envParser) object(i int, where string, member func(name []byte, at int, where string) (int, *envelopeError)) (int, *envelopeError) {
+	var names [MaxEnvelopeMembers][]byte
+	var bufs [MaxEnvelopeMembers][MaxEnvelopeNameBytes]byte
+	n := 0
+	p.nodes++
+	i = p.skip(i + 1)
+	if i < len(p.body) && p.body[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(p.body) || p.body[i] != '"' {
+			return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
+		}
+		if n == MaxEnvelopeMembers {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-members", where: where, limit: MaxEnvelopeMembers, unit: "members"}
+		}
+		end, _, err := p.env.CheckValue(p.body, i)
+		if err != nil {
+			return 0, p.inner(err, codeParseError, where)
+		}
+		raw := p.body[i+1 : end-1]
+		if len(raw) > MaxEnvelopeNameBytes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-name-bytes", where: where, limit: MaxEnvelopeNameBytes, unit: "bytes"}
+		}
+		name := unquote(bufs[n][:0], raw)
+		for _, prev := range names[:n] {
+			if string(prev) == string(name) {
+				return 0, &envelopeError{code: codeParseError, bound: charge.BoundDuplicateName.String(), where: where}
+			}
+		}
+		names[n] = name
+		n++
+		p.nodes++
+		i = p.skip(end)
+		if i >= len(p.body) || p.body[i] != ':' {
+			return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
+		}
+		i = p.skip(i + 1)
+		if i >= len(p.body) {
+			return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
+		}
+		end, merr := member(name, i, where)
+		if merr != nil {
+			return 0, merr
+		}
+		if p.nodes > MaxEnvelopeNodes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-nodes", where: where, limit: MaxEnvelopeNodes, unit: "nodes"}
+		}
+		i = p.skip(end)
+		if i < len(p.body) && p.body[i] == ',' {
+			i = p.skip(i + 1)
+			continue
+		}
+		if i < len(p.body) && p.body[i] == '}' {
+			return i + 1, nil
+		}
+		return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
+	}
+}
+
+// value scans one envelope value with the envelope gate, counting its nodes.
+func (p *envParser) value(at int, where string) (int, *envelopeError) {
+	end, rep, err := p.env.CheckValue(p.body, at)
+	p.nodes += rep.Nodes
+	if err != nil {
+		return 0, p.inner(err, codeParseError, where)
+	}
+	return end, nil
+}
+
+// inner wraps a gate refusal of a value inside the frame.
+func (p *envParser) inner(err error, code int64, where string) *envelopeError {
+	var r *charge.Refusal
+	if !errors.As(err, &r) {
+		return refuse(code, "internal", where)
+	}
+	return &envelopeError{code: code, bound: r.Bound.String(), where: where, inner: r}
+}
+
+func (p *envParser) topMember(name []byte, at int, _ string) (int, *envelopeError) {
+	switch string(name) {
+	case "jsonrpc":
+		end, err := p.value(at, "/jsonrpc")
+		p.version = span{at, end}
+		return end, err
+	case "method":
+		end, err := p.value(at, "/method")
+		if err != nil {
+			return 0, err
+		}
+		if kindAt(p.body[at]) != kindString || end-at-2 > MaxMethodBytes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "method", where: "/method", limit: MaxMethodBytes, unit: "bytes"}
+		}
+		p.e.method = span{at, end}
+		return end, nil
+	case "id":
+		return p.id(at)
+	case "params":
+		if kindAt(p.body[at]) != kindObject {
+			// MCP params are always an object: the go-sdk would echo
+			// anything else it fails to decode.
+			return 0, refuse(codeInvalidRequest, "params-object", "/params")
+		}
+		end, err := p.object(at, "/params", p.paramsMember)
+		p.e.params = span{at, end}
+		return end, err
+	case "result", "error":
+		p.result = true
+		return p.value(at, "/"+string(name))
+	}
+	return p.value(at, "/*") // a member JSON-RPC does not define: its name is the caller's
+}
+
+func (p *envParser) id(at int) (int, *envelopeError) {
+	end, err := p.value(at, "/id")
+	if err != nil {
+		return 0, err
+	}
+	tok := p.body[at:end]
+	switch kindAt(tok[0]) {
+	case kindString:
+		if len(tok) > MaxIDBytes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "id", where: "/id", limit: MaxIDBytes, unit: "bytes"}
+		}
+	case kindNumber:
+		if !safeInteger(tok) {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "id", where: "/id", limit: maxSafeID, unit: "in magnitude, an integer"}
+		}
+	default:
+		return 0, refuse(codeInvalidRequest, "id", "/id")
+	}
+	p.e.id, p.idOK = span{at, end}, true
+	return end, nil
+}
+
+// safeInteger: -?(0|[1-9][0-9]*) within ±(2^53-1).
+func safeInteger(tok []byte) bool {
+	digits := tok
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 16 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	n, err := strconv.ParseInt(string(digits), 10, 64)
+	return err == nil && n <= maxSafeID
+}
+
+func (p *envParser) paramsMember(name []byte, at int, _ string) (int, *envelopeError) {
+	switch string(name) {
+	case "name":
+		end, err := p.value(at, "/params/name")
+		if err == nil && kindAt(p.body[at]) == kindString {
+			p.e.tool = span{at, end}
+		}
+		return end, err
+	case "arguments":
+		end, rep, err := p.args.CheckValue(p.body, at)
+		p.e.arguments, p.e.argsKind, p.e.argsRep = span{at, end}, kindAt(p.body[at]), rep
+		if err != nil {
+			e := p.inner(err, codeInvalidParams, "/params/arguments")
+			e.args = true
+			return 0, e
+		}
+		return end, nil
+	case "_meta":
+		p.meta = kindAt(p.body[at])
+	case "inputResponses":
+		p.inputResponses = kindAt(p.body[at])
+	case "requestState":
+		p.requestState = kindAt(p.body[at])
+	}
+	return p.value(at, "/params/"+paramsPath(name))
+}
+
+// paramsPath names a params member in a refusal: only the members the go-sdk
+// reads are named; any other is "*", so no caller key reaches the answer.
+func paramsPath(name []byte) string {
+	switch string(name) {
+	case "_meta", "inputResponses", "requestState":
+		return string(name)
+	}
+	return "*"
+}
+
+// validate holds what was read to JSON-RPC 2.0 and, for tools/call, to the
+// shape the go-sdk decodes without echoing.
+func (p *envParser) validate() *envelopeError {
+	e := p.e
+	var buf [8]byte
+	if !p.version.ok() || kindAt(p.body[p.version.at]) != kindString || string(unquote(buf[:0], p.body[p.version.at+1:p.version.end-1])) != "2.0" {
+		return refuse(codeInvalidRequest, "jsonrpc-version", "/jsonrpc")
+	}
+	if !e.method.ok() {
+		if !p.idOK || !p.result {
+			return refuse(codeInvalidRequest, "request-or-response", "")
+		}
+		return nil // a response to a server request
+	}
+	if !e.IsToolCall() {
+		if e.params.end-e.params.at > MaxOtherParamsBytes {
+			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: MaxOtherParamsBytes, unit: "bytes"}
+		}
+		return nil
+	}
+	if !p.idOK {
+		return refuse(codeInvalidRequest, "id", "/id")
+	}
+	if !e.params.ok() {
+		return refuse(codeInvalidParams, "params-object", "/params")
+	}
+	if !e.tool.ok() {
+		return refuse(codeInvalidParams, "tool-name", "/params/name")
+	}
+	if e.tool.end-e.tool.at-2 > MaxToolNameBytes {
+		return &envelopeError{code: codeInvalidParams, bound: "tool-name", where: "/params/name", limit: MaxToolNameBytes, unit: "bytes"}
+	}
+	if e.arguments.ok() && e.argsKind != kindObject {
+		return refuse(codeInvalidParams, "arguments-object", "/params/arguments")
+	}
+	return p.typedParams()
+}
+
+// typedParams checks the remaining members CallToolParamsRaw decodes, by the
+// kinds paramsMember noted: a mismatched type there makes the go-sdk echo the
+// whole params.
+func (p *envParser) typedParams() *envelopeError {
+	for _, m := range []struct {
+		name    string
+		k       jsonKind
+		allowed [2]jsonKind
+	}{
+		{"_meta", p.meta, [2]jsonKind{kindObject, kindNull}},
+		{"inputResponses", p.inputResponses, [2]jsonKind{kindObject, kindNull}},
+		{"requestState", p.requestState, [2]jsonKind{kindString, kindNull}},
+	} {
+		if m.k != kindNone && m.k != m.allowed[0] && m.k != m.allowed[1] {
+			return refuse(codeInvalidParams, "params-member-type", "/params/"+m.name)
+		}
+	}
+	return nil
+}
+
+// unquote appends the decoded content of a JSON string token's inside (raw,
+// quotes excluded) to dst. raw must already have passed the gate: every
+// escape well formed, no lone surrogate. Appending to a stack buffer with room
+// for raw does not allocate.
+func unquote(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := rune(hex4(raw[i+2 : i+6]))
+			i += 6
+			if utf16.IsSurrogate(r) && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				r = utf16.DecodeRune(r, rune(hex4(raw[i+2:i+6])))
+				i += 6
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default: // " \ /
+			dst = append(dst, raw[i+1])
+		}
+		i += 2
+	}
+	return dst
+}
+
+func hex4(b []byte) uint16 {
+	var v uint16
+	for _, c := range b {
+		v <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			v |= uint16(c - '0')
+		case c >= 'a' && c <= 'f':
+			v |= uint16(c - 'a' + 10)
+		default:
+			v |= uint16(c - 'A' + 10)
+		}
+	}
+	return v
+}
+
+// envelopeLimits are the bounds of every value outside tools/call's
+// arguments: the arguments' strictness, nesting and number bounds, no render
+// budget (nothing renders those values into an answer: the gate bounds their
+// echo by size), and MaxEnvelopeNodes.
+func envelopeLimits(l charge.Limits) charge.Limits {
+	l.MaxParamsNodes = MaxEnvelopeNodes
+	l.MaxParamsRenderedChars = math.MaxInt64 / 8
+	return l
+}

@@ -1,0 +1,161 @@
+package mcpvalidate_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+func frontGate(t testing.TB, opts ...mcpvalidate.Option) *mcpvalidate.FrontGate {
+	t.Helper()
+	v, err := mcpvalidate.New(append([]mcpvalidate.Option{published}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fg
+}
+
+const canary = "CANARY-c4n4ry"
+
+// call builds a tools/call body around arguments.
+func toolCall(id, name, args string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":` + name + `,"arguments":` + args + `}}`
+}
+
+func TestFrontGateEnvelope(t *testing.T) {
+	fg := frontGate(t)
+	okArgs := `{"projectId":"demo","query":"` + canary + `"}`
+	for _, c := range []struct {
+		name, body string
+		status     int    // 0: admitted
+		bound      string // the refusal's bound
+		id         string // the id echoed, "" for none
+	}{
+		{"a call", toolCall("7", `"knowledge.search"`, okArgs), 0, "", ""},
+		{"escaped keys and method", `{"jsonrpc":"2.0","id":"a","\u006dethod":"tools\/call","params":{"n\u0061me":"t","arguments":{}}}`, 0, "", ""},
+		{"a notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0, "", ""},
+		{"a response", `{"jsonrpc":"2.0","id":3,"result":{"x":[1,2]}}`, 0, "", ""},
+		{"initialize", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, 0, "", ""},
+		{"arguments absent", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`, 0, "", ""},
+		{"a member JSON-RPC does not define", `{"jsonrpc":"2.0","id":1,"method":"ping","x-` + canary + `":1}`, 0, "", ""},
+		{"id at the largest safe integer", toolCall("9007199254740991", `"t"`, `{}`), 0, "", ""},
+		{"id at the longest string", toolCall(`"`+strings.Repeat("i", mcpvalidate.MaxIDBytes-2)+`"`, `"t"`, `{}`), 0, "", ""},
+		{"tool name at its bound", toolCall("1", `"`+strings.Repeat("n", mcpvalidate.MaxToolNameBytes)+`"`, `{}`), 0, "", ""},
+
+		{"batch", `[` + toolCall("1", `"t"`, `{}`) + `]`, 400, "batch", ""},
+		{"not an object", `"` + canary + `"`, 400, "message-object", ""},
+		{"trailing bytes", toolCall("1", `"t"`, `{}`) + ` {"` + canary + `":1}`, 400, "trailing-bytes", "1"},
+		{"duplicate in the envelope", `{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping","params":{"name":"t"}}`, 400, "duplicate-name", "1"},
+		{"duplicate through an escape", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","n\u0061me":"u"}}`, 400, "duplicate-name", "1"},
+		{"duplicate in the arguments", toolCall("1", `"knowledge.search"`, `{"query":"a","query":"`+canary+`"}`), 200, "duplicate-name", "1"},
+		{"invalid UTF-8 in the envelope", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\xff\"}}", 400, "utf8", "1"},
+		{"invalid UTF-8 in the arguments", toolCall("1", `"knowledge.search"`, "{\"query\":\"\xff"+canary+"\"}"), 200, "utf8", "1"},
+		{"lone surrogate", toolCall("1", `"t"`, `{"q":"\ud800"}`), 200, "surrogate", "1"},
+		{"raw control character", toolCall("1", `"t"`, "{\"q\":\"\x01\"}"), 200, "control-character", "1"},
+		{"nesting past the arguments' bound", toolCall("1", `"t"`, strings.Repeat(`{"a":`, 65)+`1`+strings.Repeat(`}`, 65)), 200, "nesting", "1"},
+		{"tool name a number (the SDK echoes params)", toolCall("1", `5`, `{"q":"`+canary+`"}`), 400, "tool-name", "1"},
+		{"tool name past its bound", toolCall("1", `"`+strings.Repeat("n", mcpvalidate.MaxToolNameBytes+1)+`"`, `{}`), 400, "tool-name", "1"},
+		{"arguments a string", toolCall("1", `"t"`, `"`+canary+`"`), 400, "arguments-object", "1"},
+		{"arguments null", toolCall("1", `"t"`, `null`), 400, "arguments-object", "1"},
+		{"params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["` + canary + `"]}`, 400, "params-object", "1"},
+		{"_meta a string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":"` + canary + `"}}`, 400, "params-member-type", "1"},
+		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, 400, "jsonrpc-version", "1"},
+		{"no version", `{"id":1,"method":"ping"}`, 400, "jsonrpc-version", "1"},
+		{"id a float", toolCall("1.5", `"t"`, `{}`), 400, "id", ""},
+		{"id past the safe integers", toolCall("9007199254740992", `"t"`, `{}`), 400, "id", ""},
+		{"id null", toolCall("null", `"t"`, `{}`), 400, "id", ""},
+		{"id past the longest string", toolCall(`"`+strings.Repeat("i", mcpvalidate.MaxIDBytes-1)+`"`, `"t"`, `{}`), 400, "id", ""},
+		{"tools/call without id", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}`, 400, "id", ""},
+		{"method a number", `{"jsonrpc":"2.0","id":1,"method":5}`, 400, "method", "1"},
+		{"other params past their bound", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p","arguments":{"a":"` + strings.Repeat("x", mcpvalidate.MaxOtherParamsBytes) + `"}}}`, 400, "params-bytes", "1"},
+		{"neither request nor response", `{"jsonrpc":"2.0","id":1}`, 400, "request-or-response", "1"},
+		{"too many envelope members", `{"jsonrpc":"2.0","id":1,"method":"ping"` + strings.Repeat(`,"x`+canary+`":1`, 0) + manyMembers(mcpvalidate.MaxEnvelopeMembers) + `}`, 400, "envelope-members", "1"},
+		{"an envelope name past its bound", `{"jsonrpc":"2.0","id":1,"method":"ping","` + strings.Repeat("k", mcpvalidate.MaxEnvelopeNameBytes+1) + `":1}`, 400, "envelope-name-bytes", "1"},
+	} {
+		e, err := fg.Check([]byte(c.body))
+		if c.status == 0 {
+			if err != nil {
+				t.Errorf("%s: refused: %v", c.name, err)
+			}
+			continue
+		}
+		var f *mcpvalidate.FrontRefusal
+		if !errors.As(err, &f) {
+			t.Errorf("%s: want a refusal, got %v (envelope %q)", c.name, err, e.Method())
+			continue
+		}
+		got := f.Bound
+		if f.Tool != nil {
+			got = f.Tool.Gate.Bound.String()
+		}
+		if f.Status != c.status || got != c.bound || f.ID() != c.id {
+			t.Errorf("%s: status %d bound %s id %q; want %d %s %q (%v)", c.name, f.Status, got, f.ID(), c.status, c.bound, c.id, f)
+		}
+		body := string(f.AppendJSON(nil))
+		if strings.Contains(body, canary) || strings.Contains(body, "CANARY") {
+			t.Errorf("%s: the answer echoes a caller value: %s", c.name, body)
+		}
+		if len(body) > mcpvalidate.MaxFrontRefusalBytes() {
+			t.Errorf("%s: answer of %d bytes past MaxFrontRefusalBytes %d", c.name, len(body), mcpvalidate.MaxFrontRefusalBytes())
+		}
+	}
+}
+
+func manyMembers(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(`,"m`)
+		b.WriteString(strings.Repeat("x", i+1))
+		b.WriteString(`":1`)
+	}
+	return b.String()
+}
+
+// The envelope exposes what the SDK will decode.
+func TestFrontGateReadsTheCall(t *testing.T) {
+	fg := frontGate(t)
+	args := `{"projectId":"demo","query":"q\u00e9"}`
+	e, err := fg.Check([]byte(` {"params":{"arguments": ` + args + ` ,"name":"knowledge.s\u0065arch"},"method":"tools/call","id":-12,"jsonrpc":"2.0"} `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.IsToolCall() || e.Method() != "tools/call" || e.ID() != "-12" || e.Tool() != "knowledge.search" || string(e.Arguments()) != args {
+		t.Fatalf("method %q id %q tool %q arguments %q", e.Method(), e.ID(), e.Tool(), e.Arguments())
+	}
+}
+
+// Arguments that fail the gate under a sound envelope get the middleware's
+// answer, byte for byte the refusal text Check gives.
+func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
+	l := charge.DefaultLimits()
+	fg := frontGate(t)
+	args := `{"projectId":"demo","query":"a","query":"b"}`
+	_, err := fg.Check([]byte(toolCall("4", `"knowledge.search"`, args)))
+	var f *mcpvalidate.FrontRefusal
+	if !errors.As(err, &f) || f.Tool == nil || f.Status != http.StatusOK {
+		t.Fatalf("want the middleware's shape, got %v", err)
+	}
+	v, _ := mcpvalidate.New(published, mcpvalidate.WithLimits(l))
+	want := v.Check(t.Context(), "knowledge.search", []byte(args))
+	if want == nil || f.Error() != want.Error() {
+		t.Fatalf("front gate %q, middleware %v", f.Error(), want)
+	}
+	body := string(f.AppendJSON(nil))
+	if !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"tool \"knowledge.search\": arguments refused`) || !strings.HasSuffix(body, `"}],"isError":true}}`) {
+		t.Fatalf("answer %s", body)
+	}
+	// When the tool name follows the arguments, the frame was not read whole:
+	// a JSON-RPC error instead.
+	_, err = fg.Check([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":` + args + `,"name":"knowledge.search"}}`))
+	if !errors.As(err, &f) || f.Tool != nil || f.Status != http.StatusBadRequest || f.Code != -32602 || f.Where != `/params/arguments/query` {
+		t.Fatalf("arguments before the name: %v", err)
+	}
+}

@@ -1,0 +1,188 @@
+package mcpvalidate
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// codeServerBusy is the JSON-RPC code of a 503: an implementation-defined
+// server error (JSON-RPC reserves -32000..-32099 for those).
+const codeServerBusy = -32000
+
+// FrontRefusal is the front gate's answer to a request it will not pass to
+// the SDK. Every field is fixed text, a number, or a caller key escaped and
+// cut (Where, under charge.DisplayPointer's rules), so the answer is bounded
+// by MaxFrontRefusalBytes and holds no caller value; ID is the request's id
+// token when it passed its check (MaxIDBytes), else absent.
+type FrontRefusal struct {
+	Status int    // HTTP status: 400, 408, 413 or 503
+	Code   int64  // JSON-RPC error code
+	Bound  string // which bound, e.g. duplicate-name, body-bytes, in-flight-budget
+	Where  string // an envelope path, e.g. /params/name, with the gate's pointer beneath it
+	Limit  int64  // the bound's limit, 0 when it has none
+	Unit   string
+	Offset int // the byte the gate refused at, -1 when not a scan refusal
+	// Tool is set when only the arguments failed the gate under a sound
+	// envelope: then the answer is the middleware's refusal shape (a tool
+	// result with isError), and this is that refusal.
+	Tool *Refusal
+	id   []byte
+	// complete: stamp resultType "complete" (protocol 2026-07-28).
+	complete bool
+}
+
+// Error is the refusal's message.
+func (f *FrontRefusal) Error() string {
+	if f.Tool != nil {
+		return f.Tool.Error()
+	}
+	var b strings.Builder
+	b.WriteString(tplFront)
+	b.WriteString(f.Bound)
+	if f.Where != "" {
+		b.WriteString(tplFrontAt)
+		b.WriteString(f.Where)
+	}
+	if f.Offset >= 0 {
+		b.WriteString(tplFrontByte)
+		b.WriteString(strconv.Itoa(f.Offset))
+	}
+	if f.Limit > 0 {
+		b.WriteString(tplFrontLimit)
+		b.WriteString(strconv.FormatInt(f.Limit, 10))
+		b.WriteString(" ")
+		b.WriteString(f.Unit)
+	}
+	return b.String()
+}
+
+// ID is the id token echoed in the answer ("" when none passed its check).
+func (f *FrontRefusal) ID() string { return string(f.id) }
+
+// Templates of a front refusal's message.
+const (
+	tplFront      = "request refused by the front gate: bound "
+	tplFrontAt    = " at "
+	tplFrontByte  = ", byte "
+	tplFrontLimit = ", limit "
+	// maxBoundBytes and maxUnitBytes bound the fixed names the front gate
+	// uses (held by a test over every name it can use).
+	maxBoundBytes = 32
+	maxUnitBytes  = 32
+	// maxWhereBytes is the longest envelope path plus a gate pointer.
+	maxWhereBytes = len("/params/arguments") + charge.MaxPointerBytes
+)
+
+// MaxFrontRefusalBytes is the longest answer body the front gate writes,
+// computed from its templates, cuts and the middleware's own ceiling; every
+// byte of a message may double under JSON string escaping.
+func MaxFrontRefusalBytes() int {
+	msg := len(tplFront) + maxBoundBytes + len(tplFrontAt) + maxWhereBytes + len(tplFrontByte) + 20 +
+		len(tplFrontLimit) + 20 + 1 + maxUnitBytes
+	errBody := len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes + len(`,"error":{"code":-32700,"message":""`) + 2*msg +
+		len(`,"data":{"bound":"","where":"","limit":,"unit":"","offset":}}}`) + 2*maxBoundBytes + 2*maxWhereBytes + 20 + 2*maxUnitBytes + 20
+	toolBody := len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes + len(`,"result":{"content":[{"type":"text","text":""}],"isError":true,"resultType":"complete"}}`) +
+		2*MaxRefusalBytes()
+	return max(errBody, toolBody)
+}
+
+// refusal turns a scan refusal into the answer.
+func (fg *FrontGate) refusal(err *envelopeError, e *Envelope) *FrontRefusal {
+	f := &FrontRefusal{Status: http.StatusBadRequest, Code: err.code, Bound: err.bound, Where: err.where,
+		Limit: err.limit, Unit: err.unit, Offset: -1}
+	if err.idOK {
+		f.id = e.body[err.idSpan.at:err.idSpan.end]
+	}
+	if r := err.inner; r != nil {
+		f.Where += r.Pointer
+		f.Offset, f.Limit, f.Unit = r.Offset, r.Limit, r.Unit
+		if err.args && err.idOK && e.IsToolCall() && e.tool.ok() {
+			// Only the arguments failed, under a frame read whole up to them:
+			// the middleware's answer, so clients see one contract.
+			// Its offset counts from the arguments, as the middleware's does.
+			rel := *r
+			rel.Offset -= e.arguments.at
+			f.Status = http.StatusOK
+			f.Tool = &Refusal{Tool: charge.DisplayText(e.Tool(), ToolCut), Stage: StageGate, Gate: &rel}
+		}
+	}
+	return f
+}
+
+// write answers f as JSON.
+func (fg *FrontGate) write(w http.ResponseWriter, r *http.Request, f *FrontRefusal) {
+	f.complete = r.Header.Get("Mcp-Protocol-Version") >= multiRoundTripVersion
+	if fg.hook != nil {
+		fg.hook(r.Context(), f)
+	}
+	body := f.AppendJSON(nil)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if f.Status == http.StatusRequestEntityTooLarge || f.Status == http.StatusRequestTimeout {
+		h.Set("Connection", "close") // the rest of the body is not read
+	}
+	w.WriteHeader(f.Status)
+	_, _ = w.Write(body)
+}
+
+// AppendJSON appends the answer's JSON-RPC message to dst.
+func (f *FrontRefusal) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	if len(f.id) > 0 {
+		dst = append(dst, f.id...)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	if f.Tool != nil {
+		dst = append(dst, `,"result":{"content":[{"type":"text","text":`...)
+		dst = appendString(dst, f.Tool.Error())
+		dst = append(dst, `}],"isError":true`...)
+		if f.complete {
+			dst = append(dst, `,"resultType":"complete"`...)
+		}
+		return append(dst, "}}"...)
+	}
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, f.Code, 10)
+	dst = append(dst, `,"message":`...)
+	dst = appendString(dst, f.Error())
+	dst = append(dst, `,"data":{"bound":`...)
+	dst = appendString(dst, f.Bound)
+	if f.Where != "" {
+		dst = append(dst, `,"where":`...)
+		dst = appendString(dst, f.Where)
+	}
+	if f.Limit > 0 {
+		dst = append(dst, `,"limit":`...)
+		dst = strconv.AppendInt(dst, f.Limit, 10)
+		dst = append(dst, `,"unit":`...)
+		dst = appendString(dst, f.Unit)
+	}
+	if f.Offset >= 0 {
+		dst = append(dst, `,"offset":`...)
+		dst = strconv.AppendInt(dst, int64(f.Offset), 10)
+	}
+	return append(dst, "}}}"...)
+}
+
+// appendString appends s as a JSON string. s is display text (printable
+// ASCII by construction); any other byte becomes '?', so no byte grows past
+// two.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20 || c >= 0x7f:
+			dst = append(dst, '?')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
