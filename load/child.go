@@ -46,8 +46,7 @@ var ErrFlagUnknown = errors.New("the serve under test does not know this variant
 type child struct {
 	cmd    *exec.Cmd
 	URL    string
-	Cap    int64    // the body cap serve printed
-	Banner []string // serve's stdout lines up to the body cap line
+	Cap    int64 // the body cap serve printed
 	exited chan struct{}
 	stdout *head
 	stderr *head
@@ -91,12 +90,8 @@ func (c *child) readBanner(v Variant) error {
 	defer tick.Stop()
 	for {
 		exited := !c.alive()
-		c.Banner, c.URL, c.Cap = nil, "", 0
-		lines := strings.Split(c.stdout.String(), "\n")
-		for _, l := range lines[:len(lines)-1] { // complete lines only
-			if len(c.Banner) < 64 && strings.TrimSpace(l) != "" {
-				c.Banner = append(c.Banner, l)
-			}
+		c.URL, c.Cap = "", 0
+		for _, l := range c.lines() {
 			if u, ok := strings.CutPrefix(l, urlPrefix); ok {
 				if err := loopbackOnly(u); err != nil {
 					return err
@@ -125,6 +120,13 @@ func (c *child) readBanner(v Variant) error {
 		case <-c.exited:
 		}
 	}
+}
+
+// lines are serve's complete stdout lines so far (at most 64).
+func (c *child) lines() []string {
+	ls := strings.Split(c.stdout.String(), "\n")
+	ls = ls[:len(ls)-1] // the last is incomplete
+	return ls[:min(len(ls), 64)]
 }
 
 // exitError explains a serve that exited before its banner.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -47,23 +46,15 @@ func testBin(t *testing.T) string {
 	return binPath
 }
 
-// hasFrontGate reports whether this build's serve knows --front-gate.
-func hasFrontGate(t *testing.T, bin string) bool {
-	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
-	return strings.Contains(string(out), "front-gate")
-}
-
-// echoing is the variant that leaves the SDK's envelope unguarded in this
-// build: middleware-only once serve has the front gate, serve itself before.
-func echoing(t *testing.T, bin string) Variant {
-	if hasFrontGate(t, bin) {
-		for _, v := range Variants() {
-			if v.Name == MiddlewareOnly {
-				return v
-			}
+// variant returns the named variant of Variants.
+func variant(t *testing.T, name string) Variant {
+	for _, v := range Variants() {
+		if v.Name == name {
+			return v
 		}
 	}
-	return Variant{Name: "serve-without-front-gate"}
+	t.Fatalf("no variant %s", name)
+	return Variant{}
 }
 
 func smallConfig(bin string, vs ...Variant) Config {
@@ -97,7 +88,7 @@ func pinned(t *testing.T, id string) float64 {
 // tolerates them), the middleware's refusals that never echo.
 func TestLabMeasuresTheUnguardedSDK(t *testing.T) {
 	bin := testBin(t)
-	v := echoing(t, bin)
+	v := variant(t, MiddlewareOnly)
 	run, err := Execute(smallConfig(bin, v), func(s string) { t.Log(s) })
 	if err != nil {
 		t.Fatal(err)
@@ -157,19 +148,25 @@ func TestLabMeasuresTheUnguardedSDK(t *testing.T) {
 }
 
 // TestLabHoldsTheGuardedServerToTheTargets runs the guarded server at a small
-// scale once this build has the front gate.
+// scale: every target holds, and the shapes the SDK lets through are refused.
 func TestLabHoldsTheGuardedServerToTheTargets(t *testing.T) {
 	bin := testBin(t)
-	if !hasFrontGate(t, bin) {
-		t.Skip("this build's serve has no front gate")
-	}
-	run, err := Execute(smallConfig(bin, Variants()[0]), func(s string) { t.Log(s) })
+	run, err := Execute(smallConfig(bin, variant(t, Guarded)), func(s string) { t.Log(s) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range run.Targets() {
+	vs := run.Targets()
+	if len(vs) < 7 {
+		t.Fatalf("%d verdicts: %+v", len(vs), vs)
+	}
+	for _, v := range vs {
 		if !v.OK {
 			t.Errorf("%s: %s: %s", v.Variant, v.Target, v.Got)
+		}
+	}
+	for _, shape := range []string{"echo-params", "dup-envelope", "trailing"} {
+		if s, ok := run.Variants[0].Shape(shape); !ok || s.Sent == 0 || s.Outcomes[Refused] != s.Sent {
+			t.Errorf("%s: %+v", shape, s)
 		}
 	}
 }
@@ -178,7 +175,7 @@ func TestLabHoldsTheGuardedServerToTheTargets(t *testing.T) {
 // SDK past a 64 MiB guard; the lab kills the child and reports it.
 func TestGuardKillsTheChild(t *testing.T) {
 	bin := testBin(t)
-	c := smallConfig(bin, echoing(t, bin))
+	c := smallConfig(bin, variant(t, MiddlewareOnly))
 	c.Shapes, c.BodyBytes, c.Requests, c.GuardBytes, c.Trickles = []string{"echo-params"}, 2<<20, 8, 64<<20, 0
 	run, err := Execute(c, func(s string) { t.Log(s) })
 	if err != nil {

@@ -244,7 +244,7 @@ func runVariant(c Config, v Variant, shapes []Shape, progress func(string)) Vari
 		return vr
 	}
 	defer ch.stop()
-	vr.BodyCap, vr.Banner = ch.Cap, ch.Banner
+	vr.BodyCap = ch.Cap
 	vr.BodyBytes = c.BodyBytes
 	if vr.BodyBytes == 0 {
 		vr.BodyBytes = int(ch.Cap - 1)
@@ -276,6 +276,7 @@ func runVariant(c Config, v Variant, shapes []Shape, progress func(string)) Vari
 			ch.mu.Unlock()
 		}
 	}
+	vr.Banner = ch.lines() // what serve printed: its budget and ceiling among them
 	stopWatch()
 	<-watched
 	ch.mu.Lock()
