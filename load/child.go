@@ -271,3 +271,22 @@ func Build(ctx context.Context, moduleDir, dir string) (string, error) {
 	}
 	return bin, nil
 }
+
+// Commit names the module's checkout at moduleDir: the short HEAD, with
+// "+dirty" when tracked files differ from it ("" without git).
+func Commit(ctx context.Context, moduleDir string) string {
+	git := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = moduleDir
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	rev, err := git("rev-parse", "--short=12", "HEAD")
+	if err != nil {
+		return ""
+	}
+	if st, err := git("status", "--porcelain", "--untracked-files=no"); err == nil && st != "" {
+		rev += "+dirty"
+	}
+	return rev
+}

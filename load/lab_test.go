@@ -136,7 +136,7 @@ func TestLabMeasuresTheUnguardedSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := RunRecords(data, "test run")
+	recs, err := RunRecords(data, "test run", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,7 +200,7 @@ func TestRunRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := RunRecords(data, "load/testdata/run-small.json")
+	recs, err := RunRecords(data, "load/testdata/run-small.json", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,6 +229,9 @@ func TestRunRecords(t *testing.T) {
 		if g, ok := got[id]; !ok || g != want {
 			t.Errorf("%s: %v (present %v), want %v", id, g, ok, want)
 		}
+	}
+	if recs, err := RunRecords(data, "x", "at-64"); err != nil || recs[0].ID != "load.at-64.guarded.peak-rss" {
+		t.Errorf("labelled: %v %s", err, recs[0].ID)
 	}
 	if _, err := ParseRun([]byte(`{"lab":{},"settings":{},"variants":[{"extra":1}]}`)); err == nil {
 		t.Error("a run with an unknown field parsed")

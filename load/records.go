@@ -8,10 +8,25 @@ import (
 	"strings"
 
 	"github.com/theurian/boundlab/results"
+	loaddata "github.com/theurian/boundlab/results/load"
 )
 
 // Producer is the name the load records are pinned under.
 const Producer = "load"
+
+func init() {
+	results.Register(results.Producer{Name: Producer, Records: func() ([]results.Record, error) {
+		var out []results.Record
+		for _, s := range loaddata.Runs() {
+			recs, err := RunRecords(s.Data, s.File, s.Label)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, recs...)
+		}
+		return out, nil
+	}})
+}
 
 // ParseRun reads a saved run strictly (unknown fields refused).
 func ParseRun(data []byte) (*Run, error) {
@@ -38,7 +53,10 @@ func ParseRun(data []byte) (*Run, error) {
 // counts of echoes, resets and kills are exact; peak RSS within a quarter or
 // 64 MiB; a p99 within its own value or 20 ms; the served fraction within
 // 0.05.
-func RunRecords(data []byte, source string) ([]results.Record, error) {
+//
+// label, when not empty, prefixes the records' IDs (load.<label>.<variant>...)
+// so runs that differ in their settings pin side by side.
+func RunRecords(data []byte, source, label string) ([]results.Record, error) {
 	r, err := ParseRun(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -50,11 +68,15 @@ func RunRecords(data []byte, source string) ([]results.Record, error) {
 			continue
 		}
 		inst := instance(r, v)
+		prefix := "load."
+		if label != "" {
+			prefix += label + "."
+		}
 		rec := func(id, title string, value float64, unit string, tol float64) {
 			out = append(out, results.Record{
-				ID: "load." + v.Variant.Name + "." + id, Title: title, Value: value, Unit: unit, Instance: inst,
+				ID: prefix + v.Variant.Name + "." + id, Title: title, Value: value, Unit: unit, Instance: inst,
 				Method: results.Measured, Tolerance: tol, Build: build,
-				Source: fmt.Sprintf("%s (%s), read by load.RunRecords; re-run with `boundlab load --out %s` and the same flags", source, r.Lab.Command, source),
+				Source: fmt.Sprintf("%s (`%s`, at %s on %s), read by load.RunRecords", source, r.Lab.Command, or(r.Lab.Commit, "an unnamed commit"), r.Lab.Date),
 			})
 		}
 		sent, unsent, refused, echoed, maxAnswer := v.Hostile()
@@ -84,15 +106,22 @@ func instance(r *Run, v VariantResult) string {
 			hostile = append(hostile, s.Shape)
 		}
 	}
-	return fmt.Sprintf("boundlab serve --stateless %s on 127.0.0.1: %d requests each of %s, %d in flight, bodies of %d bytes (cap %d); "+
+	return fmt.Sprintf("%s on 127.0.0.1: %d requests each of %s, %d in flight, bodies of %d bytes (cap %d); "+
 		"%d valid-call clients, %d slow-trickle clients; protocol header %s; machine: %s, %d CPUs, %s",
-		strings.Join(v.Variant.Flags, " "), r.Settings.Requests, strings.Join(hostile, ", "), v.Concurrency, v.BodyBytes, v.BodyCap,
+		strings.Join(append([]string{"boundlab serve --stateless"}, v.Variant.Flags...), " "), r.Settings.Requests, strings.Join(hostile, ", "), v.Concurrency, v.BodyBytes, v.BodyCap,
 		r.Settings.ValidClients, r.Settings.Trickles, r.Settings.Protocol, r.Lab.CPU, r.Lab.NumCPU, r.Lab.Kernel)
 }
 
 func shapeWhat(name string) string {
 	s, _ := ShapeNamed(name)
 	return s.What
+}
+
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }
 
 func b2f(b bool) float64 {

@@ -3,232 +3,86 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/theurian/boundlab/load"
+	loaddata "github.com/theurian/boundlab/results/load"
 )
 
 func init() {
 	register(verb{
 		name:    "load",
-		summary: "drive `serve` as a child process over loopback; measure its peak RSS, answers, latency",
+		summary: "drive serve as a child on loopback: peak RSS, echoes, latency",
 		run:     runLoad,
 	})
 }
 
-const loadUsage = `usage: boundlab load [flags]
-
-Starts boundlab serve --stateless as a child process on 127.0.0.1 once per
-variant, sends hostile at-cap tools/call requests mixed over the shapes with
-small valid calls beside them, and measures from outside: peak RSS (VmHWM),
-answer sizes and echoes of caller bytes, statuses, resets, p50/p99 latency,
-the valid calls served, and a valid call afterwards. The child is killed if
-its RSS passes the guard. Exit 1 when the guarded server misses a target of
-issue 9, 2 on a usage error.
-
-flags:
-  --bin PATH          the boundlab binary to run (default: go build this
-                      module's ./cmd/boundlab into a temporary directory)
-  --variants LIST     guarded,middleware-only (serve's default; and
-                      serve --front-gate=false)
-  --shapes LIST       shapes to send (default: all); see below
-  --concurrency N     hostile requests in flight (default 64, max 256)
-  --concurrency-mw N  in flight for middleware-only (default: --concurrency)
-  --requests N        requests per hostile shape (default 16)
-  --body-bytes N      hostile body size (default 0: the printed cap - 1)
-  --guard-mib N       kill the child when its VmRSS passes N MiB (4096)
-  --duration D        the attack's bound per variant (default 60s, max 5m)
-  --protocol P        none (no version header) or 2026-07-28
-  --valid-clients N   small valid callers during the attack (default 2)
-  --trickles N        slow-trickle clients (default 4)
-  --trickle-every D   one byte per D (default 1s)
-  --trickle-for D     a trickle client gives up after D (default 15s)
-  --json              print the run and the targets' verdicts as JSON
-  --out FILE          also save the run as JSON (results/load/run.json is
-                      the pinned one)
-  --from FILE         report a saved run instead of running
-
-shapes:
-`
-
-type loadFlags struct {
-	bin, variants, shapes, protocol, out, from string
-	conc, concMW, requests, bodyBytes          int
-	guardMiB                                   int64
-	validClients, trickles                     int
-	duration, trickleEvery, trickleFor         time.Duration
-	asJSON                                     bool
+// loadJSON is `boundlab load --json`: the run and the targets' verdicts.
+type loadJSON struct {
+	*load.Run
+	Targets []load.Verdict `json:"targets"`
 }
 
-func newLoadFlags() (*flag.FlagSet, *loadFlags) {
+const loadAbout = `Starts boundlab serve --stateless as a child process on 127.0.0.1, once per variant (guarded: serve's default, the front gate in front of the SDK; middleware-only: serve --front-gate=false), sends hostile tools/call requests just under the body cap, mixed over the shapes, with small valid calls beside them, and measures from outside: the child's peak RSS (VmHWM), every answer's size and whether it echoes the caller's bytes, statuses, resets, p50/p99 latency per shape, the valid calls served during the attack, and a valid call afterwards. The child is killed when its RSS passes the guard, and that is reported as a result. Given FILE (a run saved with --out) it reports that run instead. The pinned run is ` + "results/load/run.json" + `. Exit 1 when the guarded server misses a target of issue 9.`
+
+func runLoad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCommand("load", []string{"load [--variants LIST] [--out PATH] [--json] [flags]", "load [--json] FILE|-"},
+		loadAbout+"\n\nThe shapes (--shapes):\n\n"+shapeList())
 	d := load.DefaultConfig()
-	f := &loadFlags{}
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	fs.StringVar(&f.bin, "bin", "", "")
-	fs.StringVar(&f.variants, "variants", load.Guarded+","+load.MiddlewareOnly, "")
-	fs.StringVar(&f.shapes, "shapes", "", "")
-	fs.IntVar(&f.conc, "concurrency", d.Concurrency, "")
-	fs.IntVar(&f.concMW, "concurrency-mw", 0, "")
-	fs.IntVar(&f.requests, "requests", d.Requests, "")
-	fs.IntVar(&f.bodyBytes, "body-bytes", 0, "")
-	fs.Int64Var(&f.guardMiB, "guard-mib", d.GuardBytes>>20, "")
-	fs.DurationVar(&f.duration, "duration", d.Duration, "")
-	fs.StringVar(&f.protocol, "protocol", d.Protocol, "")
-	fs.IntVar(&f.validClients, "valid-clients", d.ValidClients, "")
-	fs.IntVar(&f.trickles, "trickles", d.Trickles, "")
-	fs.DurationVar(&f.trickleEvery, "trickle-every", d.TrickleEvery, "")
-	fs.DurationVar(&f.trickleFor, "trickle-for", d.TrickleFor, "")
-	fs.BoolVar(&f.asJSON, "json", false, "")
-	fs.StringVar(&f.out, "out", "", "")
-	fs.StringVar(&f.from, "from", "", "")
-	return fs, f
-}
-
-func writeLoadUsage(w io.Writer) {
-	fmt.Fprint(w, loadUsage)
-	for _, s := range load.Shapes() {
-		fmt.Fprintf(w, "  %-14s %s\n", s.Name, s.What)
-	}
-}
-
-func runLoad(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs, f := newLoadFlags()
-	fs.SetOutput(stderr)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			writeLoadUsage(stdout)
-			return 0
-		}
-		fmt.Fprintln(stderr, "run `boundlab load -h` for the flags")
-		return 2
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "boundlab load: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	bin := c.String("bin", "", "the boundlab `PATH` to run as serve (default: go build this module's ./cmd/boundlab)")
+	variants := c.String("variants", load.Guarded+","+load.MiddlewareOnly, "the servers under test, comma-separated")
+	shapes := c.String("shapes", "", "the shapes to send, comma-separated (default: all)")
+	conc := c.Int("concurrency", d.Concurrency, fmt.Sprintf("hostile requests in flight (at most %d)", load.MaxConcurrency))
+	concMW := c.Int("concurrency-mw", 0, "hostile requests in flight for middleware-only (default: --concurrency)")
+	requests := c.Int("requests", d.Requests, "requests per hostile shape")
+	bodyBytes := c.Int("body-bytes", 0, "hostile body size in bytes (default: the cap serve prints, minus 1)")
+	guardMiB := c.Int64("guard-mib", d.GuardBytes>>20, "kill the child when its VmRSS passes this many MiB")
+	duration := c.Duration("duration", d.Duration, fmt.Sprintf("the attack's bound per variant (at most %v)", load.MaxDuration))
+	protocol := c.String("protocol", d.Protocol, "none (no Mcp-Protocol-Version header) or 2026-07-28")
+	validClients := c.Int("valid-clients", d.ValidClients, "small valid callers during the attack")
+	trickles := c.Int("trickles", d.Trickles, "slow-trickle clients")
+	trickleEvery := c.Duration("trickle-every", d.TrickleEvery, "a trickle client sends one byte per this")
+	trickleFor := c.Duration("trickle-for", d.TrickleFor, "a trickle client gives up after this")
+	out := c.String("out", "", "also save the run as JSON to `PATH` (the pinned one: "+loaddata.Runs()[0].File+")")
+	asJSON := c.Bool("json", false, "print the run and the targets' verdicts as JSON")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
 	var run *load.Run
-	if f.from != "" {
-		data, err := os.ReadFile(f.from)
+	switch {
+	case c.NArg() > 1:
+		return c.usageError(stderr, "want at most one FILE, got %d arguments", c.NArg())
+	case c.NArg() == 1:
+		data, err := readInput(c.Arg(0), stdin)
 		if err == nil {
 			run, err = load.ParseRun(data)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "boundlab load: %s: %v\n", f.from, err)
-			return 1
+			return c.fail(stderr, err)
 		}
-	} else {
-		cfg, err := f.config()
-		if err == nil {
-			chk := cfg
-			if chk.Bin == "" {
-				chk.Bin = "boundlab" // built below, once the flags are known good
-			}
-			err = chk.Check()
+	default:
+		cfg := d
+		cfg.Bin, cfg.Concurrency, cfg.Requests, cfg.BodyBytes = *bin, *conc, *requests, *bodyBytes
+		cfg.Duration, cfg.Protocol, cfg.ValidClients = *duration, *protocol, *validClients
+		cfg.Trickles, cfg.TrickleEvery, cfg.TrickleFor = *trickles, *trickleEvery, *trickleFor
+		if err := loadConfig(&cfg, *variants, *shapes, *concMW, *guardMiB); err != nil {
+			return c.usageError(stderr, "%v", err)
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "boundlab load: %v\n", err)
-			return 2
-		}
-		if code := executeLoad(cfg, f, args, &run, stderr); code != 0 {
-			return code
+		var err error
+		if run, err = executeLoad(cfg, args, *out, stderr); err != nil {
+			return c.fail(stderr, err)
 		}
 	}
-	return reportLoad(run, f, stdout, stderr)
-}
-
-func (f *loadFlags) config() (load.Config, error) {
-	c := load.DefaultConfig()
-	c.Bin, c.Concurrency, c.Requests, c.BodyBytes = f.bin, f.conc, f.requests, f.bodyBytes
-	c.GuardBytes, c.Duration, c.Protocol = f.guardMiB<<20, f.duration, f.protocol
-	c.ValidClients, c.Trickles, c.TrickleEvery, c.TrickleFor = f.validClients, f.trickles, f.trickleEvery, f.trickleFor
-	if f.guardMiB < 0 || f.guardMiB > 1<<30 {
-		return c, fmt.Errorf("--guard-mib %d: out of range", f.guardMiB)
-	}
-	if f.shapes != "" {
-		c.Shapes = strings.Split(f.shapes, ",")
-	}
-	known := map[string]load.Variant{}
-	for _, v := range load.Variants() {
-		known[v.Name] = v
-	}
-	c.Variants = nil
-	for _, n := range strings.Split(f.variants, ",") {
-		v, ok := known[n]
-		if !ok {
-			return c, fmt.Errorf("unknown variant %q: want %s or %s", n, load.Guarded, load.MiddlewareOnly)
-		}
-		c.Variants = append(c.Variants, v)
-	}
-	if f.concMW != 0 {
-		c.VariantConcurrency = map[string]int{load.MiddlewareOnly: f.concMW}
-	}
-	return c, nil
-}
-
-// executeLoad builds the binary unless --bin named one, runs the lab and
-// saves the run when --out asks.
-func executeLoad(cfg load.Config, f *loadFlags, args []string, run **load.Run, stderr io.Writer) int {
-	if f.bin == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			fmt.Fprintf(stderr, "boundlab load: %v (or name a binary with --bin)\n", err)
-			return 1
-		}
-		dir, err := os.MkdirTemp("", "boundlab-load-")
-		if err != nil {
-			fmt.Fprintf(stderr, "boundlab load: %v\n", err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		fmt.Fprintln(stderr, "boundlab load: building ./cmd/boundlab")
-		if cfg.Bin, err = load.Build(context.Background(), root, dir); err != nil {
-			fmt.Fprintf(stderr, "boundlab load: %v\n", err)
-			return 1
-		}
-	}
-	r, err := load.Execute(cfg, func(s string) { fmt.Fprintln(stderr, "boundlab load:", s) })
-	if err != nil {
-		fmt.Fprintf(stderr, "boundlab load: %v\n", err)
-		return 1
-	}
-	r.Lab.Command = "boundlab load " + strings.Join(args, " ")
-	if f.out != "" {
-		data, err := json.MarshalIndent(r, "", "  ")
-		if err == nil {
-			err = os.WriteFile(f.out, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "boundlab load: --out: %v\n", err)
-			return 1
-		}
-	}
-	*run = r
-	return 0
-}
-
-func reportLoad(run *load.Run, f *loadFlags, stdout, stderr io.Writer) int {
 	verdicts := run.Targets()
-	if f.asJSON {
-		out := struct {
-			*load.Run
-			Targets []load.Verdict `json:"targets"`
-		}{run, verdicts}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "boundlab load: %v\n", err)
-			return 1
+	if *asJSON {
+		if err := writeJSON(stdout, loadJSON{run, verdicts}); err != nil {
+			return c.fail(stderr, err)
 		}
 	} else if err := load.WriteTable(stdout, run, verdicts); err != nil {
-		fmt.Fprintf(stderr, "boundlab load: %v\n", err)
-		return 1
+		return c.fail(stderr, err)
 	}
 	for _, v := range run.Variants {
 		if v.Error != "" {
@@ -236,7 +90,90 @@ func reportLoad(run *load.Run, f *loadFlags, stdout, stderr io.Writer) int {
 		}
 	}
 	if !load.Met(verdicts) {
-		return 1
+		return exitNo
 	}
-	return 0
+	return exitOK
+}
+
+func shapeList() string {
+	var b strings.Builder
+	for i, s := range load.Shapes() {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "  %-14s %s", s.Name, s.What)
+	}
+	return b.String()
+}
+
+// loadConfig applies the flags that need parsing and checks the whole config
+// (with a stand-in binary name when the binary is still to be built).
+func loadConfig(cfg *load.Config, variants, shapes string, concMW int, guardMiB int64) error {
+	if guardMiB < 0 || guardMiB > 1<<30 {
+		return fmt.Errorf("--guard-mib %d: out of range", guardMiB)
+	}
+	cfg.GuardBytes = guardMiB << 20
+	if shapes != "" {
+		cfg.Shapes = strings.Split(shapes, ",")
+	}
+	known := map[string]load.Variant{}
+	for _, v := range load.Variants() {
+		known[v.Name] = v
+	}
+	cfg.Variants = nil
+	for _, n := range strings.Split(variants, ",") {
+		v, ok := known[n]
+		if !ok {
+			return fmt.Errorf("unknown variant %q: want %s or %s", n, load.Guarded, load.MiddlewareOnly)
+		}
+		cfg.Variants = append(cfg.Variants, v)
+	}
+	if concMW != 0 {
+		cfg.VariantConcurrency = map[string]int{load.MiddlewareOnly: concMW}
+	}
+	chk := *cfg
+	if chk.Bin == "" {
+		chk.Bin = "boundlab"
+	}
+	return chk.Check()
+}
+
+// executeLoad builds the binary unless --bin named one, runs the lab and
+// saves the run when --out asks.
+func executeLoad(cfg load.Config, args []string, out string, stderr io.Writer) (*load.Run, error) {
+	commit := ""
+	if cfg.Bin == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return nil, fmt.Errorf("%v (or name a binary with --bin)", err)
+		}
+		dir, err := os.MkdirTemp("", "boundlab-load-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		fmt.Fprintln(stderr, "boundlab load: building ./cmd/boundlab")
+		if cfg.Bin, err = load.Build(context.Background(), root, dir); err != nil {
+			return nil, err
+		}
+		commit = load.Commit(context.Background(), root)
+	}
+	r, err := load.Execute(cfg, func(s string) { fmt.Fprintln(stderr, "boundlab load:", s) })
+	if err != nil {
+		return nil, err
+	}
+	r.Lab.Command = strings.TrimSpace("boundlab load " + strings.Join(args, " "))
+	if commit != "" {
+		r.Lab.Commit = commit // the child's build: this checkout
+	}
+	if out != "" {
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err == nil {
+			err = os.WriteFile(out, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+	}
+	return r, nil
 }
