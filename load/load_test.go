@@ -230,6 +230,9 @@ func TestRunRecords(t *testing.T) {
 			t.Errorf("%s: %v (present %v), want %v", id, g, ok, want)
 		}
 	}
+	if _, ok := got["load.middleware-only.valid.p99-ms"]; ok {
+		t.Error("a killed variant's latency is a record")
+	}
 	if recs, err := RunRecords(data, "x", "at-64"); err != nil || recs[0].ID != "load.at-64.guarded.peak-rss" {
 		t.Errorf("labelled: %v %s", err, recs[0].ID)
 	}

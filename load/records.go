@@ -45,7 +45,8 @@ func ParseRun(data []byte) (*Run, error) {
 // RunRecords turns a saved run into measured records: per measured variant,
 // the peak RSS, whether it was killed at the guard, the hostile answers'
 // largest size, echoes and resets, whether it served afterwards, the valid
-// calls' served fraction and p99, and each hostile shape's p99. Verify reads
+// calls' served fraction and p99, and each hostile shape's p99 (these last
+// two only when the server was not killed at the guard). Verify reads
 // them from the saved file; it never re-runs the load (a shared CI runner
 // would neither have the memory nor reproduce the timings).
 //
@@ -86,6 +87,11 @@ func RunRecords(data []byte, source, label string) ([]results.Record, error) {
 		rec("hostile.echoed", "hostile answers that hold the canary from the request's caller values", float64(echoed), "answers", 0)
 		rec("hostile.unrefused", fmt.Sprintf("hostile requests (of %d) not answered with a refusal: served, reset, oversized or unsent", sent+unsent), float64(sent+unsent-refused), "requests", 0)
 		rec("served-after", "the server served a valid call after the attack (1) or not (0)", b2f(v.ServedAfter), "1 = served", 0)
+		if v.Killed {
+			// Latency and goodput of a server killed mid-attack say when the
+			// kill came, not how the server serves: not records.
+			continue
+		}
 		for _, s := range v.Shapes {
 			switch {
 			case s.Shape == ValidShape:
