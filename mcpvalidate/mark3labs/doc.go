@@ -63,8 +63,10 @@
 // it off.
 //
 // Task tools (AddTaskTool) run without tool-handler middleware in mark3labs
-// v1.2.1: they are not validated, and Tools does not list them. A regular
-// tool called as a task is validated, its refusal becoming the task's result.
+// v1.2.1 (TestTaskToolsBypassMiddleware): they are not validated, and Tools
+// does not list them. A regular tool called as a task runs through the
+// middleware (mark3labs' executeRegularToolAsTask), so a refusal becomes the
+// task's result.
 // Per-session tools (SessionWithTools) are not listed either: a call to one is
 // refused, and one that shadows a global tool's name is held to the global
 // tool's schema.

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	m3client "github.com/mark3labs/mcp-go/client"
 	m3 "github.com/mark3labs/mcp-go/mcp"
@@ -267,5 +268,42 @@ func TestTools(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "a,b,c" {
 		t.Fatalf("Tools listed %v, want a,b,c", names)
+	}
+}
+
+// Task tools (AddTaskTool) run without tool-handler middleware in mark3labs
+// v1.2.1: a call the validator would refuse reaches the task handler. The
+// package doc says so ("Where it ends"); this pins it.
+func TestTaskToolsBypassMiddleware(t *testing.T) {
+	ran := make(chan string, 1)
+	s := m3server.NewMCPServer("m3", "0", m3server.WithTaskCapabilities(true, true, true))
+	job := m3.NewToolWithRawSchema("job", "", json.RawMessage(itemSchema))
+	job.Execution = &m3.ToolExecution{TaskSupport: m3.TaskSupportRequired}
+	s.AddTaskTool(job,
+		func(_ context.Context, req m3.CallToolRequest) (*m3.CreateTaskResult, error) {
+			ran <- string(req.Params.RawArguments)
+			return &m3.CreateTaskResult{}, nil
+		})
+	if tools, _ := mark3labs.Tools(s); len(tools) != 0 {
+		t.Fatalf("Tools listed %d tools, want the task tool left out", len(tools))
+	}
+	v, err := mcpvalidate.New(mcpvalidate.WithTools(&gosdk.Tool{Name: "job", InputSchema: json.RawMessage(itemSchema)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Use(mark3labs.Middleware(v))
+	args := `{"extra":"` + canary + `"}`
+	if v.Check(context.Background(), "job", json.RawMessage(args)) == nil {
+		t.Fatal("Check admitted the arguments")
+	}
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"job","arguments":` + args + `,"task":{}}}`
+	resp, _ := json.Marshal(s.HandleMessage(context.Background(), json.RawMessage(msg)))
+	select {
+	case got := <-ran:
+		if got != args {
+			t.Fatalf("the task handler got %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the task handler did not run; answer %s", resp)
 	}
 }
