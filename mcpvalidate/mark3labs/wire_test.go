@@ -307,3 +307,54 @@ func TestTaskToolsBypassMiddleware(t *testing.T) {
 		t.Fatalf("the task handler did not run; answer %s", resp)
 	}
 }
+
+// The front gate is an http.Handler in front of any SDK's: in front of
+// mark3labs' streamable HTTP server it caps the body (mark3labs has no cap),
+// refuses what mark3labs would read last-wins, and bounds the tool name it
+// quotes unbounded in its "not found" answer.
+func TestFrontGateBeforeMark3labs(t *testing.T) {
+	var h handled
+	s := m3server.NewMCPServer("m3", "0")
+	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), h.m3Handler)
+	v, err := mark3labs.Install(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, err := v.FrontGate(m3server.NewStreamableHTTPServer(s, m3server.WithStateLess(true)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(front)
+	defer ts.Close()
+	send := func(body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(out)
+	}
+	call := func(name, args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + name + `,"arguments":` + args + `}}`
+	}
+	if status, out := send(call(`"item.put"`, `{"name":"a"}`)); status != http.StatusOK || strings.Contains(out, `"isError":true`) || h.n.Load() != 1 {
+		t.Fatalf("a valid call: HTTP %d %s (handler ran %d)", status, out, h.n.Load())
+	}
+	for _, c := range []struct{ name, body string }{
+		{"duplicate tool name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"item.put","name":"` + canary + `","arguments":{}}}`},
+		{"unknown tool name past the bound", call(`"`+strings.Repeat(canary, 40)+`"`, `{}`)},
+		{"trailing bytes", call(`"item.put"`, `{"name":"a"}`) + `{"` + canary + `":1}`},
+	} {
+		status, out := send(c.body)
+		if status != http.StatusBadRequest || strings.Contains(out, canary) || len(out) > mcpvalidate.MaxFrontRefusalBytes() {
+			t.Errorf("%s: HTTP %d %.300s", c.name, status, out)
+		}
+	}
+	if h.n.Load() != 1 {
+		t.Fatalf("the handler ran on a refused call (%d)", h.n.Load())
+	}
+}
