@@ -53,8 +53,7 @@ func TestBudgetAdmitsAtCapacityAndTimesOutPast(t *testing.T) {
 	if got := b.InUse(); got != 100 {
 		t.Fatalf("a timed-out waiter holds budget: in use %d", got)
 	}
-	rel()
-	rel() // a second release does nothing
+	rel.Release()
 	if got := b.InUse(); got != 0 {
 		t.Fatalf("after release: in use %d", got)
 	}
@@ -74,7 +73,7 @@ func TestBudgetSmallDoNotStarveBehindLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held()
+	defer held.Release()
 	waiting := make(chan error, 1)
 	go func() { // a large request queued behind the one holding everything
 		_, err := b.Acquire(ctxFor(t, 2*time.Second), 50)
@@ -86,14 +85,14 @@ func TestBudgetSmallDoNotStarveBehindLarge(t *testing.T) {
 		if err != nil {
 			t.Fatalf("small request %d behind a large queue: %v", i, err)
 		}
-		defer rel()
+		defer rel.Release()
 	}
 	// The reserve (10) is full: a third small one waits, and neither takes
 	// general capacity past the waiting large request.
 	if _, err := b.Acquire(ctxFor(t, 20*time.Millisecond), 5); !errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
 		t.Fatalf("past the reserve: want a timeout, got %v", err)
 	}
-	held()
+	held.Release()
 	if err := <-waiting; err != nil {
 		t.Fatalf("the large request after release: %v", err)
 	}
@@ -104,7 +103,7 @@ func TestBudgetSmallDoNotStarveBehindLarge(t *testing.T) {
 func TestBudgetLargeDoNotStarveBehindSmall(t *testing.T) {
 	b := budget(t, 105, 5, 5) // general 100, reserve one small request
 	var mu sync.Mutex
-	var held []func()
+	var held []mcpvalidate.Grant
 	for i := 0; i < 20; i++ { // fill general capacity with small requests
 		rel, err := b.Acquire(ctxFor(t, time.Second), 5)
 		if err != nil {
@@ -143,7 +142,7 @@ func TestBudgetLargeDoNotStarveBehindSmall(t *testing.T) {
 		rel := held[0]
 		held = held[1:]
 		mu.Unlock()
-		rel()
+		rel.Release()
 	}
 	select {
 	case err := <-granted:
@@ -178,5 +177,5 @@ func TestBudgetCancelledWaiterLeaves(t *testing.T) {
 			t.Fatalf("small request %d after the large waiter left: %v", i, err)
 		}
 	}
-	rel()
+	rel.Release()
 }
