@@ -139,7 +139,7 @@ func memmodelChart(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "memmodel chart: --out %s is not a directory\n", *out)
 		return 2
 	}
-	files, err := memmodel.WriteCharts(*out)
+	files, err := writeMemoryCharts(*out)
 	if err != nil {
 		fmt.Fprintln(stderr, "memmodel chart:", err)
 		return 1
