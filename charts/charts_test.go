@@ -125,6 +125,12 @@ func TestMemoryChartsShowEveryPoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		legend := strings.Join(c.Series, "\n")
+		for _, want := range []string{memmodel.LineParse, memmodel.LineCharge, memmodel.LineSeed, "measured: cpython", "ours (Go)"} {
+			if !strings.Contains(legend, want) {
+				t.Errorf("family %s: no %q series", fc.Family, want)
+			}
+		}
 		x, y := c.fig.p.X, c.fig.p.Y
 		xm, ym := 0.02*(x.Max-x.Min), 0.02*(y.Max-y.Min)
 		xlo := x.Max
