@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -91,87 +89,6 @@ func TestPythonTablesWellFormed(t *testing.T) {
 	}
 	if PythonUnicodeVersion != "15.1.0" {
 		t.Errorf("PythonUnicodeVersion = %q, want 15.1.0 (CPython 3.13)", PythonUnicodeVersion)
-	}
-}
-
-// goPrint15 is CPython's printability rule evaluated on Go's own unicode
-// tables: assigned, not Other (C) and not Separator (Z), or U+0020. Go's
-// unicode.C has no Cn, so "assigned and not C/Z" is "in L, M, N, P or S".
-func goPrint15(r rune) bool {
-	return r == ' ' || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
-}
-
-// unicode151New lists the code points Unicode 15.1.0 assigned that 15.0.0
-// left unassigned: 627 characters, all printable (So, Lo).
-var unicode151New = [][2]rune{
-	{0x2FFC, 0x2FFF},   // Ideographic Description Characters (So)
-	{0x31EF, 0x31EF},   // CJK STROKE HXG (So)
-	{0x2EBF0, 0x2EE5D}, // CJK Unified Ideographs Extension I (Lo)
-}
-
-// TestPythonIsPrintVersusGoUnicode compares pythonIsPrint over every code
-// point with the same rule applied to Go's Unicode tables. They may differ
-// exactly on the code points new in Unicode 15.1.0.
-func TestPythonIsPrintVersusGoUnicode(t *testing.T) {
-	if unicode.Version != "15.0.0" {
-		t.Fatalf("Go's unicode package is now Unicode %s, not 15.0.0: recompute the expected difference set (unicode151New) for this comparison", unicode.Version)
-	}
-	want := map[rune]bool{}
-	for _, r := range unicode151New {
-		for c := r[0]; c <= r[1]; c++ {
-			want[c] = true
-		}
-	}
-	if len(want) != 627 {
-		t.Fatalf("unicode151New has %d code points, Unicode 15.1.0 added 627", len(want))
-	}
-
-	var diff []rune
-	count, goCount := 0, 0
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		py, g := pythonIsPrint(r), goPrint15(r)
-		if py {
-			count++
-		}
-		if g {
-			goCount++
-		}
-		if py != g {
-			diff = append(diff, r)
-			if !want[r] || !py {
-				t.Errorf("U+%04X: pythonIsPrint = %v, Go Unicode %s rule = %v; not explained by a Unicode 15.1 addition", r, py, unicode.Version, g)
-			}
-		}
-		// The Go rule as written must be the one unicode.IsPrint and
-		// strconv.IsPrint apply, else the doc comment's claim is wrong.
-		if u, s := unicode.IsPrint(r), strconv.IsPrint(r); u != g || s != g {
-			t.Errorf("U+%04X: goPrint15 = %v, unicode.IsPrint = %v, strconv.IsPrint = %v", r, g, u, s)
-		}
-	}
-	if len(diff) != len(want) {
-		t.Errorf("difference set has %d code points, want the %d new in Unicode 15.1.0", len(diff), len(want))
-	}
-	for _, r := range diff {
-		delete(want, r)
-	}
-	if len(want) > 0 {
-		missing := make([]rune, 0, len(want))
-		for r := range want {
-			missing = append(missing, r)
-		}
-		sort.Slice(missing, func(i, j int) bool { return missing[i] < missing[j] })
-		t.Errorf("%d code points new in Unicode 15.1.0 are not printable per pythonIsPrint, e.g. U+%04X", len(missing), missing[0])
-	}
-	if count != pythonPrintableCount {
-		t.Errorf("pythonIsPrint is true for %d code points, pythonPrintableCount = %d", count, pythonPrintableCount)
-	}
-	t.Logf("printable: %d (Python 3.13, Unicode %s), %d (Go rule, Unicode %s); difference %s",
-		count, PythonUnicodeVersion, goCount, unicode.Version, formatRanges(toRanges(diff)))
-
-	for _, r := range []rune{-1, -0x80, 0x110000, 0x7FFFFFFF, -0x80000000} {
-		if pythonIsPrint(r) {
-			t.Errorf("pythonIsPrint(%#x) = true for an invalid rune", r)
-		}
 	}
 }
 

@@ -53,6 +53,10 @@ const MarkdownHeader = "# Records\n\n" +
 	"`go run ./cmd/boundlab derive --markdown > docs/records.md`; do not edit by hand:\n" +
 	"`go run ./cmd/boundlab verify` fails when this file is not what the pinned\n" +
 	"records generate, and when any record drifts from the live build.\n" +
+	"A record that \"moves with\" part of the toolchain (`go`: runtime, standard\n" +
+	"library and GOROOT files; `unicode.go`: its Unicode tables, so the go\n" +
+	"dialect) holds for the build its producer's \"Holds for\" line names; on\n" +
+	"another toolchain verify re-derives it and reports the move ([toolchains.md](toolchains.md)).\n" +
 	"How each figure is derived is in [derivations.md](derivations.md).\n"
 
 // Markdown renders records, producer by producer in the given order, as the
@@ -80,6 +84,9 @@ func Markdown(recs map[string][]Record, order []string) []byte {
 				method := string(r.Method)
 				if r.Method == Measured {
 					method += fmt.Sprintf(" (±%v)", r.Tolerance)
+				}
+				if len(r.DependsOn) > 0 {
+					method += "; moves with " + strings.Join(r.DependsOn, ", ")
 				}
 				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", r.ID, cell(FormatValue(r)), cell(r.Title),
 					method, cell(r.Instance), cell(r.Source), cell(r.Seed))

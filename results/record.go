@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/theurian/boundlab/charge"
 )
 
 // Method is how a record's value is obtained.
@@ -53,9 +55,51 @@ type Record struct {
 	// or GiB scale, in the record's Unit): its digits are the precision of
 	// the claim. Classify compares it with Value. Empty when the seed states
 	// no figure this record answers.
-	SeedValue  string      `json:"seed_value,omitempty"`
-	Build      Build       `json:"build"`
+	SeedValue string `json:"seed_value,omitempty"`
+	Build     Build  `json:"build"`
+	// DependsOn names the parts of the toolchain the value moves with:
+	// DepGo, DepGoUnicode. Every module Build names is a dependency too
+	// (Dependencies derives those). Empty: the value is the same on every
+	// Go toolchain, so verify holds it exactly on any of them.
+	DependsOn  []string    `json:"depends_on,omitempty"`
 	Retirement *Retirement `json:"retirement,omitempty"`
+}
+
+// The parts of a build a record can depend on, named as in verify's reports
+// (the Build fields they compare).
+const (
+	// DepGo is the Go toolchain: its runtime, standard library and GOROOT
+	// files (Build.Go).
+	DepGo = "go"
+	// DepGoUnicode is the toolchain's Unicode tables (Build.Unicode["go"]):
+	// strconv.IsPrint, so the go dialect's render classes.
+	DepGoUnicode = "unicode.go"
+)
+
+// DepModule names a module a record's Build lists.
+func DepModule(path string) string { return "modules." + path }
+
+// DialectDeps is what a figure about dialect d depends on: the go dialect's
+// printability is the compiling toolchain's strconv.IsPrint; the python
+// dialect's is charge's own Unicode 15.1.0 table, the same on every toolchain.
+func DialectDeps(d charge.Dialect) []string {
+	if d == charge.Go {
+		return []string{DepGoUnicode}
+	}
+	return nil
+}
+
+// Dependencies is every part of the build r's value moves with: its
+// DependsOn, and each module its Build names. Sorted, without repeats.
+func Dependencies(r Record) []string {
+	set := map[string]bool{}
+	for _, d := range r.DependsOn {
+		set[d] = true
+	}
+	for m := range r.Build.Modules {
+		set[DepModule(m)] = true
+	}
+	return sortedKeys(set)
 }
 
 // Build is what a record holds for.

@@ -48,16 +48,56 @@ type VerifyOptions struct {
 	// regenerates it from the pinned records and fails when it differs. Empty
 	// skips the check.
 	RecordsMarkdown string
+	// StrictBuild compares every record exactly, build included, even when
+	// the running build differs from the one it was pinned on.
+	StrictBuild bool
+}
+
+// Rederived is a record recomputed for a running build that differs from
+// its pinned one in a part the record depends on: not a failure, a report.
+type Rederived struct {
+	Producer string
+	ID       string
+	// Because lists each changed part the record depends on, "part: pinned
+	// -> running".
+	Because []string
+	// Changes lists each field that moved, as drift would; empty when the
+	// record held on the running build all the same.
+	Changes []string
+}
+
+// Report is what verify found.
+type Report struct {
+	// Problems are the reasons verify fails, sorted; empty when it holds.
+	Problems []Problem
+	// Rederived are the records recomputed for this build, sorted by ID.
+	Rederived []Rederived
+	// Pinned describes the builds the pinned records hold for; Running, the
+	// build verify ran on.
+	Pinned, Running string
 }
 
 // Verify recomputes every producer's records and compares them with the
 // pinned ones. The problems are sorted and empty when everything holds; the
 // error is for verify's own failures (an unreadable directory).
 func Verify(o VerifyOptions) ([]Problem, error) {
+	r, err := VerifyReport(o)
+	return r.Problems, err
+}
+
+// VerifyReport is Verify with what it re-derived and the builds compared.
+//
+// A record computed on a build that differs from its pinned one (another
+// toolchain, another module version) is compared field by field all the
+// same, unless it depends on a part that changed (Dependencies): then it is
+// re-derived for the running build, its moves reported, not failed. Its
+// method and depends_on must still match. StrictBuild turns this off.
+func VerifyReport(o VerifyOptions) (Report, error) {
 	pinned, err := Load(o.RecordsDir)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
+	rep := Report{Pinned: describeBuilds(pinned), Running: DescribeBuild(CurrentBuild())}
 	live, errs := Live(o.Producers)
 	var probs []Problem
 	for _, name := range sortedKeys(errs) {
@@ -88,8 +128,11 @@ func Verify(o VerifyOptions) ([]Problem, error) {
 		if _, failed := errs[name]; failed {
 			continue
 		}
-		probs = append(probs, Diff(name, pinned[name], live[name])...)
+		p, rd := diffBuild(name, pinned[name], live[name], o.StrictBuild)
+		probs = append(probs, p...)
+		rep.Rederived = append(rep.Rederived, rd...)
 	}
+	sort.Slice(rep.Rederived, func(i, j int) bool { return rep.Rederived[i].ID < rep.Rederived[j].ID })
 	probs = append(probs, ScanRetired(allRecords(pinned, live), o.DocPaths)...)
 	if o.RecordsMarkdown != "" {
 		want := Markdown(pinned, producerOrder(o.Producers, pinned))
@@ -108,7 +151,8 @@ func Verify(o VerifyOptions) ([]Problem, error) {
 		}
 		return probs[i].ID < probs[j].ID
 	})
-	return probs, nil
+	rep.Problems = probs
+	return rep, nil
 }
 
 func firstDiffLine(got, want []byte) string {
@@ -169,9 +213,19 @@ func allRecords(sets ...map[string][]Record) []Record {
 	return out
 }
 
-// Diff compares one producer's pinned and live records field by field.
+// Diff compares one producer's pinned and live records field by field,
+// build included (verify's StrictBuild).
 func Diff(producer string, pinned, live []Record) []Problem {
+	probs, _ := diffBuild(producer, pinned, live, true)
+	return probs
+}
+
+// diffBuild compares one producer's records; unless strict, a record whose
+// build changed is held exactly on everything but the build when it depends
+// on none of the changed parts, and re-derived when it depends on one.
+func diffBuild(producer string, pinned, live []Record, strict bool) ([]Problem, []Rederived) {
 	var probs []Problem
+	var rederived []Rederived
 	byID := map[string]Record{}
 	for _, r := range pinned {
 		byID[r.ID] = r
@@ -185,8 +239,35 @@ func Diff(producer string, pinned, live []Record) []Problem {
 				Detail: fmt.Sprintf("live value %s is not pinned in %s", FormatValue(l), FileName(producer))})
 			continue
 		}
-		for _, d := range fieldDiffs(p, l) {
-			probs = append(probs, Problem{Kind: "drift", Producer: producer, ID: l.ID, Detail: d})
+		diffs := fieldDiffs(p, l)
+		changed := buildDelta(p.Build, l.Build)
+		if strict || len(changed) == 0 {
+			for _, d := range diffs {
+				probs = append(probs, Problem{Kind: "drift", Producer: producer, ID: l.ID, Detail: d.text})
+			}
+			continue
+		}
+		var because []string
+		for _, dep := range union(Dependencies(p), Dependencies(l)) {
+			if c, ok := changed[dep]; ok {
+				because = append(because, dep+": "+c)
+			}
+		}
+		rd := Rederived{Producer: producer, ID: l.ID, Because: because}
+		for _, d := range diffs {
+			switch {
+			case d.field == "method" || d.field == "depends_on":
+				probs = append(probs, Problem{Kind: "drift", Producer: producer, ID: l.ID, Detail: d.text})
+			case strings.HasPrefix(d.field, "build."):
+				// the build moved: Because says how, for what the record depends on
+			case len(because) > 0:
+				rd.Changes = append(rd.Changes, d.text)
+			default:
+				probs = append(probs, Problem{Kind: "drift", Producer: producer, ID: l.ID, Detail: d.text})
+			}
+		}
+		if len(because) > 0 {
+			rederived = append(rederived, rd)
 		}
 	}
 	for _, p := range pinned {
@@ -195,16 +276,90 @@ func Diff(producer string, pinned, live []Record) []Problem {
 				Detail: fmt.Sprintf("pinned value %s, but %s no longer produces it", FormatValue(p), producer)})
 		}
 	}
-	return probs
+	return probs, rederived
 }
+
+// buildDelta names each part of the build that differs, as "pinned ->
+// running": DepGo, "unicode.<dialect>", DepModule(path).
+func buildDelta(p, l Build) map[string]string {
+	out := map[string]string{}
+	move := func(part, a, b string) {
+		if a != b {
+			out[part] = fmt.Sprintf("%s -> %s", orNone(a), orNone(b))
+		}
+	}
+	move(DepGo, p.Go, l.Go)
+	for _, k := range union(sortedKeys(p.Unicode), sortedKeys(l.Unicode)) {
+		move("unicode."+k, p.Unicode[k], l.Unicode[k])
+	}
+	for _, k := range union(sortedKeys(p.Modules), sortedKeys(l.Modules)) {
+		move(DepModule(k), p.Modules[k], l.Modules[k])
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// union merges sorted string lists, without repeats.
+func union(a, b []string) []string {
+	set := map[string]bool{}
+	for _, x := range append(append([]string(nil), a...), b...) {
+		set[x] = true
+	}
+	return sortedKeys(set)
+}
+
+// DescribeBuild is one line naming a build's toolchain and Unicode versions.
+func DescribeBuild(b Build) string {
+	s := b.Go
+	if len(b.Unicode) > 0 {
+		s += " (Unicode " + joinMap(b.Unicode) + ")"
+	}
+	return s
+}
+
+// describeBuilds names the toolchain builds pinned records hold for: their
+// Go versions and their Unicode versions.
+func describeBuilds(pinned map[string][]Record) string {
+	gos, unis := map[string]bool{}, map[string]bool{}
+	for _, rs := range pinned {
+		for _, r := range rs {
+			if r.Method == Retired {
+				continue
+			}
+			if r.Build.Go != "" {
+				gos[r.Build.Go] = true
+			}
+			if len(r.Build.Unicode) > 0 {
+				unis[joinMap(r.Build.Unicode)] = true
+			}
+		}
+	}
+	if len(gos) == 0 {
+		return "(none)"
+	}
+	s := strings.Join(sortedKeys(gos), " and ")
+	if len(unis) > 0 {
+		s += " (Unicode " + strings.Join(sortedKeys(unis), " / ") + ")"
+	}
+	return s
+}
+
+// fieldDiff is one field that moved, and how.
+type fieldDiff struct{ field, text string }
 
 // fieldDiffs lists every field on which live drifted from pinned. A measured
 // value may move within the pinned tolerance; everything else is exact.
-func fieldDiffs(p, l Record) []string {
-	var out []string
+func fieldDiffs(p, l Record) []fieldDiff {
+	var out []fieldDiff
 	str := func(name, a, b string) {
 		if a != b {
-			out = append(out, fmt.Sprintf("%s: pinned %q, live %q", name, a, b))
+			out = append(out, fieldDiff{name, fmt.Sprintf("%s: pinned %q, live %q", name, a, b)})
 		}
 	}
 	str("title", p.Title, l.Title)
@@ -215,18 +370,19 @@ func fieldDiffs(p, l Record) []string {
 	str("seed", p.Seed, l.Seed)
 	str("seed_value", p.SeedValue, l.SeedValue)
 	if p.Tolerance != l.Tolerance {
-		out = append(out, fmt.Sprintf("tolerance: pinned %v, live %v", p.Tolerance, l.Tolerance))
+		out = append(out, fieldDiff{"tolerance", fmt.Sprintf("tolerance: pinned %v, live %v", p.Tolerance, l.Tolerance)})
 	}
 	if p.Method == Measured && l.Method == Measured {
 		if d := math.Abs(p.Value - l.Value); !(d <= p.Tolerance) {
-			out = append(out, fmt.Sprintf("value: pinned %s, live %s, off by %v (tolerance %v)", FormatValue(p), FormatValue(l), d, p.Tolerance))
+			out = append(out, fieldDiff{"value", fmt.Sprintf("value: pinned %s, live %s, off by %v (tolerance %v)", FormatValue(p), FormatValue(l), d, p.Tolerance)})
 		}
 	} else if p.Value != l.Value {
-		out = append(out, fmt.Sprintf("value: pinned %s, live %s", FormatValue(p), FormatValue(l)))
+		out = append(out, fieldDiff{"value", fmt.Sprintf("value: pinned %s, live %s", FormatValue(p), FormatValue(l))})
 	}
 	str("build.go", p.Build.Go, l.Build.Go)
 	str("build.unicode", joinMap(p.Build.Unicode), joinMap(l.Build.Unicode))
 	str("build.modules", joinMap(p.Build.Modules), joinMap(l.Build.Modules))
+	str("depends_on", strings.Join(p.DependsOn, ", "), strings.Join(l.DependsOn, ", "))
 	var pr, lr Retirement
 	if p.Retirement != nil {
 		pr = *p.Retirement

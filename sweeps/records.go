@@ -82,6 +82,14 @@ func derived(id, title string, value float64, unit, instance, source, seed strin
 		Method: results.Derived, Source: source, Seed: seed, Build: results.CurrentBuild()}
 }
 
+// withDeps states what each record depends on (results.Record.DependsOn).
+func withDeps(deps []string, recs ...results.Record) []results.Record {
+	for i := range recs {
+		recs[i].DependsOn = append([]string(nil), deps...)
+	}
+	return recs
+}
+
 func ratF(r *big.Rat) float64 { f, _ := r.Float64(); return f }
 
 // SweepRecords states what the proof covered.
@@ -95,32 +103,49 @@ func SweepRecords() ([]results.Record, error) {
 			float64(s.CodePoints), "code points", "every scalar value U+0000..U+10FFFF but the surrogates U+D800..U+DFFF",
 			"sweeps.Run: charge.WireClasses and Encoder.RuneWireBytes vs encoding/json and a port of CPython 3.13 json.dumps (ensure_ascii, raw); Dialect.RuneClass/RuneWidth vs charge/reference", ""),
 	}
-	printable, added := 0, 0
+	var pyPrint, goPrint, pyOnly, goOnly int
 	for r := rune(0); r <= utf8.MaxRune; r++ {
-		if charge.PythonIsPrint(r) {
-			printable++
-			if !strconv.IsPrint(r) {
-				added++
-			}
-		}
+		py, g := charge.PythonIsPrint(r), strconv.IsPrint(r)
+		pyPrint += b2i(py)
+		goPrint += b2i(g)
+		pyOnly += b2i(py && !g)
+		goOnly += b2i(g && !py)
 	}
+	// The python dialect's printability is charge's Unicode 15.1.0 table on
+	// every toolchain; the go dialect's is the toolchain's, so the figures
+	// that read strconv.IsPrint hold for the Unicode their build names.
+	goDeps := results.DialectDeps(charge.Go)
 	recs = append(recs,
 		derived("sweep.python.printable", "code points CPython 3.13's str.isprintable() calls printable (Unicode "+charge.PythonUnicodeVersion+")",
-			float64(printable), "code points", "every code point U+0000..U+10FFFF",
-			"charge.PythonIsPrint over every code point (the table generated from "+charge.PythonUnicodeSource+")", ""),
+			float64(pyPrint), "code points", "every code point U+0000..U+10FFFF",
+			"charge.PythonIsPrint over every code point (the table generated from "+charge.PythonUnicodeSource+")", ""))
+	recs = append(recs, withDeps(goDeps,
+		derived("sweep.go.printable", "code points Go's strconv.IsPrint calls printable (the toolchain's Unicode "+unicode.Version+")",
+			float64(goPrint), "code points", "every code point U+0000..U+10FFFF",
+			"strconv.IsPrint over every code point: the go dialect's printability", ""),
 		derived("sweep.python.printable-not-in-go", "code points the python dialect prints raw that Go's strconv.IsPrint (Unicode "+unicode.Version+") escapes",
-			float64(added), "code points", "every code point U+0000..U+10FFFF",
-			"charge.PythonIsPrint && !strconv.IsPrint over every code point: the code points Unicode 15.1 assigned after Go's tables", ""),
-	)
+			float64(pyOnly), "code points", "every code point U+0000..U+10FFFF",
+			"charge.PythonIsPrint && !strconv.IsPrint over every code point: what Unicode "+charge.PythonUnicodeVersion+" assigned that the toolchain's tables do not (on Unicode 15.0.0, the 627 that 15.1.0 added)", ""),
+		derived("sweep.go.printable-not-in-python", "code points Go's strconv.IsPrint (Unicode "+unicode.Version+") prints raw that the python dialect escapes",
+			float64(goOnly), "code points", "every code point U+0000..U+10FFFF",
+			"strconv.IsPrint && !charge.PythonIsPrint over every code point: what the toolchain's Unicode assigned after "+charge.PythonUnicodeVersion+" (none on Unicode 15.0.0)", ""),
+	)...)
 	for _, d := range charge.Dialects() {
 		rows, err := s.Table(d)
 		if err != nil {
 			return nil, err
 		}
-		recs = append(recs, derived("sweep."+d.String()+".classes", "rows in the "+d.String()+" class table (wire class x render class x width)",
-			float64(len(rows)), "classes", "every scalar value, grouped by the oracles' observations", "sweeps.Sweep.Table("+d.String()+")", ""))
+		recs = append(recs, withDeps(results.DialectDeps(d), derived("sweep."+d.String()+".classes", "rows in the "+d.String()+" class table (wire class x render class x width)",
+			float64(len(rows)), "classes", "every scalar value, grouped by the oracles' observations", "sweeps.Sweep.Table("+d.String()+")", ""))...)
 	}
 	return recs, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 type encoderSet struct {

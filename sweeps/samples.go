@@ -6,18 +6,41 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/theurian/boundlab/results"
 )
 
 // SampleGlobs are the real files the Go-client question is measured over:
-// the HTML the Go toolchain ships, and the Go source of html/template, whose
-// text is dense in < > & by the nature of the package. Both come with the
-// toolchain a record's build names, so the figures move only with it.
+// the HTML in the Go toolchain's source tree, and the Go source of
+// html/template, whose text is dense in < > & by the nature of the package.
+// Both come with the toolchain a record's build names (under src/, which
+// every distribution holds: the toolchains GOTOOLCHAIN fetches have no doc/),
+// so the figures move only with it. A Glob starting "src/**/" matches its
+// tail at any depth under src/.
 var SampleGlobs = []struct{ ID, Glob, What string }{
-	{"html", "doc/*.html", "HTML"},
+	{"html", "src/**/*.html", "HTML"},
 	{"go-source", "src/html/template/*.go", "Go source"},
+}
+
+// sampleFiles lists the files under root a SampleGlobs pattern matches.
+func sampleFiles(root, glob string) ([]string, error) {
+	dir, tail, deep := strings.Cut(glob, "/**/")
+	if !deep {
+		return filepath.Glob(filepath.Join(root, glob))
+	}
+	var out []string
+	err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ok, _ := filepath.Match(tail, d.Name()); ok && !d.IsDir() {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // HTMLSamples measures Go's encoding/json over each sample set: the worst
@@ -26,7 +49,7 @@ func HTMLSamples() ([]results.Record, error) {
 	root := runtime.GOROOT()
 	var recs []results.Record
 	for _, g := range SampleGlobs {
-		files, err := filepath.Glob(filepath.Join(root, g.Glob))
+		files, err := sampleFiles(root, g.Glob)
 		if err != nil {
 			return nil, err
 		}
@@ -62,10 +85,12 @@ func HTMLSamples() ([]results.Record, error) {
 		src := "encoding/json.Marshal of the whole file (HTML escaping on, the default) over its UTF-8 length"
 		recs = append(recs,
 			results.Record{ID: "bodycap.go-clients.sample-" + g.ID + ".ratio", Title: "go wire ratio of real " + g.What + " (worst file)",
-				Value: worst, Unit: "x landed bytes", Instance: inst, Method: results.Measured, Source: src, Build: results.CurrentBuild()},
+				Value: worst, Unit: "x landed bytes", Instance: inst, Method: results.Measured, Source: src, Build: results.CurrentBuild(),
+				DependsOn: []string{results.DepGo}},
 			results.Record{ID: "bodycap.go-clients.sample-" + g.ID + ".density", Title: "share of < > & bytes in that file",
 				Value: density, Unit: "fraction of landed bytes", Instance: inst, Method: results.Measured,
-				Source: "bytes equal to < > or & over the file's length", Build: results.CurrentBuild()},
+				Source: "bytes equal to < > or & over the file's length", Build: results.CurrentBuild(),
+				DependsOn: []string{results.DepGo}},
 		)
 	}
 	return recs, nil

@@ -117,15 +117,16 @@ func WorstRenderRecords(l charge.Limits) ([]results.Record, error) {
 			"python-raw-codepoint-sdk4mib": {"16,777,216 characters (retired.seed.sdk4mib-reach)", "1.33x"},
 			"python-raw-codepoint-interim": {"53,476,811 characters, measured (retired.seed.interim-reach-filed-under-shipped-cap)", "~4.25x (retired.seed.interim-reach-filed-under-shipped-cap)"},
 		}[d.ID]
-		recs = append(recs,
+		deps := results.DialectDeps(d.Dialect)
+		recs = append(recs, withDeps(deps,
 			derived(id+".class", "widest render of a one-class string value", float64(d.WorstPure.Render), unit, d.WorstPure.describe(), src, seed[0]),
 			derived(id+".class-ratio", "that render over the budget", d.WorstPure.Ratio(), "x budget", d.WorstPure.describe(), src, seed[1]),
-		)
+		)...)
 		if d.Worst.Render != d.WorstPure.Render || len(d.Worst.Spans) != 1 {
-			recs = append(recs,
+			recs = append(recs, withDeps(deps,
 				derived(id+".mix", "widest render of any string value (one class or a two-class mix)", float64(d.Worst.Render), unit, d.Worst.describe(), src, ""),
 				derived(id+".mix-ratio", "that render over the budget", d.Worst.Ratio(), "x budget", d.Worst.describe(), src, ""),
-			)
+			)...)
 		}
 	}
 
@@ -172,9 +173,11 @@ func WorstRenderRecords(l charge.Limits) ([]results.Record, error) {
 			derived("worstrender.document."+d.String()+".ceiling", "composed ceiling: budget + nodes x per-node punctuation maximum",
 				float64(charge.ComposedCeiling(d, l)), d.Unit(), fmt.Sprintf("any document the gate admits (MaxParamsNodes %s, PerNodeMax %d)", thousands(int64(l.MaxParamsNodes)), d.PerNodeMax()),
 				"charge.ComposedCeiling("+d.String()+", limits)", map[charge.Dialect]string{charge.Python: "12,982,912 characters"}[d]),
-			derived("worstrender.document."+d.String()+".exact", "widest whole render of a tools/call arguments object the exact charge admits",
+			// The ceiling is punctuation only; the exact worst renders
+			// the dialect's widest class, which follows its Unicode.
+			withDeps(results.DialectDeps(d), derived("worstrender.document."+d.String()+".exact", "widest whole render of a tools/call arguments object the exact charge admits",
 				float64(doc.Render), d.Unit(), doc.Instance.Describe()+fmt.Sprintf("; %s nodes, charge %s", thousands(int64(doc.Nodes)), thousands(doc.Charge)),
-				"sweeps.DocumentWorst: "+doc.Formula, ""),
+				"sweeps.DocumentWorst: "+doc.Formula, ""))[0],
 		)
 	}
 	return recs, nil

@@ -4,9 +4,12 @@
 //
 // The Python renderer follows CPython 3.13's unicode_repr, float_repr and
 // long_to_decimal_string step by step, building the text. Its printability
-// comes from Go's unicode tables (Unicode 15.0.0) plus the 627 code points
-// Unicode 15.1.0 assigned (all of them graphic), not from charge's generated
-// table, so an error in that table shows up as a disagreement. The Go renderer
+// comes from Unicode 15.1.0's own general categories (the UCD's
+// DerivedGeneralCategory, embedded from testdata/ucd-15.1.0 and parsed here),
+// not from charge's generated table, which is built from another package of
+// the same data by another program, so an error in that table shows up as a
+// disagreement; and not from Go's unicode package, whose version moves with
+// the toolchain (15.0.0 in Go 1.26, 17.0.0 in Go 1.27). The Go renderer
 // calls the same code jsonschema/v6 runs: its kind package's quote (fmt's %q,
 // then \" -> " and ' -> \'), RFC 6901 escaping for names in a location, and
 // x/text's English %v of the float64 a big.Rat rounds to.
@@ -23,7 +26,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
@@ -47,23 +49,20 @@ func Decode(doc []byte) (any, error) {
 	return v, nil
 }
 
-// unicode151 holds the code points Unicode 15.1.0 added to 15.0.0.
-var unicode151 = &unicode.RangeTable{
-	R16: []unicode.Range16{{Lo: 0x2ffc, Hi: 0x2fff, Stride: 1}, {Lo: 0x31ef, Hi: 0x31ef, Stride: 1}},
-	R32: []unicode.Range32{{Lo: 0x2ebf0, Hi: 0x2ee5d, Stride: 1}},
-}
-
-// PythonPrintable is CPython 3.13's str.isprintable() for one code point,
-// built from Go's Unicode 15.0.0 categories and the 15.1.0 additions.
+// PythonPrintable is CPython 3.13's str.isprintable() for one code point:
+// printable unless its Unicode 15.1.0 General_Category is Other (Cc Cf Cs Co
+// Cn) or Separator (Zs Zl Zp), U+0020 SPACE apart (CPython's
+// Tools/unicode/makeunicodedata.py). It panics only if the embedded UCD data
+// is damaged, which TestUCDData rules out for the committed copy.
 func PythonPrintable(r rune) bool {
 	if r == ' ' {
 		return true
 	}
-	if unicode.Is(unicode151, r) {
-		return true
+	cat, err := GeneralCategory(r)
+	if err != nil {
+		panic(err)
 	}
-	// Printable unless Other (Cc Cf Cs Co, and Cn: in no category) or Separator.
-	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+	return cat != "" && cat[0] != 'C' && cat[0] != 'Z'
 }
 
 // PythonString is repr(s) in CPython 3.13.

@@ -19,10 +19,20 @@ func init() {
 
 // verifyJSON is `boundlab verify --json`.
 type verifyJSON struct {
-	OK        bool          `json:"ok"`
-	Records   int           `json:"records"`
-	Producers int           `json:"producers"`
-	Problems  []problemJSON `json:"problems"`
+	OK           bool            `json:"ok"`
+	Records      int             `json:"records"`
+	Producers    int             `json:"producers"`
+	PinnedBuild  string          `json:"pinned_build"`
+	RunningBuild string          `json:"running_build"`
+	Problems     []problemJSON   `json:"problems"`
+	Rederived    []rederivedJSON `json:"rederived"`
+}
+
+type rederivedJSON struct {
+	Producer string   `json:"producer"`
+	ID       string   `json:"id"`
+	Because  []string `json:"because"`
+	Changes  []string `json:"changes"`
 }
 
 type problemJSON struct {
@@ -33,15 +43,20 @@ type problemJSON struct {
 }
 
 func runVerify(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("verify", []string{"verify [--json] [--records DIR] [--docs PATHS]\n                [--records-md FILE]"},
+	c := newCommand("verify", []string{"verify [--json] [--strict-build] [--records DIR] [--docs PATHS]\n                [--records-md FILE]"},
 		"Recomputes every registered producer's records and compares them with the pinned DIR/<producer>.json. "+
 			"Exit 1, naming each problem, on: a field that drifted (a measured value past its pinned tolerance); a "+
 			"pinned record no producer makes, or a live record not pinned; a producer that fails; a retired figure "+
-			"quoted in the docs without its record id; a stale records reference.")
+			"quoted in the docs without its record id; a stale records reference. "+
+			"On a build other than the pinned one (another Go toolchain, another module version), a record that "+
+			"depends on a part that changed (its depends_on, the modules its build names) is re-derived for this "+
+			"build and listed with its old and new values, without failing; every other record must still match "+
+			"exactly. --strict-build compares every record exactly, build included.")
 	dir := c.String("records", "results", "`DIR` holding the pinned <producer>.json files")
 	docs := c.String("docs", "docs,README.md", "comma-separated Markdown files or directories scanned for retired figures")
 	md := c.String("records-md", "docs/records.md", "the generated records reference checked for staleness (empty: skip)")
 	asJSON := c.Bool("json", false, "print the outcome and every problem as JSON")
+	strict := c.Bool("strict-build", false, "fail on any difference from the pinned build too (no re-derivation)")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -59,6 +74,7 @@ func runVerify(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Producers:       results.Producers(),
 		DocPaths:        paths,
 		RecordsMarkdown: *md,
+		StrictBuild:     *strict,
 	}, *asJSON, stdout, stderr)
 }
 
@@ -67,20 +83,25 @@ const maxShownPerKind = 8
 // verifyWith runs verify and reports; a test drives it with perturbed
 // producers or pinned files.
 func verifyWith(o results.VerifyOptions, asJSON bool, stdout, stderr io.Writer) int {
-	probs, err := results.Verify(o)
+	rep, err := results.VerifyReport(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "boundlab verify:", err)
 		return exitUsage
 	}
+	probs := rep.Problems
 	pinned, _ := results.Load(o.RecordsDir)
 	n := 0
 	for _, rs := range pinned {
 		n += len(rs)
 	}
 	if asJSON {
-		out := verifyJSON{OK: len(probs) == 0, Records: n, Producers: len(o.Producers), Problems: []problemJSON{}}
+		out := verifyJSON{OK: len(probs) == 0, Records: n, Producers: len(o.Producers), PinnedBuild: rep.Pinned,
+			RunningBuild: rep.Running, Problems: []problemJSON{}, Rederived: []rederivedJSON{}}
 		for _, p := range probs {
 			out.Problems = append(out.Problems, problemJSON(p))
+		}
+		for _, r := range rep.Rederived {
+			out.Rederived = append(out.Rederived, rederivedJSON{r.Producer, r.ID, r.Because, append([]string{}, r.Changes...)})
 		}
 		if err := writeJSON(stdout, out); err != nil {
 			fmt.Fprintln(stderr, "boundlab verify:", err)
@@ -91,29 +112,56 @@ func verifyWith(o results.VerifyOptions, asJSON bool, stdout, stderr io.Writer) 
 		}
 		return exitOK
 	}
+	moved := printRederived(stdout, rep.Rederived)
+	builds := fmt.Sprintf("pins hold for %s; running %s", rep.Pinned, rep.Running)
+	if len(rep.Rederived) > 0 {
+		builds += fmt.Sprintf("; %d records re-derived for this build (%d moved)", len(rep.Rederived), moved)
+	}
 	if len(probs) > 0 {
-		// Every problem of a kind, up to a few per producer: a producer nobody
-		// pinned yet should not bury a drift.
-		shown := map[string]int{}
-		for _, p := range probs {
-			k := p.Kind + "/" + p.Producer
-			if shown[k]++; shown[k] <= maxShownPerKind {
-				fmt.Fprintln(stderr, p)
-			}
-		}
-		var kinds []string
-		for k := range shown {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		for _, k := range kinds {
-			if n := shown[k]; n > maxShownPerKind {
-				fmt.Fprintf(stderr, "... and %d more %s problems\n", n-maxShownPerKind, k)
-			}
-		}
-		fmt.Fprintf(stderr, "verify: FAIL, %d problems\n", len(probs))
+		printProblems(stderr, probs)
+		fmt.Fprintf(stderr, "verify: FAIL, %d problems; %s\n", len(probs), builds)
 		return exitNo
 	}
-	fmt.Fprintf(stdout, "verify: ok, %d records from %d producers hold against the live build\n", n, len(o.Producers))
+	fmt.Fprintf(stdout, "verify: ok, %d records from %d producers hold against the live build; %s\n", n, len(o.Producers), builds)
 	return exitOK
+}
+
+// printRederived lists every re-derived record, its cause and each move,
+// and returns how many moved.
+func printRederived(w io.Writer, rds []results.Rederived) int {
+	moved := 0
+	for _, r := range rds {
+		state := "held"
+		if len(r.Changes) > 0 {
+			moved++
+			state = "moved"
+		}
+		fmt.Fprintf(w, "re-derived [%s] %s (%s): %s\n", r.Producer, r.ID, strings.Join(r.Because, "; "), state)
+		for _, c := range r.Changes {
+			fmt.Fprintln(w, "    "+c)
+		}
+	}
+	return moved
+}
+
+// printProblems shows every problem of a kind, up to a few per producer: a
+// producer nobody pinned yet should not bury a drift.
+func printProblems(w io.Writer, probs []results.Problem) {
+	shown := map[string]int{}
+	for _, p := range probs {
+		k := p.Kind + "/" + p.Producer
+		if shown[k]++; shown[k] <= maxShownPerKind {
+			fmt.Fprintln(w, p)
+		}
+	}
+	var kinds []string
+	for k := range shown {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		if n := shown[k]; n > maxShownPerKind {
+			fmt.Fprintf(w, "... and %d more %s problems\n", n-maxShownPerKind, k)
+		}
+	}
 }

@@ -129,3 +129,117 @@ func TestVerifyFailsOnAStaleRecordsReference(t *testing.T) {
 		t.Fatalf("verify exit %d, want stale-markdown:\n%s", code, out)
 	}
 }
+
+// pinnedOnAnotherBuild rewrites every pinned record's toolchain build to one
+// no test runs on, so the lab tree's pins differ from the running build on
+// every toolchain, as they do for a user on a newer Go.
+func pinnedOnAnotherBuild(t *testing.T, o results.VerifyOptions) map[string][]results.Record {
+	t.Helper()
+	pinned, err := results.Load(o.RecordsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rs := range pinned {
+		for i := range rs {
+			rs[i].Build.Go = "go1.0-simulated"
+			rs[i].Build.Unicode = map[string]string{"go": "0.0.0", "python": charge.PythonUnicodeVersion}
+		}
+		if err := results.Save(o.RecordsDir, name, rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pinned
+}
+
+func setPinnedValue(t *testing.T, o results.VerifyOptions, producer, id string, v float64) {
+	t.Helper()
+	pinned, err := results.Load(o.RecordsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := pinned[producer]
+	for i := range rs {
+		if rs[i].ID == id {
+			rs[i].Value = v
+			if err := results.Save(o.RecordsDir, producer, rs); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no pinned %s in %s", id, producer)
+}
+
+// TestVerifyOnAnotherBuild: pins from another toolchain re-derive exactly
+// the records that depend on the toolchain, and hold every other one exactly.
+func TestVerifyOnAnotherBuild(t *testing.T) {
+	o, _ := labTree(t)
+	o.RecordsMarkdown = "" // the Holds-for lines name the rewritten build
+	pinned := pinnedOnAnotherBuild(t, o)
+	var dependent []string
+	for _, rs := range pinned {
+		for _, r := range rs {
+			if len(r.DependsOn) > 0 {
+				dependent = append(dependent, r.ID)
+			}
+		}
+	}
+	slices.Sort(dependent)
+	rep, err := results.VerifyReport(o)
+	if err != nil || len(rep.Problems) > 0 {
+		t.Fatalf("verify on another build: %v %v", err, rep.Problems)
+	}
+	var got []string
+	for _, r := range rep.Rederived {
+		got = append(got, r.ID)
+		for _, b := range r.Because {
+			if !strings.HasPrefix(b, "go: go1.0-simulated -> ") && !strings.HasPrefix(b, "unicode.go: 0.0.0 -> ") {
+				t.Errorf("%s re-derived because %q", r.ID, b)
+			}
+		}
+		if len(r.Because) == 0 {
+			t.Errorf("%s re-derived for no reason", r.ID)
+		}
+	}
+	if !slices.Equal(got, dependent) || len(got) == 0 {
+		t.Errorf("re-derived %v, want exactly the records that depend on the toolchain %v", got, dependent)
+	}
+	if !strings.Contains(rep.Pinned, "go1.0-simulated") || strings.Contains(rep.Running, "simulated") {
+		t.Errorf("builds: pinned %q, running %q", rep.Pinned, rep.Running)
+	}
+	var out, errb bytes.Buffer
+	if code := verifyWith(o, false, &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "pins hold for go1.0-simulated (Unicode go=0.0.0") ||
+		!strings.Contains(out.String(), "re-derived [sweep] sweep.go.printable (") {
+		t.Errorf("verify exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+
+	// A toolchain-independent record still matches exactly: a perturbed
+	// python-dialect value fails on every toolchain.
+	setPinnedValue(t, o, "worstrender", "worstrender.python-raw-codepoint-shipped.class", 75497473)
+	if code, out := verifyOut(o); code != 1 || !strings.Contains(out, "drift [worstrender] worstrender.python-raw-codepoint-shipped.class: value: pinned 75,497,473") {
+		t.Errorf("perturbed independent record on another build: exit %d:\n%s", code, out)
+	}
+	setPinnedValue(t, o, "worstrender", "worstrender.python-raw-codepoint-shipped.class", 75497472)
+
+	// A dependent record that moved is reported with both values, not failed.
+	var goPrint float64
+	for _, r := range pinned["sweep"] {
+		if r.ID == "sweep.go.printable" {
+			goPrint = r.Value
+		}
+	}
+	setPinnedValue(t, o, "sweep", "sweep.go.printable", goPrint+1)
+	out.Reset()
+	errb.Reset()
+	if code := verifyWith(o, false, &out, &errb); code != 0 || !strings.Contains(out.String(), "sweep.go.printable (unicode.go: 0.0.0 -> ") ||
+		!strings.Contains(out.String(), "value: pinned "+results.FormatValue(results.Record{Value: goPrint + 1, Unit: "code points"})) {
+		t.Errorf("moved dependent record: exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+
+	// --strict-build restores exact build matching.
+	o.StrictBuild = true
+	if code, out := verifyOut(o); code != 1 || !strings.Contains(out, `build.go: pinned "go1.0-simulated"`) {
+		t.Errorf("strict build: exit %d:\n%s", code, out)
+	}
+}
