@@ -265,7 +265,7 @@ func (s *scanner) run() *Refusal {
 			for j < len(doc) && j-p < 4 && isDigit(doc[j]) {
 				j++
 			}
-			if n := j - p; n > 0 && n < 4 && (doc[p] != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+			if n := j - p; n > 0 && n < 4 && n <= s.l.MaxNumberBytes && (doc[p] != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
 				s.charge += int64(n)
 				if s.charge > s.l.MaxParamsRenderedChars {
 					return s.refuse(BoundCharge, p)

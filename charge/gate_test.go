@@ -411,3 +411,28 @@ func TestCheckValueStopsAtTheValuesEnd(t *testing.T) {
 		t.Fatalf("no value: %v", err)
 	}
 }
+
+// TestShortIntegersHoldMaxNumberBytes: the inline path for short integers
+// holds the number-length bound like the full number path (it once skipped
+// it: [123] was admitted under MaxNumberBytes 2).
+func TestShortIntegersHoldMaxNumberBytes(t *testing.T) {
+	l := charge.DefaultLimits()
+	l.MaxNumberBytes = 2
+	g := gate(t, charge.Go, l)
+	for _, c := range []struct {
+		doc   string
+		bound charge.Bound // 0: admitted
+	}{
+		{`[12]`, 0}, {`[123]`, charge.BoundNumberBytes}, {`123`, charge.BoundNumberBytes},
+		{`{"a":12}`, 0}, {`{"a":123}`, charge.BoundNumberBytes}, {`[1,22,333]`, charge.BoundNumberBytes},
+	} {
+		_, err := g.Check([]byte(c.doc))
+		var r *charge.Refusal
+		switch {
+		case c.bound == 0 && err != nil:
+			t.Errorf("%s: refused %v", c.doc, err)
+		case c.bound != 0 && (!errors.As(err, &r) || r.Bound != c.bound):
+			t.Errorf("%s: want %v, got %v", c.doc, c.bound, err)
+		}
+	}
+}

@@ -81,20 +81,59 @@ func (b *Budget) Peak() int64 {
 	return b.peak
 }
 
-// Acquire waits until weight bytes are granted or ctx ends. It returns the
-// function that gives them back (call it exactly once; later calls do
-// nothing). A weight above General can never be granted and fails at once.
-func (b *Budget) Acquire(ctx context.Context, weight int64) (release func(), err error) {
+// Grant is weight a Budget granted. Release gives it back: call it exactly
+// once (a second call would give it back twice).
+type Grant struct {
+	b       *Budget
+	weight  int64
+	fromRes bool
+}
+
+// Release returns the grant's weight to its budget and wakes the waiters it
+// lets in. Releasing the zero Grant does nothing.
+func (g Grant) Release() {
+	if g.b == nil {
+		return
+	}
+	b := g.b
+	b.mu.Lock()
+	if g.fromRes {
+		b.usedRes -= g.weight
+	} else {
+		b.used -= g.weight
+	}
+	b.grantLocked()
+	b.mu.Unlock()
+}
+
+// TryAcquire grants weight now if the discipline allows it, without
+// waiting.
+func (b *Budget) TryAcquire(weight int64) (Grant, bool) {
 	if weight <= 0 {
-		return func() {}, nil
+		return Grant{}, true
+	}
+	b.mu.Lock()
+	fromRes, ok := b.tryLocked(weight)
+	b.mu.Unlock()
+	if !ok {
+		return Grant{}, false
+	}
+	return Grant{b, weight, fromRes}, true
+}
+
+// Acquire waits until weight bytes are granted or ctx ends. A weight above
+// General (and above SmallWeight) can never be granted and fails at once.
+func (b *Budget) Acquire(ctx context.Context, weight int64) (Grant, error) {
+	if weight <= 0 {
+		return Grant{}, nil
 	}
 	if weight > b.capacity && weight > b.small {
-		return nil, fmt.Errorf("mcpvalidate: a request weighing %d bytes exceeds the in-flight budget's %d", weight, b.capacity)
+		return Grant{}, fmt.Errorf("mcpvalidate: a request weighing %d bytes exceeds the in-flight budget's %d", weight, b.capacity)
 	}
 	b.mu.Lock()
 	if fromRes, ok := b.tryLocked(weight); ok {
 		b.mu.Unlock()
-		return b.releaser(weight, fromRes), nil
+		return Grant{b, weight, fromRes}, nil
 	}
 	w := &waiter{weight: weight, ready: make(chan struct{})}
 	q := &b.large
@@ -106,19 +145,19 @@ func (b *Budget) Acquire(ctx context.Context, weight int64) (release func(), err
 
 	select {
 	case <-w.ready:
-		return b.releaser(weight, w.fromRes), nil
+		return Grant{b, weight, w.fromRes}, nil
 	case <-ctx.Done():
 		b.mu.Lock()
 		select {
 		case <-w.ready: // granted meanwhile: give it back
 			b.mu.Unlock()
-			b.releaser(weight, w.fromRes)()
+			Grant{b, weight, w.fromRes}.Release()
 		default:
 			q.Remove(el)
 			b.grantLocked() // a large head leaving may unblock small ones
 			b.mu.Unlock()
 		}
-		return nil, ErrBudgetTimeout
+		return Grant{}, ErrBudgetTimeout
 	}
 }
 
@@ -175,21 +214,5 @@ func (b *Budget) grantLocked() {
 		b.notePeak()
 		b.smallQ.Remove(b.smallQ.Front())
 		close(w.ready)
-	}
-}
-
-func (b *Budget) releaser(weight int64, fromRes bool) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			b.mu.Lock()
-			if fromRes {
-				b.usedRes -= weight
-			} else {
-				b.used -= weight
-			}
-			b.grantLocked()
-			b.mu.Unlock()
-		})
 	}
 }

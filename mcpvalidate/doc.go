@@ -15,11 +15,14 @@
 //	v, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(os.DirFS("schemas"), "mcp"))
 //	server.AddReceivingMiddleware(v.Middleware()) // the LAST call: outermost
 //
-// Either way, cap the HTTP body at the derived cap:
+// Either way, cap the HTTP body at the derived cap and put the front gate in
+// front of the SDK's handler:
 //
-//	mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+//	sdk := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 //		MaxRequestBodyBytes: v.MaxRequestBodyBytes(),
 //	})
+//	front, err := v.FrontGate(sdk, nil)
+//	http.Handle("/mcp", front)
 //
 // Check validates one call offline (tests, fuzzing, tools): it returns nil
 // when the call is admitted, or an error that is a *Refusal (errors.As).
@@ -49,6 +52,21 @@
 //     $ref count as evaluated, and nothing else is admitted);
 //   - every $ref resolves within the files: the registry's loader refuses
 //     every URL, nothing is read from disk or network beyond the directory.
+//
+// # The front gate
+//
+// FrontGate bounds the whole HTTP request before the SDK reads a byte: the
+// body cap before the read, admission against a process-wide in-flight
+// Budget (weight = body bytes × RequestPeakFactor; 503 with Retry-After
+// past MaxWait), a read deadline per body (408), and one pass over the body
+// (strict JSON everywhere; the JSON-RPC frame; params.arguments under the
+// arguments' own limits and charge, as the middleware's gate holds them).
+// It refuses only what the SDK would mishandle (echoes, duplicates it reads
+// last-wins, invalid UTF-8 it rewrites, trailing bytes it ignores, ids it
+// truncates) with a JSON-RPC error of at most MaxFrontRefusalBytes that echoes
+// only a checked id; when only the arguments fail, with the middleware's own
+// answer. The admitted bytes go to the SDK unchanged, and the middleware
+// stays authoritative.
 //
 // # What it promises
 //
@@ -86,11 +104,13 @@
 //
 // # Where it ends
 //
-// It does not bound what the go-sdk does before receiving middleware runs: the
-// HTTP body read, the JSON-RPC decode (duplicate keys, invalid UTF-8 and lone
-// surrogates in the envelope are accepted there), the initialization gate, and
-// the SDK's own error for params that do not fit CallToolParamsRaw, which
-// echoes the params unbounded. Those are measured from outside as residual
+// Without the front gate it does not bound what the go-sdk does before
+// receiving middleware runs: the HTTP body read, the JSON-RPC decode
+// (duplicate keys, invalid UTF-8 and lone surrogates in the envelope are
+// accepted there), and the SDK's own error for params that do not fit
+// CallToolParamsRaw, which echoes the params unbounded. With it, those are
+// refused first; the initialization gate and the order of initialize and
+// notifications/initialized remain the SDK's. Those are measured from outside as residual
 // records by boundlab's lab. It validates arguments only: _meta and other params
 // members are the SDK's. It does not authorize, rate-limit or judge content.
 // Control characters dense enough to pass 3x on the wire meet the transport's

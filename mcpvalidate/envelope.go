@@ -121,11 +121,7 @@ func (e Envelope) decode(s span) string {
 
 // methodIs compares the decoded method with m without allocating.
 func (e Envelope) methodIs(m string) bool {
-	if !e.method.ok() {
-		return false
-	}
-	var buf [MaxMethodBytes]byte
-	return string(unquote(buf[:0], e.body[e.method.at+1:e.method.end-1])) == m
+	return e.method.ok() && is(e.body[e.method.at+1:e.method.end-1], m)
 }
 
 // envelopeError is the front gate's refusal of a message's frame: which bound,
@@ -158,19 +154,19 @@ const (
 // bytes: the frame here, each member's value by the gate that holds its
 // bounds (params.arguments by args, everything else by env).
 func scanEnvelope(body []byte, env, args *charge.Gate) (Envelope, *envelopeError) {
-	e := Envelope{body: body}
-	p := envParser{body: body, env: env, args: args, e: &e}
+	p := envParser{body: body, env: env, args: args}
+	p.e.body = body
 	if err := p.message(); err != nil {
-		err.idOK, err.idSpan = p.idOK, e.id
-		return e, err
+		err.idOK, err.idSpan = p.idOK, p.e.id
+		return p.e, err
 	}
-	return e, nil
+	return p.e, nil
 }
 
 type envParser struct {
 	body      []byte
 	env, args *charge.Gate
-	e         *Envelope
+	e         Envelope
 	nodes     int  // envelope nodes so far (the arguments' own excluded)
 	idOK      bool // an id was read and passed its check
 	version   span
@@ -208,12 +204,11 @@ func (p *envParser) message() *envelopeError {
 	return p.validate()
 }
 
-// object reads the object at body[i] member by member, handing each name and
-// the value's offset to member, which returns the value's end. where names
-// the object for refusals.
-func (p *envParser) object(i int, where string, member func(name []byte, at int, where string) (int, *envelopeError)) (int, *envelopeError) {
+// object reads the object at body[i] member by member, handing each name
+// (its raw content, escapes undecoded) and the value's offset to member,
+// which returns the value's end. where names the object for refusals.
+func (p *envParser) object(i int, where string, member func(name []byte, at int) (int, *envelopeError)) (int, *envelopeError) {
 	var names [MaxEnvelopeMembers][]byte
-	var bufs [MaxEnvelopeMembers][MaxEnvelopeNameBytes]byte
 	n := 0
 	p.nodes++
 	i = p.skip(i + 1)
@@ -231,13 +226,12 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int,
 		if err != nil {
 			return 0, p.inner(err, codeParseError, where)
 		}
-		raw := p.body[i+1 : end-1]
-		if len(raw) > MaxEnvelopeNameBytes {
+		name := p.body[i+1 : end-1]
+		if len(name) > MaxEnvelopeNameBytes {
 			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-name-bytes", where: where, limit: MaxEnvelopeNameBytes, unit: "bytes"}
 		}
-		name := unquote(bufs[n][:0], raw)
 		for _, prev := range names[:n] {
-			if string(prev) == string(name) {
+			if sameDecoded(prev, name) {
 				return 0, &envelopeError{code: codeParseError, bound: charge.BoundDuplicateName.String(), where: where}
 			}
 		}
@@ -252,7 +246,7 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int,
 		if i >= len(p.body) {
 			return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
 		}
-		end, merr := member(name, i, where)
+		end, merr := member(name, i)
 		if merr != nil {
 			return 0, merr
 		}
@@ -269,6 +263,77 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int,
 		}
 		return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
 	}
+}
+
+// decodedAt decodes one unit of a gate-checked string's raw content at i: a
+// byte as written, or an escape's code point as UTF-8 (into buf). It returns
+// the bytes and where the next unit starts.
+func decodedAt(raw []byte, i int, buf *[4]byte) ([]byte, int) {
+	if raw[i] != '\\' {
+		return raw[i : i+1], i + 1
+	}
+	var c byte
+	switch raw[i+1] {
+	case 'b':
+		c = '\b'
+	case 'f':
+		c = '\f'
+	case 'n':
+		c = '\n'
+	case 'r':
+		c = '\r'
+	case 't':
+		c = '\t'
+	case 'u':
+		r := rune(hex4(raw[i+2 : i+6]))
+		i += 6
+		if utf16.IsSurrogate(r) && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+			r = utf16.DecodeRune(r, rune(hex4(raw[i+2:i+6])))
+			i += 6
+		}
+		return buf[:utf8.EncodeRune(buf[:], r)], i
+	default: // " \ /
+		c = raw[i+1]
+	}
+	buf[0] = c
+	return buf[:1], i + 2
+}
+
+// sameDecoded reports whether two gate-checked raw string contents decode to
+// the same string, without allocating.
+func sameDecoded(a, b []byte) bool {
+	if string(a) == string(b) {
+		return true
+	}
+	var ba, bb [4]byte
+	var pa, pb []byte
+	i, j := 0, 0
+	for {
+		for len(pa) == 0 && i < len(a) {
+			pa, i = decodedAt(a, i, &ba)
+		}
+		for len(pb) == 0 && j < len(b) {
+			pb, j = decodedAt(b, j, &bb)
+		}
+		if len(pa) == 0 || len(pb) == 0 {
+			return len(pa) == len(pb)
+		}
+		if pa[0] != pb[0] {
+			return false
+		}
+		pa, pb = pa[1:], pb[1:]
+	}
+}
+
+// is reports whether a gate-checked raw string content decodes to s.
+func is(raw []byte, s string) bool {
+	if string(raw) == s {
+		return true
+	}
+	if len(raw) > 6*len(s) { // no escape is longer than 6 bytes a byte
+		return false
+	}
+	return sameDecoded(raw, []byte(s))
 }
 
 // value scans one envelope value with the envelope gate, counting its nodes.
@@ -290,8 +355,8 @@ func (p *envParser) inner(err error, code int64, where string) *envelopeError {
 	return &envelopeError{code: code, bound: r.Bound.String(), where: where, inner: r}
 }
 
-func (p *envParser) topMember(name []byte, at int, _ string) (int, *envelopeError) {
-	switch string(name) {
+func (p *envParser) topMember(name []byte, at int) (int, *envelopeError) {
+	switch knownKey(name) {
 	case "jsonrpc":
 		end, err := p.value(at, "/jsonrpc")
 		p.version = span{at, end}
@@ -319,7 +384,7 @@ func (p *envParser) topMember(name []byte, at int, _ string) (int, *envelopeErro
 		return end, err
 	case "result", "error":
 		p.result = true
-		return p.value(at, "/"+string(name))
+		return p.value(at, "/"+knownKey(name))
 	}
 	return p.value(at, "/*") // a member JSON-RPC does not define: its name is the caller's
 }
@@ -364,8 +429,8 @@ func safeInteger(tok []byte) bool {
 	return err == nil && n <= maxSafeID
 }
 
-func (p *envParser) paramsMember(name []byte, at int, _ string) (int, *envelopeError) {
-	switch string(name) {
+func (p *envParser) paramsMember(name []byte, at int) (int, *envelopeError) {
+	switch knownKey(name) {
 	case "name":
 		end, err := p.value(at, "/params/name")
 		if err == nil && kindAt(p.body[at]) == kindString {
@@ -388,25 +453,42 @@ func (p *envParser) paramsMember(name []byte, at int, _ string) (int, *envelopeE
 	case "requestState":
 		p.requestState = kindAt(p.body[at])
 	}
-	return p.value(at, "/params/"+paramsPath(name))
+	return p.value(at, paramsPath(knownKey(name)))
 }
 
 // paramsPath names a params member in a refusal: only the members the go-sdk
 // reads are named; any other is "*", so no caller key reaches the answer.
-func paramsPath(name []byte) string {
-	switch string(name) {
-	case "_meta", "inputResponses", "requestState":
-		return string(name)
+func paramsPath(key string) string {
+	switch key {
+	case "_meta":
+		return "/params/_meta"
+	case "inputResponses":
+		return "/params/inputResponses"
+	case "requestState":
+		return "/params/requestState"
 	}
-	return "*"
+	return "/params/*"
+}
+
+// knownKeys are the member names of the frame the gate reads.
+var knownKeys = [...]string{"jsonrpc", "method", "id", "params", "result", "error",
+	"name", "arguments", "_meta", "inputResponses", "requestState"}
+
+// knownKey is the known key name decodes to, or "".
+func knownKey(name []byte) string {
+	for _, k := range knownKeys {
+		if is(name, k) {
+			return k
+		}
+	}
+	return ""
 }
 
 // validate holds what was read to JSON-RPC 2.0 and, for tools/call, to the
 // shape the go-sdk decodes without echoing.
 func (p *envParser) validate() *envelopeError {
-	e := p.e
-	var buf [8]byte
-	if !p.version.ok() || kindAt(p.body[p.version.at]) != kindString || string(unquote(buf[:0], p.body[p.version.at+1:p.version.end-1])) != "2.0" {
+	e := &p.e
+	if !p.version.ok() || kindAt(p.body[p.version.at]) != kindString || !is(p.body[p.version.at+1:p.version.end-1], "2.0") {
 		return refuse(codeInvalidRequest, "jsonrpc-version", "/jsonrpc")
 	}
 	if !e.method.ok() {

@@ -159,3 +159,45 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 		t.Fatalf("arguments before the name: %v", err)
 	}
 }
+
+// Each envelope bound at its limit and one past it.
+func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
+	fg := frontGate(t)
+	// members: the message has jsonrpc, id, method (3) + n-3 more.
+	members := func(n int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"ping"` + manyMembers(n-3) + `}`
+	}
+	method := func(n int) string { return `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("m", n) + `"}` }
+	name := func(n int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"ping","` + strings.Repeat("k", n) + `":1}`
+	}
+	// nodes: the message object 1, its names 4, their scalar values 3, the
+	// params object 1, the name _meta 1, its array 1: 11, plus the elements.
+	nodes := func(n int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":[` + strings.TrimSuffix(strings.Repeat("0,", n-11), ",") + `]}}`
+	}
+	params := func(n int) string {
+		pre := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"v":"`
+		return pre + strings.Repeat("x", n-len(`{"v":""}`)) + `"}}`
+	}
+	for _, c := range []struct {
+		name     string
+		at, past string
+		bound    string
+	}{
+		{"members", members(mcpvalidate.MaxEnvelopeMembers), members(mcpvalidate.MaxEnvelopeMembers + 1), "envelope-members"},
+		{"method bytes", method(mcpvalidate.MaxMethodBytes), method(mcpvalidate.MaxMethodBytes + 1), "method"},
+		{"name bytes", name(mcpvalidate.MaxEnvelopeNameBytes), name(mcpvalidate.MaxEnvelopeNameBytes + 1), "envelope-name-bytes"},
+		{"nodes", nodes(mcpvalidate.MaxEnvelopeNodes), nodes(mcpvalidate.MaxEnvelopeNodes + 1), "envelope-nodes"},
+		{"other params bytes", params(mcpvalidate.MaxOtherParamsBytes), params(mcpvalidate.MaxOtherParamsBytes + 1), "params-bytes"},
+	} {
+		if _, err := fg.Check([]byte(c.at)); err != nil {
+			t.Errorf("%s at the bound: %v", c.name, err)
+		}
+		_, err := fg.Check([]byte(c.past))
+		var f *mcpvalidate.FrontRefusal
+		if !errors.As(err, &f) || f.Bound != c.bound {
+			t.Errorf("%s one past: want %q, got %v", c.name, c.bound, err)
+		}
+	}
+}

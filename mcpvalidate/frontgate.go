@@ -68,8 +68,18 @@ type FrontGate struct {
 	base    time.Duration
 	rate    int64
 	hook    func(context.Context, *FrontRefusal)
-	bufs    sync.Pool // *[]byte: body buffers
+	bufs    sync.Pool // *pooledBody
 }
+
+// pooledBody is a body buffer and the reader the SDK reads it through,
+// reused across requests so a gated request allocates neither.
+type pooledBody struct {
+	buf []byte
+	rd  bytes.Reader
+}
+
+func (p *pooledBody) Read(b []byte) (int, error) { return p.rd.Read(b) }
+func (p *pooledBody) Close() error               { return nil }
 
 // FrontGate wraps next, the go-sdk's streamable HTTP handler (or any MCP
 // HTTP handler), in the front gate (see the package doc, "The front gate").
@@ -133,41 +143,45 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	limit := fg.v.body.Cap
 	if r.ContentLength > limit {
 		fg.write(w, r, &FrontRefusal{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest,
-			Bound: "body-bytes", Limit: limit, Unit: "bytes"})
+			Bound: "body-bytes", Limit: limit, Unit: "bytes", Offset: -1})
 		return
 	}
 	declared := r.ContentLength
 	if declared < 0 {
 		declared = limit // unknown length: weighed at the cap
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), fg.maxWait)
-	release, err := fg.budget.Acquire(ctx, fg.Weight(declared))
-	cancel()
-	if err != nil {
-		w.Header().Set("Retry-After", strconv.Itoa(int(max(1, fg.maxWait/time.Second))))
-		fg.write(w, r, &FrontRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
-			Bound: "in-flight-budget", Limit: fg.budget.Total(), Unit: "bytes"})
-		return
+	grant, ok := fg.budget.TryAcquire(fg.Weight(declared))
+	if !ok {
+		ctx, cancel := context.WithTimeout(r.Context(), fg.maxWait)
+		var err error
+		grant, err = fg.budget.Acquire(ctx, fg.Weight(declared))
+		cancel()
+		if err != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(int(max(1, fg.maxWait/time.Second))))
+			fg.write(w, r, &FrontRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
+				Bound: "in-flight-budget", Limit: fg.budget.Total(), Unit: "bytes", Offset: -1})
+			return
+		}
 	}
-	defer release() // also when next panics or the client goes away
+	defer grant.Release() // also when next panics or the client goes away
 
 	body, status := fg.read(w, r, declared, limit)
 	if body == nil {
 		if status != 0 {
-			fg.write(w, r, &FrontRefusal{Status: status, Code: codeInvalidRequest, Bound: boundOf(status), Limit: limit, Unit: "bytes"})
+			fg.write(w, r, &FrontRefusal{Status: status, Code: codeInvalidRequest, Bound: boundOf(status), Limit: limit, Unit: "bytes", Offset: -1})
 		}
 		return
 	}
 	defer fg.bufs.Put(body)
-	e, gerr := scanEnvelope(*body, fg.env, fg.v.gate)
+	e, gerr := scanEnvelope(body.buf, fg.env, fg.v.gate)
 	if gerr != nil {
 		fg.write(w, r, fg.refusal(gerr, &e))
 		return
 	}
 	// The same bytes, not a copy: the SDK reads them from the pooled buffer,
 	// which goes back to the pool only after it returns.
-	r.Body = io.NopCloser(bytes.NewReader(*body))
-	r.ContentLength = int64(len(*body))
+	body.rd.Reset(body.buf)
+	r.Body, r.ContentLength = body, int64(len(body.buf))
 	fg.next.ServeHTTP(w, r)
 }
 
@@ -180,23 +194,23 @@ func boundOf(status int) string {
 
 // read reads the body into a pooled buffer under a deadline. It returns nil
 // and the status to refuse with (0: the client is gone, answer nothing).
-func (fg *FrontGate) read(w http.ResponseWriter, r *http.Request, declared, limit int64) (*[]byte, int) {
+func (fg *FrontGate) read(w http.ResponseWriter, r *http.Request, declared, limit int64) (*pooledBody, int) {
 	rc := http.NewResponseController(w)
 	deadline := fg.base + time.Duration(declared/fg.rate)*time.Second
 	_ = rc.SetReadDeadline(time.Now().Add(deadline)) // unsupported writers keep the server's timeouts
 	defer rc.SetReadDeadline(time.Time{})
 
-	bp, _ := fg.bufs.Get().(*[]byte)
+	bp, _ := fg.bufs.Get().(*pooledBody)
 	if bp == nil {
-		bp = new([]byte)
+		bp = new(pooledBody)
 	}
-	buf := (*bp)[:0]
+	buf := bp.buf[:0]
 	if int64(cap(buf)) < declared+1 {
 		buf = make([]byte, 0, declared+1)
 	}
 	for {
 		if int64(len(buf)) > limit {
-			*bp = buf[:0]
+			bp.buf = buf[:0]
 			fg.bufs.Put(bp)
 			return nil, http.StatusRequestEntityTooLarge
 		}
@@ -209,7 +223,7 @@ func (fg *FrontGate) read(w http.ResponseWriter, r *http.Request, declared, limi
 			break
 		}
 		if err != nil {
-			*bp = buf[:0]
+			bp.buf = buf[:0]
 			fg.bufs.Put(bp)
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				return nil, http.StatusRequestTimeout
@@ -221,6 +235,6 @@ func (fg *FrontGate) read(w http.ResponseWriter, r *http.Request, declared, limi
 			return nil, 0
 		}
 	}
-	*bp = buf
+	bp.buf = buf
 	return bp, 0
 }

@@ -1,0 +1,94 @@
+package mcpvalidate_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+// frontBodies are the bodies the front gate is benchmarked on: a typical
+// 1 KB call; an at-cap call of printable ASCII (refused by the charge at
+// the render budget, 12 MiB in: both gates scan the same prefix); an at-cap
+// call of ensure_ascii-escaped é (\u00e9: 6 wire bytes, 2 rendered), which
+// both admit.
+func frontBodies(b *testing.B, limit int64) map[string][]byte {
+	small := toolCall("1", `"knowledge.search"`, `{"projectId":"demo","query":"`+strings.Repeat("find the bounded refusal ", 38)+`","limit":10}`)
+	atCap := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","arguments":{"projectId":"demo","query":"`
+	tail := `"}}}`
+	fill := int(limit) - len(atCap) - len(tail)
+	return map[string][]byte{
+		"call-1KB":       []byte(small),
+		"at-cap-ascii":   []byte(atCap + strings.Repeat("a", fill) + tail),
+		"at-cap-escaped": []byte(atCap + strings.Repeat(`\u00e9`, fill/6) + strings.Repeat(" ", fill%6) + tail),
+	}
+}
+
+// BenchmarkFrontGate: impl=front-gate is the gate's scan of the whole body
+// (FrontGate.Check); impl=core-gate is charge's gate over the arguments
+// bytes alone; impl=serve is FrontGate.ServeHTTP in front of a handler that
+// reads the body and answers nothing (budget, pooled read, scan). The ratio
+// front-gate/core-gate is the envelope's cost over the core's.
+func BenchmarkFrontGate(b *testing.B) {
+	v, err := mcpvalidate.New(published)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) })
+	fg, err := v.FrontGate(sink, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	core, err := charge.NewGate(charge.Go, v.Limits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	bodies := frontBodies(b, v.MaxRequestBodyBytes())
+	for _, name := range []string{"call-1KB", "at-cap-ascii", "at-cap-escaped"} {
+		body := bodies[name]
+		if int64(len(body)) > v.MaxRequestBodyBytes() {
+			b.Fatalf("%s: %d bytes, past the cap", name, len(body))
+		}
+		args := argumentsOf(b, body)
+		b.Run("shape="+name+"/impl=front-gate", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				fg.Check(body)
+			}
+		})
+		b.Run("shape="+name+"/impl=core-gate", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				core.Check(args)
+			}
+		})
+		b.Run("shape="+name+"/impl=serve", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			rd := bytes.NewReader(body)
+			req := httptest.NewRequest(http.MethodPost, "/mcp", rd)
+			w := httptest.NewRecorder()
+			for b.Loop() {
+				rd.Reset(body)
+				req.Body, req.ContentLength = io.NopCloser(rd), int64(len(body))
+				fg.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// argumentsOf cuts the arguments object out of a body built by frontBodies.
+func argumentsOf(b *testing.B, body []byte) []byte {
+	at := bytes.Index(body, []byte(`"arguments":`))
+	if at < 0 {
+		b.Fatal("no arguments")
+	}
+	return body[at+len(`"arguments":`) : len(body)-2]
+}

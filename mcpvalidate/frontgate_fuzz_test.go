@@ -1,0 +1,180 @@
+package mcpvalidate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+// sdkSaw is what the go-sdk decoded of one request, recorded by a receiving
+// middleware outside everything else.
+type sdkSaw struct {
+	mu      sync.Mutex
+	reached bool
+	method  string
+	tool    string
+	args    []byte
+}
+
+// differential is a go-sdk server (stateless, JSON answers) whose outermost
+// middleware records what the SDK decoded and answers every call itself, so
+// no tool runs, and a front gate in front of nothing that reads the same
+// bodies.
+type differential struct {
+	fg  *mcpvalidate.FrontGate
+	sdk http.Handler
+	saw *sdkSaw
+}
+
+func newDifferential(t testing.TB) *differential {
+	v, err := mcpvalidate.New(published)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &differential{fg: fg, saw: &sdkSaw{}}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "differential", Version: "v0"}, nil)
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			d.saw.mu.Lock()
+			d.saw.reached, d.saw.method = true, method
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+				d.saw.tool = call.Params.Name
+				d.saw.args = append([]byte(nil), call.Params.Arguments...)
+			}
+			d.saw.mu.Unlock()
+			if method == "tools/call" {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "seen"}}}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	d.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
+	return d
+}
+
+// FuzzFrontGateAgreesWithSDK: for every body the front gate admits, the
+// go-sdk decodes the same method, id, tool name and arguments bytes the gate
+// read. A refused body's answer is bounded and holds no byte of the body
+// beyond a checked id and escaped, cut member names.
+func FuzzFrontGateAgreesWithSDK(f *testing.F) {
+	for _, seed := range []string{
+		toolCall("1", `"knowledge.search"`, `{"projectId":"demo","query":"x"}`),
+		`{"params":{"arguments":{"a":[1,{"b":null}]},"name":"t\u00e9","_meta":{"k":1}},"method":"tools/call","id":"id\n1","jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":-9007199254740991,"m\u0065thod":"tools\/call","params":{"name":"\ud83d\ude00","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{},"requestState":"s","inputResponses":{}},"extra":[1]}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}}`,
+		` {"jsonrpc" : "2.0" , "id" : 0 , "method" : "tools/call" , "params" : { "name" : "" , "arguments" : { } } } `,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"t","arguments":{"x":"\u0000\u001f\"\\"}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	d := newDifferential(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		e, err := d.fg.Check(body)
+		if err != nil {
+			var r *mcpvalidate.FrontRefusal
+			if !errors.As(err, &r) {
+				t.Fatalf("refusal of type %T", err)
+			}
+			if out := r.AppendJSON(nil); len(out) > mcpvalidate.MaxFrontRefusalBytes() || !json.Valid(out) {
+				t.Fatalf("answer of %d bytes (ceiling %d), valid JSON %v: %s", len(out), mcpvalidate.MaxFrontRefusalBytes(), json.Valid(out), out)
+			}
+			return
+		}
+		d.saw.mu.Lock()
+		d.saw.reached, d.saw.method, d.saw.tool, d.saw.args = false, "", "", nil
+		d.saw.mu.Unlock()
+		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		rec := httptest.NewRecorder()
+		d.sdk.ServeHTTP(rec, req)
+
+		d.saw.mu.Lock()
+		saw := struct {
+			reached      bool
+			method, tool string
+			args         []byte
+		}{d.saw.reached, d.saw.method, d.saw.tool, d.saw.args}
+		d.saw.mu.Unlock()
+		if saw.reached {
+			if saw.method != e.Method() {
+				t.Fatalf("method: gate %q, SDK %q", e.Method(), saw.method)
+			}
+			if e.IsToolCall() {
+				if saw.tool != e.Tool() {
+					t.Fatalf("tool: gate %q, SDK %q", e.Tool(), saw.tool)
+				}
+				if !bytes.Equal(saw.args, e.Arguments()) {
+					t.Fatalf("arguments: gate %q, SDK %q", e.Arguments(), saw.args)
+				}
+			}
+		} else if e.IsToolCall() && rec.Code == http.StatusOK {
+			t.Fatalf("the gate read a tools/call the SDK answered without decoding it: %.300s", rec.Body.Bytes())
+		}
+		if e.ID() != "" && rec.Code == http.StatusOK && rec.Body.Len() > 0 {
+			var answer struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &answer); err == nil && !sameID(e.ID(), answer.ID) {
+				t.Fatalf("id: gate %s, SDK answered %s", e.ID(), answer.ID)
+			}
+		}
+	})
+}
+
+// sameID compares two JSON id tokens by value: the SDK re-encodes the id it
+// decoded (a string's escapes may differ; a number is an integer).
+func sameID(a string, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	switch xv := x.(type) {
+	case float64:
+		yv, ok := y.(float64)
+		return ok && strconv.FormatFloat(xv, 'f', -1, 64) == strconv.FormatFloat(yv, 'f', -1, 64)
+	case string:
+		yv, ok := y.(string)
+		return ok && xv == yv
+	}
+	return false
+}
+
+// The differential's SDK side really decodes what it is handed (a control:
+// were the middleware never reached, FuzzFrontGateAgreesWithSDK would compare
+// nothing).
+func TestDifferentialReachesTheSDK(t *testing.T) {
+	d := newDifferential(t)
+	body := `{"jsonrpc":"2.0","id":"q\u0031","method":"tools/call","params":{"name":"t\u00e9","arguments":{"k" : [1]}}}`
+	req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader([]byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	rec := httptest.NewRecorder()
+	d.sdk.ServeHTTP(rec, req)
+	if !d.saw.reached || d.saw.method != "tools/call" || d.saw.tool != "té" || string(d.saw.args) != `{"k" : [1]}` {
+		t.Fatalf("the SDK side saw %+v; answer HTTP %d %s", d.saw, rec.Code, rec.Body.Bytes())
+	}
+	if !sameID(`"q1"`, json.RawMessage(`"q\u0031"`)) || sameID(`1`, json.RawMessage(`"1"`)) || !bytes.Contains(rec.Body.Bytes(), []byte(`"id":"q1"`)) {
+		t.Fatalf("ids: answer %s", rec.Body.Bytes())
+	}
+}

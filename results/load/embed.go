@@ -1,0 +1,36 @@
+// Package loaddata holds boundlab's saved load-lab runs (`boundlab load
+// --out`), each a JSON run of package load naming the machine and build it
+// was measured on. Package load's producer reads its records from them, so
+// `boundlab verify` checks the load records against these files rather than
+// re-running the load (a shared CI runner has neither the memory nor the
+// timings).
+package loaddata
+
+import _ "embed"
+
+// Saved is one saved run.
+type Saved struct {
+	// Label prefixes the run's record IDs ("" for the main run).
+	Label string
+	// File is the run's path within the module.
+	File string
+	Data []byte
+}
+
+var (
+	//go:embed run.json
+	run []byte
+	//go:embed run-in-flight-64.json
+	runInFlight64 []byte
+)
+
+// Runs are the saved runs: the main one (both variants; middleware-only with
+// fewer requests in flight, so it survives to be compared), and the
+// middleware-only server at the guarded one's 64 in flight, which the RSS
+// guard kills.
+func Runs() []Saved {
+	return []Saved{
+		{Label: "", File: "results/load/run.json", Data: append([]byte(nil), run...)},
+		{Label: "in-flight-64", File: "results/load/run-in-flight-64.json", Data: append([]byte(nil), runInFlight64...)},
+	}
+}
