@@ -4,6 +4,9 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -190,5 +193,27 @@ func TestFrontGateStillPresent(t *testing.T) {
 	}
 	if rec := byID["params-echo.other-method.longest-answer-bytes"]; rec.Value < 1 || rec.Value > 6*mcpvalidate.MaxOtherParamsBytes {
 		t.Errorf("other-method echo %v bytes: outside what the gate's params bound allows", rec.Value)
+	}
+}
+
+// TestFrontGateDocsQuoteEveryRecord: docs/mcpvalidate.md's table quotes
+// every front-gate record by id, and no id that is not one.
+func TestFrontGateDocsQuoteEveryRecord(t *testing.T) {
+	byID := gateRecords(t)
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "mcpvalidate.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := map[string]bool{}
+	for _, m := range regexp.MustCompile("`mcpvalidate\\.frontgate\\.([a-z0-9.-]+)`").FindAllSubmatch(doc, -1) {
+		quoted[string(m[1])] = true
+		if _, ok := byID[string(m[1])]; !ok {
+			t.Errorf("the docs quote mcpvalidate.frontgate.%s, which no record is", m[1])
+		}
+	}
+	for id := range byID {
+		if !quoted[id] {
+			t.Errorf("mcpvalidate.frontgate.%s is not in the docs' table", id)
+		}
 	}
 }
