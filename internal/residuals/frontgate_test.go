@@ -157,7 +157,7 @@ func TestFrontGateDepthAndControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rb.Status != http.StatusBadRequest || strings.HasPrefix(rb.ContentType, "application/json") {
+	if rb.Status != http.StatusBadRequest || strings.HasPrefix(rb.ContentType, "application/json") || ReadAnswer(rb).ProtocolForm("1") {
 		t.Errorf("the bare SDK's raw-control answer changed: %s", ReadAnswer(rb))
 	}
 	rg, _, err := gated.Post(body)
