@@ -1,13 +1,25 @@
 // Package residuals measures what github.com/modelcontextprotocol/go-sdk does
 // with a request before any receiving middleware runs — the part of the
-// request path mcpvalidate cannot bound — and registers the figures as
-// measured results records (producer "mcpvalidate-residuals").
+// request path no MCP middleware can bound — and registers the figures as
+// measured results records, twice:
+//
+//   - producer "mcpvalidate-residuals" (ids mcpvalidate.residual.*): the bare
+//     SDK, mcpvalidate's middleware only (demo.Handler);
+//   - producer "frontgate-residuals" (ids mcpvalidate.frontgate.*): the same
+//     probes through mcpvalidate's front gate with its default options
+//     (demo.Guarded): what still reaches the SDK, and how the gate answers
+//     what it refuses.
 //
 // Every figure is measured on the live build by one instrument: the demo
 // server (internal/demo, mcpvalidate's middleware wired outermost, the body cap
 // mcpvalidate derives) served by net/http/httptest, driven with hand-written
-// HTTP bytes, with a probe middleware added inside the validator that records
-// what reached it. Nothing is typed in.
+// HTTP bytes, with a probe middleware added outside the validator that records
+// what reached the middleware tier. Nothing is typed in.
+//
+// Where it ends: the probe sees what reaches middleware, not what the SDK's
+// decoder did before it. A request that reaches neither is told apart by its
+// answer: the front gate's refusals are application/json and name their
+// bound; the SDK's own answers are SSE or text/plain.
 //
 // This is a lab package: production code (mcpvalidate) does not import it.
 package residuals
@@ -26,6 +38,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -42,6 +55,10 @@ func init() {
 // reached the middleware tier.
 type Server struct {
 	hs *httptest.Server
+	// FrontGate is the gate in front of the SDK, nil for the bare server.
+	FrontGate *mcpvalidate.FrontGate
+	// Validator is the validator the server (and its gate) was built with.
+	Validator *mcpvalidate.Validator
 
 	mu      sync.Mutex
 	reached []Reached
@@ -58,7 +75,14 @@ type Reached struct {
 // NewServer serves the demo with the validator, and a probe middleware
 // OUTSIDE it (added by a later AddReceivingMiddleware call, so it runs first):
 // the probe sees every tools/call the SDK lets through to middleware at all.
-func NewServer() (*Server, error) {
+// It is the bare SDK: no front gate (demo.Handler).
+func NewServer() (*Server, error) { return newServer(false) }
+
+// NewGuardedServer is NewServer behind mcpvalidate's front gate with its
+// default options (demo.Guarded): what `boundlab serve` runs.
+func NewGuardedServer() (*Server, error) { return newServer(true) }
+
+func newServer(guarded bool) (*Server, error) {
 	v, err := demo.NewValidator()
 	if err != nil {
 		return nil, err
@@ -67,7 +91,7 @@ func NewServer() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{}
+	s := &Server{Validator: v}
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if c, ok := req.(*mcp.CallToolRequest); ok {
@@ -78,7 +102,13 @@ func NewServer() (*Server, error) {
 			return next(ctx, method, req)
 		}
 	})
-	s.hs = httptest.NewServer(demo.Handler(v, srv))
+	h := demo.Handler(v, srv)
+	if guarded {
+		if h, s.FrontGate, err = demo.Guarded(v, srv, nil); err != nil {
+			return nil, err
+		}
+	}
+	s.hs = httptest.NewServer(h)
 	return s, nil
 }
 
@@ -105,8 +135,9 @@ const Version = "2025-11-25"
 
 // Response is one HTTP answer.
 type Response struct {
-	Status int
-	Body   []byte
+	Status      int
+	ContentType string
+	Body        []byte
 }
 
 // Post sends body on the session (no session header when ID is empty).
@@ -127,7 +158,7 @@ func (se *Session) Post(body []byte) (Response, http.Header, error) {
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return Response{resp.StatusCode, b}, resp.Header, err
+	return Response{resp.StatusCode, resp.Header.Get("Content-Type"), b}, resp.Header, err
 }
 
 // Open initializes a session; when notify is false the initialized
@@ -211,25 +242,29 @@ func EchoBody(f EchoFiller, n int) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1,"x":"` + strings.Repeat(f.Unit, n) + `"}}`)
 }
 
-// EchoRatio posts EchoBody(f, n) and returns the answer's bytes over the
-// request's, whether it reached middleware, and the status.
-func (se *Session) EchoRatio(f EchoFiller, n int) (ratio float64, reached bool, status int, err error) {
-	body := EchoBody(f, n)
+// EchoShape builds one echo instance: a request whose params the SDK cannot
+// decode into its method's type, with a string member of about n copies of
+// f.Unit (a shape may hold fewer, to stay under a bound it is probing).
+type EchoShape func(f EchoFiller, n int) []byte
+
+// EchoRatio posts shape(f, n) and returns the answer's bytes over the
+// request's, the answer, and whether it reached middleware.
+func (se *Session) EchoRatio(shape EchoShape, f EchoFiller, n int) (ratio float64, r Response, reached bool, err error) {
+	body := shape(f, n)
 	se.s.Take()
-	r, _, err := se.Post(body)
+	r, _, err = se.Post(body)
 	if err != nil {
-		return 0, false, 0, err
+		return 0, r, false, err
 	}
-	return float64(len(r.Body)) / float64(len(body)), len(se.s.Take()) > 0, r.Status, nil
+	return float64(len(r.Body)) / float64(len(body)), r, len(se.s.Take()) > 0, nil
 }
 
 // MaxArgumentsDepth is the deepest arguments nesting (the arguments object
 // itself is level 1) that reaches middleware, found by bisection.
 func (se *Session) MaxArgumentsDepth() (int, error) {
 	reaches := func(d int) (bool, error) {
-		args := strings.Repeat(`{"a":`, d-1) + "{}" + strings.Repeat("}", d-1)
 		se.s.Take()
-		_, _, err := se.Post([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"project.list","arguments":` + args + `}}`))
+		_, _, err := se.Post(depthBody(d))
 		return len(se.s.Take()) > 0, err
 	}
 	lo, hi := 1, 4096 // reaches(lo), !reaches(hi)
@@ -249,6 +284,12 @@ func (se *Session) MaxArgumentsDepth() (int, error) {
 		}
 	}
 	return lo, nil
+}
+
+// depthBody is a tools/call whose arguments nest d levels.
+func depthBody(d int) []byte {
+	args := strings.Repeat(`{"a":`, d-1) + "{}" + strings.Repeat("}", d-1)
+	return []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"project.list","arguments":` + args + `}}`)
 }
 
 // Probe is one envelope the SDK might tolerate or refuse before middleware.
@@ -351,10 +392,9 @@ func (s *Server) ServedBeforeInitialized() (bool, error) {
 // the envelope's fixed bytes move the ratio by under 0.1%.
 const echoN = 1 << 16
 
-// WorstEcho measures the params-echo ratio over EchoFillers and every single
-// byte 0x20..0xFF that may stand raw in a JSON string, and returns the worst,
-// its instance, and whether any instance reached middleware.
-func (se *Session) WorstEcho() (worst float64, instance string, reachedAny bool, err error) {
+// SweepFillers are EchoFillers and every single byte 0x20..0xFF that may
+// stand raw in a JSON string: the instances an echo is worst over.
+func SweepFillers() []EchoFiller {
 	fillers := append([]EchoFiller(nil), EchoFillers...)
 	for b := 0x20; b < 0x100; b++ {
 		if b == '"' || b == '\\' {
@@ -362,27 +402,60 @@ func (se *Session) WorstEcho() (worst float64, instance string, reachedAny bool,
 		}
 		fillers = append(fillers, EchoFiller{fmt.Sprintf("raw byte %#02x", b), string([]byte{byte(b)})})
 	}
-	var first string
+	return fillers
+}
+
+// EchoSweep is one echo shape measured over SweepFillers.
+type EchoSweep struct {
+	Ratio   float64  // the worst answer bytes per request byte, re-measured at n
+	Worst   string   // its filler
+	At      Response // its answer
+	Req     int      // its request's bytes
+	Longest int      // the longest answer over every instance sent
+	Reached bool     // some instance reached middleware
+}
+
+// SweepEcho measures shape over SweepFillers: the named fillers at n, the
+// raw bytes at 4096 (the sweep only has to find the class), then the worst
+// class re-measured at n.
+func (se *Session) SweepEcho(shape EchoShape, n int) (EchoSweep, error) {
+	var sw EchoSweep
+	fillers := SweepFillers()
 	for _, f := range fillers {
-		n := echoN
+		m := n
 		if strings.HasPrefix(f.Name, "raw byte") {
-			n = 4096 // the sweep only has to find the class; the record re-measures it at echoN
+			m = 4096
 		}
-		r, reached, _, err := se.EchoRatio(f, n)
+		r, ans, reached, err := se.EchoRatio(shape, f, m)
 		if err != nil {
-			return 0, "", false, err
+			return sw, err
 		}
-		reachedAny = reachedAny || reached
-		if r > worst+1e-9 {
-			worst, first = r, f.Name
-		}
-	}
-	for _, f := range fillers { // the winner's class, re-measured at echoN
-		if f.Name == first {
-			worst, _, _, err = se.EchoRatio(f, echoN)
+		sw.Reached = sw.Reached || reached
+		sw.Longest = max(sw.Longest, len(ans.Body))
+		if r > sw.Ratio+1e-9 {
+			sw.Ratio, sw.Worst = r, f.Name
 		}
 	}
-	return worst, first, reachedAny, err
+	for _, f := range fillers { // the winner's class, re-measured at n
+		if f.Name == sw.Worst {
+			r, ans, reached, err := se.EchoRatio(shape, f, n)
+			if err != nil {
+				return sw, err
+			}
+			sw.Ratio, sw.At, sw.Req = r, ans, len(shape(f, n))
+			sw.Reached = sw.Reached || reached
+			sw.Longest = max(sw.Longest, len(ans.Body))
+		}
+	}
+	return sw, nil
+}
+
+// WorstEcho measures the params-echo ratio of EchoBody over SweepFillers at
+// echoN, and returns the worst, its instance, and whether any instance
+// reached middleware.
+func (se *Session) WorstEcho() (worst float64, instance string, reachedAny bool, err error) {
+	sw, err := se.SweepEcho(EchoBody, echoN)
+	return sw.Ratio, sw.Worst, sw.Reached, err
 }
 
 // Records measures every residual on the live build.
@@ -397,7 +470,7 @@ func Records() ([]results.Record, error) {
 		return nil, err
 	}
 	build := results.CurrentBuild(sdkModule)
-	const instrument = "mcpvalidate/residuals.Records: demo server on net/http/httptest, hand-written HTTP bytes (protocol 2025-11-25), a probe middleware outside the validator"
+	const instrument = "internal/residuals.Records: demo server on net/http/httptest, hand-written HTTP bytes (protocol 2025-11-25), a probe middleware outside the validator"
 	rec := func(id, title string, v float64, unit, instance string, tol float64) results.Record {
 		return results.Record{ID: "mcpvalidate.residual." + id, Title: title, Value: v, Unit: unit, Instance: instance,
 			Method: results.Measured, Source: instrument, Tolerance: tol, Build: build}
