@@ -9,14 +9,18 @@ import (
 	"github.com/theurian/boundlab/schemas"
 )
 
-// allowedModules are the only modules the production package may import,
-// directly or through each other: the core, the SDK, the parser, the schema
-// validator, and what those bring.
+// allowedDirect are the only non-standard packages the production package
+// imports directly: the core, the SDK (and its JSON decoder), the parser and
+// the schema validator.
 var allowedDirect = []string{
 	"github.com/theurian/boundlab/charge",
 	"github.com/modelcontextprotocol/go-sdk/",
 	"github.com/bytedance/sonic",
 	"github.com/santhosh-tekuri/jsonschema/v6",
+	// The go-sdk's own JSON decoder (its internal/json wraps it): the front
+	// gate decodes params with it, as the SDK will, to refuse what the SDK
+	// would echo. A module the go-sdk already brings, not one of ours.
+	"github.com/segmentio/encoding/json",
 }
 
 // TestImportsOnlyTheCore holds the production arrow: mcpvalidate imports the

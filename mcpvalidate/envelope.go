@@ -171,8 +171,13 @@ type envParser struct {
 	idOK      bool // an id was read and passed its check
 	version   span
 	result    bool // result or error present: a response
-	// The kinds of the other params members CallToolParamsRaw decodes.
-	meta, inputResponses, requestState jsonKind
+	nameAt    int  // where the member being read starts (its name's quote)
+	// The params members other than arguments, whole (name to value), which
+	// the SDK decodes into CallToolParamsRaw for tools/call.
+	rest      [MaxEnvelopeMembers]span
+	nrest     int
+	restBytes int
+	errSpan   span // a response's error member's value
 }
 
 func (p *envParser) skip(i int) int {
@@ -226,7 +231,7 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 		if err != nil {
 			return 0, p.inner(err, codeParseError, where)
 		}
-		name := p.body[i+1 : end-1]
+		nameAt, name := i, p.body[i+1:end-1]
 		if len(name) > MaxEnvelopeNameBytes {
 			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-name-bytes", where: where, limit: MaxEnvelopeNameBytes, unit: "bytes"}
 		}
@@ -246,6 +251,7 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 		if i >= len(p.body) {
 			return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
 		}
+		p.nameAt = nameAt
 		end, merr := member(name, i)
 		if merr != nil {
 			return 0, merr
@@ -384,7 +390,12 @@ func (p *envParser) topMember(name []byte, at int) (int, *envelopeError) {
 		return end, err
 	case "result", "error":
 		p.result = true
-		return p.value(at, "/"+knownKey(name))
+		key := knownKey(name)
+		end, err := p.value(at, "/"+key)
+		if key == "error" {
+			p.errSpan = span{at, end}
+		}
+		return end, err
 	}
 	return p.value(at, "/*") // a member JSON-RPC does not define: its name is the caller's
 }
@@ -436,6 +447,11 @@ func (p *envParser) paramsMember(name []byte, at int) (int, *envelopeError) {
 		if err == nil && kindAt(p.body[at]) == kindString {
 			p.e.tool = span{at, end}
 		}
+		if err == nil {
+			p.rest[p.nrest] = span{p.nameAt, end}
+			p.nrest++
+			p.restBytes += end - p.nameAt + 1
+		}
 		return end, err
 	case "arguments":
 		end, rep, err := p.args.CheckValue(p.body, at)
@@ -446,14 +462,15 @@ func (p *envParser) paramsMember(name []byte, at int) (int, *envelopeError) {
 			return 0, e
 		}
 		return end, nil
-	case "_meta":
-		p.meta = kindAt(p.body[at])
-	case "inputResponses":
-		p.inputResponses = kindAt(p.body[at])
-	case "requestState":
-		p.requestState = kindAt(p.body[at])
 	}
-	return p.value(at, paramsPath(knownKey(name)))
+	start := p.nameAt
+	end, err := p.value(at, paramsPath(knownKey(name)))
+	if err == nil {
+		p.rest[p.nrest] = span{start, end}
+		p.nrest++
+		p.restBytes += end - start + 1
+	}
+	return end, err
 }
 
 // paramsPath names a params member in a refusal: only the members the go-sdk
@@ -495,13 +512,16 @@ func (p *envParser) validate() *envelopeError {
 		if !p.idOK || !p.result {
 			return refuse(codeInvalidRequest, "request-or-response", "")
 		}
+		if p.errSpan.ok() && !wireErrorDecodes(p.body[p.errSpan.at:p.errSpan.end]) {
+			return refuse(codeInvalidRequest, "error-object", "/error")
+		}
 		return nil // a response to a server request
 	}
 	if !e.IsToolCall() {
 		if e.params.end-e.params.at > MaxOtherParamsBytes {
 			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: MaxOtherParamsBytes, unit: "bytes"}
 		}
-		return nil
+		return p.typedParams(false)
 	}
 	if !p.idOK {
 		return refuse(codeInvalidRequest, "id", "/id")
@@ -518,25 +538,37 @@ func (p *envParser) validate() *envelopeError {
 	if e.arguments.ok() && e.argsKind != kindObject {
 		return refuse(codeInvalidParams, "arguments-object", "/params/arguments")
 	}
-	return p.typedParams()
+	return p.typedParams(true)
 }
 
-// typedParams checks the remaining members CallToolParamsRaw decodes, by the
-// kinds paramsMember noted: a mismatched type there makes the go-sdk echo the
-// whole params.
-func (p *envParser) typedParams() *envelopeError {
-	for _, m := range []struct {
-		name    string
-		k       jsonKind
-		allowed [2]jsonKind
-	}{
-		{"_meta", p.meta, [2]jsonKind{kindObject, kindNull}},
-		{"inputResponses", p.inputResponses, [2]jsonKind{kindObject, kindNull}},
-		{"requestState", p.requestState, [2]jsonKind{kindString, kindNull}},
-	} {
-		if m.k != kindNone && m.k != m.allowed[0] && m.k != m.allowed[1] {
-			return refuse(codeInvalidParams, "params-member-type", "/params/"+m.name)
+// typedParams refuses params the go-sdk would fail to decode into the
+// method's params type (and so echo whole): for tools/call, every params
+// member but the arguments, rebuilt as one object; for any other method the
+// SDK types, the params as sent.
+func (p *envParser) typedParams(toolCall bool) *envelopeError {
+	if toolCall {
+		if p.nrest <= 1 && p.e.tool.ok() {
+			return nil // only the name, a string: nothing else to decode
 		}
+		if p.restBytes > MaxOtherParamsBytes {
+			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: MaxOtherParamsBytes, unit: "bytes"}
+		}
+		obj := make([]byte, 0, p.restBytes+2)
+		obj = append(obj, '{')
+		for i, r := range p.rest[:p.nrest] {
+			if i > 0 {
+				obj = append(obj, ',')
+			}
+			obj = append(obj, p.body[r.at:r.end]...)
+		}
+		obj = append(obj, '}')
+		if !sdkDecodes("tools/call", obj) {
+			return refuse(codeInvalidParams, "params-type", "/params")
+		}
+		return nil
+	}
+	if p.e.params.ok() && !sdkDecodes(p.e.Method(), p.body[p.e.params.at:p.e.params.end]) {
+		return refuse(codeInvalidParams, "params-type", "/params")
 	}
 	return nil
 }

@@ -43,6 +43,9 @@ func TestFrontGateEnvelope(t *testing.T) {
 		{"escaped keys and method", `{"jsonrpc":"2.0","id":"a","\u006dethod":"tools\/call","params":{"n\u0061me":"t","arguments":{}}}`, 0, "", ""},
 		{"a notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0, "", ""},
 		{"a response", `{"jsonrpc":"2.0","id":3,"result":{"x":[1,2]}}`, 0, "", ""},
+		{"an error response", `{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"m","data":[1]}}`, 0, "", ""},
+		{"tools/call with every params member the SDK reads", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1,"n":1e300},"name":"t","arguments":{},"requestState":"s","inputResponses":{},"unknown":[1]}}`, 0, "", ""},
+		{"a member in another case is another member (the SDK matches case)", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"Cursor":1}}`, 0, "", ""},
 		{"initialize", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, 0, "", ""},
 		{"arguments absent", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`, 0, "", ""},
 		{"a member JSON-RPC does not define", `{"jsonrpc":"2.0","id":1,"method":"ping","x-` + canary + `":1}`, 0, "", ""},
@@ -66,7 +69,12 @@ func TestFrontGateEnvelope(t *testing.T) {
 		{"arguments a string", toolCall("1", `"t"`, `"`+canary+`"`), 400, "arguments-object", "1"},
 		{"arguments null", toolCall("1", `"t"`, `null`), 400, "arguments-object", "1"},
 		{"params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["` + canary + `"]}`, 400, "params-object", "1"},
-		{"_meta a string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":"` + canary + `"}}`, 400, "params-member-type", "1"},
+		{"_meta a string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":"` + canary + `"}}`, 400, "params-type", "1"},
+		{"inputResponses not InputResponses (the SDK echoed params)", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":"` + canary + `"},"inputResponses":{"k":1}}}`, 400, "params-type", "1"},
+		{"_meta holding a number no float64 holds", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":"` + canary + `"},"_meta":{"n":1e400}}}`, 400, "params-type", "1"},
+		{"tools/list cursor a number", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":1,"x":"` + canary + `"}}`, 400, "params-type", "1"},
+		{"initialize capabilities.roots an array", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":{"roots":[]},"clientInfo":{"name":"` + canary + `","version":"1"}}}`, 400, "params-type", "1"},
+		{"a response whose error is not an error object", `{"jsonrpc":"2.0","id":1,"error":{"code":"` + canary + `"}}`, 400, "error-object", "1"},
 		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, 400, "jsonrpc-version", "1"},
 		{"no version", `{"id":1,"method":"ping"}`, 400, "jsonrpc-version", "1"},
 		{"id a float", toolCall("1.5", `"t"`, `{}`), 400, "id", ""},
@@ -172,9 +180,10 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":1,"method":"ping","` + strings.Repeat("k", n) + `":1}`
 	}
 	// nodes: the message object 1, its names 4, their scalar values 3, the
-	// params object 1, the name _meta 1, its array 1: 11, plus the elements.
+	// params object 1, the name _meta 1, its object 1, the name a 1, its
+	// array 1: 13, plus the elements.
 	nodes := func(n int) string {
-		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":[` + strings.TrimSuffix(strings.Repeat("0,", n-11), ",") + `]}}`
+		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":[` + strings.TrimSuffix(strings.Repeat("0,", n-13), ",") + `]}}}`
 	}
 	params := func(n int) string {
 		pre := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"v":"`

@@ -82,6 +82,11 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}}`,
 		` {"jsonrpc" : "2.0" , "id" : 0 , "method" : "tools/call" , "params" : { "name" : "" , "arguments" : { } } } `,
 		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"t","arguments":{"x":"\u0000\u001f\"\\"}}}`,
+		// Found by the residuals lab: params the SDK failed to decode, and echoed.
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{},"inputResponses":{"k":1}}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"n":1e400}}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":1}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -108,6 +113,10 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 		rec := httptest.NewRecorder()
 		d.sdk.ServeHTTP(rec, req)
 
+		if bytes.Contains(rec.Body.Bytes(), []byte("unmarshaling")) {
+			// The SDK's echo: params it could not decode, quoted whole.
+			t.Fatalf("the gate admitted params the SDK failed to decode: HTTP %d %.300s", rec.Code, rec.Body.Bytes())
+		}
 		d.saw.mu.Lock()
 		saw := struct {
 			reached      bool

@@ -90,9 +90,9 @@ func TestFrontGateCarriesTheSDKsClient(t *testing.T) {
 			t.Fatalf("stateless=%v: admitted isError %v, refused isError %v: %s", stateless, ok.IsError, bad.IsError, text(bad))
 		}
 		cs.Close()
-		if got := fg.Budget().InUse(); got != 0 {
-			t.Fatalf("stateless=%v: %d bytes of budget still in use after the session", stateless, got)
-		}
+		// The server may still be returning from the session's last
+		// request when Close returns: the weight goes back when it has.
+		waitIdle(t, fg)
 	}
 }
 
