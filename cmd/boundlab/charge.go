@@ -60,19 +60,19 @@ type chargeResult struct {
 }
 
 func runCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("charge", []string{"charge [--json] [--dialect python|go] [--budget N]\n" +
-		"                [--max-nodes N] [--max-nesting N] FILE|-"},
+	c := newCommand("charge", []string{"charge [--json] [--dialect python|go] [LIMITS] FILE|-"},
 		"Runs the one-pass gate over a JSON arguments document (FILE, or - for stdin) and prints its nodes, depth, charge, "+
 			"the composed ceiling and the verdict, admit or refuse; for a refusal, the bound, its limit, the JSON pointer and "+
-			"the byte offset where it tripped. Exit 1 when the gate refuses.")
+			"the byte offset where it tripped. Exit 1 when the gate refuses.\n\n"+limitsAbout)
 	dialect := c.String("dialect", "python", "render dialect: python (CPython repr, characters) or go (jsonschema/v6, bytes)")
 	asJSON := c.Bool("json", false, "print one JSON object instead of a table")
-	l := charge.DefaultLimits()
-	c.Int64Var(&l.MaxParamsRenderedChars, "budget", l.MaxParamsRenderedChars, "charge budget (MaxParamsRenderedChars), in the dialect's unit")
-	c.IntVar(&l.MaxParamsNodes, "max-nodes", l.MaxParamsNodes, "node limit (MaxParamsNodes)")
-	c.IntVar(&l.MaxParamsNesting, "max-nesting", l.MaxParamsNesting, "nesting limit (MaxParamsNesting)")
+	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
+	}
+	l, err := lf.resolve()
+	if err != nil {
+		return c.limitsError(stderr, err)
 	}
 	if c.NArg() != 1 {
 		return c.usageError(stderr, "want one FILE (or - for stdin), got %d arguments", c.NArg())

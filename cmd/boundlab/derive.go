@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/derivation"
 	"github.com/theurian/boundlab/results"
 	"github.com/theurian/boundlab/sweeps"
 )
@@ -103,11 +104,13 @@ func printScenarios(w io.Writer, ds []sweeps.Derivation) {
 }
 
 type deriveJSON struct {
-	Verdict   results.Verdict   `json:"verdict"`
-	Core      limitsJSON        `json:"core"`
-	Scenarios []scenarioJSON    `json:"worst_render_scenarios,omitempty"`
-	Producers []results.File    `json:"producers"`
-	Errors    map[string]string `json:"errors,omitempty"`
+	Verdict   results.Verdict      `json:"verdict"`
+	Core      limitsJSON           `json:"core"`
+	Scenarios []scenarioJSON       `json:"worst_render_scenarios,omitempty"`
+	Needs     []needJSON           `json:"budget_needed,omitempty"`
+	Findings  []derivation.Finding `json:"findings,omitempty"`
+	Producers []results.File       `json:"producers"`
+	Errors    map[string]string    `json:"errors,omitempty"`
 }
 
 func coreLimits(l charge.Limits) limitsJSON {
@@ -133,18 +136,24 @@ func coreLimits(l charge.Limits) limitsJSON {
 	return out
 }
 
-func printCore(w io.Writer, c limitsJSON) {
-	l := c.Limits
-	fmt.Fprintln(w, "The core's limits (charge.DefaultLimits)")
+func printCore(w io.Writer, title string, c limitsJSON) {
+	l, def := c.Limits, charge.DefaultLimits()
+	fmt.Fprintln(w, title)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	mark := func(v, d int64) string {
+		if v != d {
+			return " *"
+		}
+		return ""
+	}
 	for _, row := range [][2]string{
-		{"MaxSourceFileBytes", results.Thousands(l.MaxSourceFileBytes) + " bytes (the largest file a call may land)"},
-		{"EnvelopeAllowance", results.Thousands(l.EnvelopeAllowance) + " bytes (an allowance, not derived)"},
-		{"MaxParamsRenderedChars", results.Thousands(l.MaxParamsRenderedChars) + " (the charge budget, in each dialect's unit)"},
-		{"MaxParamsNodes", results.Thousands(int64(l.MaxParamsNodes))},
-		{"MaxParamsNesting", fmt.Sprint(l.MaxParamsNesting)},
-		{"MaxNumberBytes", fmt.Sprint(l.MaxNumberBytes)},
-		{"MaxNumberExponent", fmt.Sprint(l.MaxNumberExponent)},
+		{"MaxSourceFileBytes", results.Thousands(l.MaxSourceFileBytes) + " bytes (the largest file a call may land)" + mark(l.MaxSourceFileBytes, def.MaxSourceFileBytes)},
+		{"EnvelopeAllowance", results.Thousands(l.EnvelopeAllowance) + " bytes (an allowance, not derived)" + mark(l.EnvelopeAllowance, def.EnvelopeAllowance)},
+		{"MaxParamsRenderedChars", results.Thousands(l.MaxParamsRenderedChars) + " (the charge budget, in each dialect's unit)" + mark(l.MaxParamsRenderedChars, def.MaxParamsRenderedChars)},
+		{"MaxParamsNodes", results.Thousands(int64(l.MaxParamsNodes)) + mark(int64(l.MaxParamsNodes), int64(def.MaxParamsNodes))},
+		{"MaxParamsNesting", fmt.Sprint(l.MaxParamsNesting) + mark(int64(l.MaxParamsNesting), int64(def.MaxParamsNesting))},
+		{"MaxNumberBytes", fmt.Sprint(l.MaxNumberBytes) + mark(int64(l.MaxNumberBytes), int64(def.MaxNumberBytes))},
+		{"MaxNumberExponent", fmt.Sprint(l.MaxNumberExponent) + mark(int64(l.MaxNumberExponent), int64(def.MaxNumberExponent))},
 	} {
 		fmt.Fprintf(tw, "  %s\t%s\n", row[0], row[1])
 	}
@@ -191,7 +200,11 @@ func printRecords(w io.Writer, names []string, recs map[string][]results.Record)
 
 const deriveAbout = `Opens with the verdict: every figure the seed ADR states, as the records carry it, reproduced, refuted (with the counterexample's record and the lab's value) or retired, with the counts; then the core's limits and what derives from them, and every record beside what the seed said.
 
---records DIR reads the records pinned in DIR instead of recomputing them (how docs/records.md is generated). --out DIR pins the live records in DIR/<producer>.json (re-pinning: review the diff); with --instances it writes every worst instance into DIR as a real tools/call request body instead. Exit 1 when a producer fails.`
+--records DIR reads the records pinned in DIR instead of recomputing them (how docs/records.md is generated). --out DIR pins the live records in DIR/<producer>.json (re-pinning: review the diff); with --instances it writes every worst instance into DIR as a real tools/call request body instead. Exit 1 when a producer fails.
+
+With LIMITS other than the defaults, derive re-derives every figure for them and prints it, pinning nothing: the limits and what derives from them (composed ceilings; body cap, multiplier and residual per encoder family), the budget a file at MaxSourceFileBytes needs to reach its schema in every class, where such a file is stopped class by class, the worst render of every scenario at those caps and that budget, the CPython memory model's rows at the cap, and the consistency findings with their arithmetic. Exit 1 when a finding contradicts a limit's purpose (printable text at MaxSourceFileBytes refused by the charge; a nesting bound the go-sdk undercuts).
+
+` + limitsAbout
 
 // deriveFlags are derive's parsed flags.
 type deriveFlags struct {
@@ -201,7 +214,8 @@ type deriveFlags struct {
 
 func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("derive", []string{"derive [--summary] [--json | --markdown] [--classes]\n" +
-		"                [--only NAMES] [--records DIR | --out DIR [--instances]]"}, deriveAbout)
+		"                [--only NAMES] [--records DIR | --out DIR [--instances]]",
+		"derive LIMITS [--json] [--classes]"}, deriveAbout)
 	var f deriveFlags
 	c.BoolVar(&f.asJSON, "json", false, "print the verdict, the core's limits and every record as JSON")
 	c.BoolVar(&f.asMD, "markdown", false, "print the records reference (docs/records.md)")
@@ -211,8 +225,25 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c.StringVar(&f.out, "out", "", "pin the live records in `DIR`/<producer>.json")
 	c.BoolVar(&f.instances, "instances", false, "with --out: write the worst instances into DIR instead")
 	c.StringVar(&f.only, "only", "", "comma-separated producer `NAMES` to derive, print and pin (default: all)")
+	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
+	}
+	if lf.given() {
+		l, err := lf.resolve()
+		if err != nil {
+			return c.limitsError(stderr, err)
+		}
+		if l != charge.DefaultLimits() {
+			switch {
+			case c.NArg() > 0:
+				return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
+			case f.out != "" || f.instances || f.asMD || f.summary || f.only != "":
+				return c.usageError(stderr, "at limits other than the defaults derive prints the derivation and pins nothing: "+
+					"drop --out, --instances, --markdown, --summary and --only")
+			}
+			return deriveAtLimits(c, f, l, stdout, stderr)
+		}
 	}
 	switch {
 	case c.NArg() > 0:
@@ -245,7 +276,19 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(stderr, err)
 	}
-	if code := printDerive(c, f, verdict, names, live, errs, stdout, stderr); code != exitOK {
+	var dv *derivation.Derivation
+	if !f.asMD && !f.summary {
+		// The consistency findings at the defaults, from the live code.
+		d, err := derivation.For(charge.DefaultLimits(), measuredFacts(f.records))
+		if err != nil {
+			return c.fail(stderr, err)
+		}
+		dv = &d
+		if d.Contradicts() {
+			status = exitNo
+		}
+	}
+	if code := printDerive(c, f, verdict, dv, names, live, errs, stdout, stderr); code != exitOK {
 		return code
 	}
 	if f.out != "" {
@@ -316,7 +359,7 @@ func deriveRecords(c *command, f deriveFlags, stderr io.Writer) ([]string, map[s
 }
 
 // printDerive prints what the flags ask for: the verdict first.
-func printDerive(c *command, f deriveFlags, v results.Verdict, names []string, live map[string][]results.Record,
+func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.Derivation, names []string, live map[string][]results.Record,
 	errs map[string]error, stdout, stderr io.Writer) int {
 	switch {
 	case f.asJSON && f.summary:
@@ -325,6 +368,9 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, names []string, l
 		}
 	case f.asJSON:
 		out := deriveJSON{Verdict: v, Core: coreLimits(charge.DefaultLimits())}
+		if dv != nil {
+			out.Needs, out.Findings = needsJSON(dv.Needs), dv.Findings
+		}
 		if f.records == "" {
 			ds, err := sweeps.Derivations(charge.DefaultLimits())
 			if err != nil {
@@ -353,7 +399,11 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, names []string, l
 	default:
 		printVerdict(stdout, v)
 		fmt.Fprintln(stdout)
-		printCore(stdout, coreLimits(charge.DefaultLimits()))
+		printCore(stdout, "The core's limits (charge.DefaultLimits)", coreLimits(charge.DefaultLimits()))
+		if dv != nil {
+			printNeeds(stdout, dv.Limits, dv.Needs)
+			printFindings(stdout, dv.Findings)
+		}
 		printRecords(stdout, names, live)
 		if f.classes {
 			ds, err := sweeps.Derivations(charge.DefaultLimits())
