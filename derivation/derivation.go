@@ -112,6 +112,15 @@ func For(l charge.Limits, m Measured) (Derivation, error) {
 	return d, nil
 }
 
+// Landings is where a file at MaxSourceFileBytes lands, per dialect and
+// encoder family, class by class (what For puts in Derivation.Landings).
+func Landings(l charge.Limits) ([]Landing, error) {
+	if err := l.Validate(); err != nil {
+		return nil, fmt.Errorf("derivation: %w", err)
+	}
+	return landings(l)
+}
+
 // Contradicts reports whether any finding contradicts the limits' purpose.
 func (d Derivation) Contradicts() bool {
 	for _, f := range d.Findings {

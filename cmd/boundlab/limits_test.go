@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/theurian/boundlab/charge"
 )
@@ -137,5 +141,40 @@ func TestDeriveAtSixteenMiB(t *testing.T) {
 	}
 	if code, _, _ := runVerb(t, "", "derive", "--max-source-file-bytes", "16MiB", "--out", t.TempDir()); code != exitUsage {
 		t.Errorf("--out at other limits: exit %d, want 2", code)
+	}
+}
+
+// serve enforces the limits it is given: the body cap it announces is the one
+// derived from them.
+func TestServeTakesTheLimits(t *testing.T) {
+	l := charge.DefaultLimits()
+	l.MaxSourceFileBytes = 1 << 20
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuf
+	done := make(chan error, 1)
+	go func() {
+		done <- serveOn(ctx, ln, serveOptions{json: true, frontGate: true, budget: 256 << 20, limits: l}, &stdout, &stderr)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(stdout.String(), "max_request_body_bytes") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var ann serveAnnouncement
+	if err := json.Unmarshal([]byte(stdout.String()), &ann); err != nil {
+		t.Fatal(err)
+	}
+	if want := charge.BodyCap(l, charge.EnsureASCII, charge.Raw).Cap; ann.MaxRequestBodyBytes != want {
+		t.Errorf("serve at a 1 MiB file limit announces cap %d, want %d", ann.MaxRequestBodyBytes, want)
+	}
+	if code, _, errOut := runVerb(t, "", "serve", "--in-flight-budget", "lots"); code != exitUsage || strings.Contains(errOut, "lots") {
+		t.Errorf("a bad --in-flight-budget: exit %d, %s", code, errOut)
 	}
 }

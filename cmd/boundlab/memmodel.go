@@ -21,13 +21,13 @@ func init() {
 }
 
 var memmodelSynopsis = []string{
-	"memmodel [--dialect python|go] [--wire N] [--json]",
+	"memmodel [--dialect python|go] [--wire N] [--json] [LIMITS]",
 	"memmodel calibrate --python PATH [--div N] [--out FILE] [--json]",
 	"memmodel measure-go [--div N] [--out FILE] [--json]",
 	"memmodel measure-go --row SHAPE [--path check|http] [--div N]",
 }
 
-const memmodelAbout = `Prints the model's rows at transport cap N (default: the derived cap), with the pinned calibration beside them (python) or our validator's measured rows (go).
+const memmodelAbout = `Prints the model's rows at transport cap N (default: the cap derived from the limits), with the pinned calibration beside them (python) or our validator's measured rows (go). With LIMITS the python rows are built at those limits' cap and budget (printed, not pinned; the calibration and the Go rows exist at the defaults only).
 
   calibrate   run CPython with tracemalloc over the lab's bodies, one
               process per row; exit 1 when the model under-predicts one
@@ -35,7 +35,9 @@ const memmodelAbout = `Prints the model's rows at transport cap N (default: the 
               process per row; --row measures one row here and prints
               it as JSON (what each child runs)
 
-Run ` + "`boundlab memmodel SUBCOMMAND -h`" + ` for a subcommand's flags. To pin the memmodel records: ` + "`boundlab derive --only memmodel --out results`" + `.`
+Run ` + "`boundlab memmodel SUBCOMMAND -h`" + ` for a subcommand's flags. To pin the memmodel records: ` + "`boundlab derive --only memmodel --out results`" + `.
+
+` + limitsAbout
 
 func runMemmodel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
@@ -50,8 +52,13 @@ func runMemmodel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	dialect := c.String("dialect", "python", "python (the CPython model) or go (our validator's rows)")
 	wire := c.Int64("wire", 0, "transport cap the rows are built at, in bytes (0: the derived cap)")
 	asJSON := c.Bool("json", false, "print the rows as JSON")
+	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
+	}
+	l, err := lf.resolve()
+	if err != nil {
+		return c.limitsError(stderr, err)
 	}
 	if c.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
@@ -60,7 +67,10 @@ func runMemmodel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(stderr, err)
 	}
-	sc := memmodel.FullScale()
+	sc := memmodel.Scale{Cap: charge.BodyCap(l, charge.EnsureASCII, charge.Raw).Cap, Limits: l}
+	if d == charge.Go && l != charge.DefaultLimits() {
+		return c.usageError(stderr, "the Go rows are measured at the default limits only; drop the limits flags or use --dialect python")
+	}
 	if *wire != 0 {
 		if *wire < int64(memmodel.EnvelopeBytes)+16 || *wire > 1<<31 {
 			return c.usageError(stderr, "--wire must be between %d and %d bytes", memmodel.EnvelopeBytes+16, int64(1)<<31)

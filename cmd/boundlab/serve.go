@@ -32,17 +32,29 @@ func init() {
 }
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("serve", []string{"serve [--addr HOST:PORT] [--go-clients] [--stateless] [--json]"},
+	c := newCommand("serve", []string{"serve [--addr HOST:PORT] [--go-clients] [--stateless] [--json]\n" +
+		"                [--front-gate=false | --in-flight-budget SIZE] [LIMITS]"},
 		"Serves the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every tools/call is validated "+
-			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.")
+			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.\n\n"+
+			"With LIMITS the validator and the front gate enforce them, and the body cap is derived from them. --budget is "+
+			"the render budget here as in every verb; the front gate's memory budget is --in-flight-budget.\n\n"+limitsAbout)
 	addr := c.String("addr", "127.0.0.1:8080", "address to listen on")
 	goClients := c.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6, not 3)")
 	stateless := c.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 needs over HTTP")
 	asJSON := c.Bool("json", false, "announce the server as one JSON object and log JSON lines")
 	frontGate := c.Bool("front-gate", true, "bound the whole request before the SDK reads it (false: middleware only)")
-	budget := c.Int64("budget", mcpvalidate.DefaultBudgetBytes, "the in-flight memory budget in bytes (with the front gate)")
+	inflight := &sizeFlag{v: mcpvalidate.DefaultBudgetBytes}
+	c.Var(inflight, "in-flight-budget", fmt.Sprintf("the front gate's in-flight memory budget, a `SIZE` (default %s)", formatSize(mcpvalidate.DefaultBudgetBytes)))
+	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
+	}
+	l, err := lf.resolve()
+	if err != nil {
+		return c.limitsError(stderr, err)
+	}
+	if inflight.err != nil {
+		return c.limitsError(stderr, fmt.Errorf("--in-flight-budget: %w", inflight.err))
 	}
 	if c.NArg() != 0 {
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
@@ -54,7 +66,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serveOn(ctx, ln, serveOptions{goClients: *goClients, stateless: *stateless, json: *asJSON,
-		frontGate: *frontGate, budget: *budget}, stdout, stderr); err != nil {
+		frontGate: *frontGate, budget: inflight.v, limits: l}, stdout, stderr); err != nil {
 		return c.fail(stderr, err)
 	}
 	return exitOK
@@ -66,6 +78,7 @@ type serveOptions struct {
 	json      bool  // announce as JSON, log JSON lines
 	frontGate bool  // the front gate in front of the SDK
 	budget    int64 // its in-flight budget, bytes
+	limits    charge.Limits
 }
 
 // baselineAllowance is what the process holds besides in-flight requests
@@ -101,6 +114,9 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		log.Info("tools/call refused", "tool", tool, "tool_bytes", ev.ToolBytes, "stage", ev.Stage.String(),
 			"bound", ev.Bound, "leaves", ev.Leaves, "args_bytes", ev.ArgsBytes)
 	})}
+	if so.limits != (charge.Limits{}) {
+		opts = append(opts, mcpvalidate.WithLimits(so.limits))
+	}
 	if so.goClients {
 		opts = append(opts, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/derivation"
 	"github.com/theurian/boundlab/sweeps"
 )
 
@@ -36,19 +38,27 @@ type sweepJSON struct {
 	Mismatches []string                  `json:"mismatches"`
 	Seconds    float64                   `json:"seconds"`
 	Tables     map[string][]sweepRowJSON `json:"tables"`
+	Landings   []landingJSON             `json:"source_file_landings,omitempty"`
 }
 
 func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("sweep", []string{"sweep [--json] [--dialect python|go]"},
+	c := newCommand("sweep", []string{"sweep [--json] [--dialect python|go] [LIMITS]"},
 		"Proves charge's class model over every Unicode scalar value against real encoders (encoding/json, a port of "+
-			"CPython's json.dumps) and the reference renderer, and prints the class tables. Exit 1 on a mismatch.")
+			"CPython's json.dumps) and the reference renderer, and prints the class tables. Exit 1 on a mismatch.\n\n"+
+			"With LIMITS, also prints where a file of each class at MaxSourceFileBytes is stopped (schema, charge or "+
+			"the cap) under each encoder family, at those limits (what derive LIMITS derives; printed, not pinned).\n\n"+limitsAbout)
 	asJSON := c.Bool("json", false, "print the proof and the class tables as JSON")
 	dialect := c.String("dialect", "", "print only this dialect's table (python or go)")
+	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if c.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
+	}
+	l, err := lf.resolve()
+	if err != nil {
+		return c.limitsError(stderr, err)
 	}
 	dialects := charge.Dialects()
 	if *dialect != "" {
@@ -80,6 +90,17 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			out.Tables[d.String()] = append(out.Tables[d.String()], j)
 		}
 	}
+	var landings []derivation.Landing
+	if lf.given() {
+		if landings, err = derivation.Landings(l); err != nil {
+			return c.fail(stderr, err)
+		}
+		for _, j := range toDerivationJSON(derivation.Derivation{Landings: landings}).Landings {
+			if *dialect == "" || j.Dialect == *dialect {
+				out.Landings = append(out.Landings, j)
+			}
+		}
+	}
 	if *asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return c.fail(stderr, err)
@@ -103,6 +124,15 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 					r.Wire["ensure_ascii"], r.Ratio["ensure_ascii"], r.Wire["raw"], r.Ratio["raw"], r.Wire["go"], r.Ratio["go"], r.Width)
 			}
 			tw.Flush()
+		}
+		if lf.given() {
+			var mine []derivation.Landing
+			for _, ld := range landings {
+				if slices.Contains(dialects, ld.Dialect) {
+					mine = append(mine, ld)
+				}
+			}
+			printLandings(stdout, l, mine)
 		}
 	}
 	if !s.OK() {

@@ -43,14 +43,19 @@ const validateAbout = `Validates a tool call's arguments object (FILE, or - for 
 The contract is --schemas: a directory of *.schema.json files (the schema-file contract of package mcpvalidate), or a JSON file holding a saved tools/list answer (the JSON-RPC response, or its result), each tool's inputSchema its contract. Without --schemas: the seven demo tools boundlab serve publishes.`
 
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("validate", []string{"validate --tool NAME [--schemas DIR|FILE] [--json] FILE|-",
-		"validate --list [--schemas DIR|FILE] [--json]"}, validateAbout)
+	c := newCommand("validate", []string{"validate --tool NAME [--schemas DIR|FILE] [--json]\n                  [LIMITS] FILE|-",
+		"validate --list [--schemas DIR|FILE] [--json]"}, validateAbout+"\n\n"+limitsAbout)
 	tool := c.String("tool", "", "the tool whose input schema to validate against")
 	schemas := c.String("schemas", "", "the contract: a `DIR` of *.schema.json files or a saved tools/list answer")
 	asJSON := c.Bool("json", false, "print the verdict (or the list) as JSON")
 	list := c.Bool("list", false, "list the tools and where each one's schema came from")
+	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
+	}
+	l, err := lf.resolve()
+	if err != nil {
+		return c.limitsError(stderr, err)
 	}
 	switch {
 	case *list && (*tool != "" || c.NArg() > 0):
@@ -58,7 +63,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case !*list && (*tool == "" || c.NArg() != 1):
 		return c.usageError(stderr, "want --tool NAME and one FILE (or - for stdin)")
 	}
-	v, err := validatorFrom(*schemas)
+	v, err := validatorFrom(*schemas, mcpvalidate.WithLimits(l))
 	if err != nil {
 		return c.fail(stderr, err)
 	}
@@ -113,16 +118,16 @@ func listTools(c *command, v *mcpvalidate.Validator, asJSON bool, stdout, stderr
 
 // validatorFrom builds the validator for --schemas: the demo's embedded
 // schemas when empty, a directory of schema files, or a saved tools/list.
-func validatorFrom(schemas string) (*mcpvalidate.Validator, error) {
+func validatorFrom(schemas string, opts ...mcpvalidate.Option) (*mcpvalidate.Validator, error) {
 	if schemas == "" {
-		return demo.NewValidator()
+		return demo.NewValidator(opts...)
 	}
 	st, err := os.Stat(schemas)
 	if err != nil {
 		return nil, err
 	}
 	if st.IsDir() {
-		return mcpvalidate.New(mcpvalidate.WithSchemaFiles(os.DirFS(schemas), "."))
+		return mcpvalidate.New(append([]mcpvalidate.Option{mcpvalidate.WithSchemaFiles(os.DirFS(schemas), ".")}, opts...)...)
 	}
 	data, err := readInput(schemas, nil)
 	if err != nil {
@@ -132,7 +137,7 @@ func validatorFrom(schemas string) (*mcpvalidate.Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", schemas, err)
 	}
-	return mcpvalidate.New(mcpvalidate.WithTools(tools...))
+	return mcpvalidate.New(append([]mcpvalidate.Option{mcpvalidate.WithTools(tools...)}, opts...)...)
 }
 
 // listedTool is a tool as a saved tools/list answer holds it; the schema is
