@@ -47,7 +47,7 @@ const (
 //   - MaxParamsNesting 64. A tool's arguments are an object of fields; the
 //     published schemas nest two levels. 64 leaves room for any real schema and
 //     sits far below every parser on the path — the go-sdk's pre-scan leaves
-//     arguments 997 levels, CPython recurses out near 1000, sonic stops at 4096
+//     arguments 998 levels (record mcpvalidate.residual.sdk.arguments-max-depth), CPython recurses out near 1000, sonic stops at 4096
 //     — so the gate's bounded refusal answers before any of them, and a refusal's
 //     pointer never has more than 64 segments.
 //   - MaxNumberBytes 64. The longest shortest-round-trip binary64 literal is 24
@@ -99,7 +99,8 @@ func (l Limits) Validate() error {
 }
 
 // maxNestingSupported keeps the gate's frame stack and a refusal's pointer
-// small whatever the caller configures; it is the go-sdk's own arguments depth.
+// small whatever the caller configures; it is one under the go-sdk's own
+// arguments depth (record mcpvalidate.residual.sdk.arguments-max-depth).
 const maxNestingSupported = 997
 
 // Punctuation is what a dialect's whole-document render adds around and
