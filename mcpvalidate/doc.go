@@ -57,8 +57,9 @@
 //
 // FrontGate bounds the whole HTTP request before the SDK reads a byte: the
 // body cap before the read, admission against a process-wide in-flight
-// Budget (weight = body bytes × RequestPeakFactor; 503 with Retry-After
-// past MaxWait), a read deadline per body (408), and one pass over the body
+// Budget (weight = RequestWeight: a fixed cost, a cost per body byte and per
+// node the body can hold, all measured by boundlab's memory lab; 503 with
+// Retry-After past MaxWait), a read deadline per body (408), and one pass over the body
 // (strict JSON everywhere; the JSON-RPC frame; params.arguments under the
 // arguments' own limits and charge, as the middleware's gate holds them).
 // It refuses only what the SDK would mishandle (echoes, duplicates it reads

@@ -14,25 +14,43 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-// RequestPeakFactor is what the front gate weighs a request at, per wire
-// byte: the most memory one request through the guarded path (front gate,
-// go-sdk streamable HTTP handler, middleware) holds at once, over its body's
-// size. It is boundlab's measured figure rounded up, not a derivation: the
-// lab's record memmodel.go.guarded.peak-factor re-measures it and fails when
-// a measured row exceeds it.
-const RequestPeakFactor = 7
+// What the front gate weighs a request at before reading it: the most
+// memory one request through the guarded path (front gate, go-sdk streamable
+// HTTP handler, middleware) holds at once, as a fixed cost, a cost per wire
+// byte and a cost per JSON node. They are boundlab's measured figures rounded
+// up, not derivations: the memory lab's guarded rows (records
+// memmodel.go.guarded.*) are re-checked against RequestWeight by `boundlab
+// verify`, which fails when a measured row peaks above the weight.
+const (
+	// RequestPeakFactor is the cost per wire byte. The worst measured
+	// single-leaf row peaks at 8.00x (record memmodel.go.guarded.peak-factor)
+	// and the same row has measured up to 10x across fresh processes.
+	RequestPeakFactor = 11
+	// RequestFixedCost is what a request costs whatever its size: the go-sdk
+	// builds a session per stateless request (record
+	// memmodel.go.guarded.fixed-cost: about 404 KiB for a 1 KB call).
+	RequestFixedCost = 512 << 10
+	// RequestNodeCost is the cost per JSON node the SDK and the middleware
+	// decode (about 70 bytes measured on a body at the node bound).
+	RequestNodeCost = 96
+)
+
+// RequestWeight is what a request with a body of n bytes is weighed at under
+// limits l: RequestFixedCost + RequestPeakFactor×n + RequestNodeCost × the
+// most nodes such a body can hold (one per two bytes, at most the arguments'
+// node bound plus MaxEnvelopeNodes).
+func RequestWeight(n int64, l charge.Limits) int64 {
+	n = max(n, 0)
+	nodes := min(n/2+1, int64(l.MaxParamsNodes)+MaxEnvelopeNodes)
+	return RequestFixedCost + RequestPeakFactor*n + RequestNodeCost*nodes
+}
 
 // Front gate defaults.
 const (
-	// DefaultBudgetBytes is the in-flight budget a front gate builds when it
-	// is given none: two at-cap requests at the default limits and
-	// RequestPeakFactor, plus the small lane's reserve.
-	DefaultBudgetBytes = 2*26_214_400*RequestPeakFactor + DefaultSmallReserve
-	// DefaultSmallReserve is the small lane's share of the default budget.
+	// DefaultSmallReserve is the small lane's share of a default budget.
 	DefaultSmallReserve = 32 << 20
-	// DefaultSmallWeight is the most a request may weigh to use the small
-	// lane: a 64 KiB body at RequestPeakFactor.
-	DefaultSmallWeight = (64 << 10) * RequestPeakFactor
+	// DefaultSmallBody is the largest body the small lane takes.
+	DefaultSmallBody = 64 << 10
 	// DefaultMaxWait is how long a request waits for budget before a 503.
 	DefaultMaxWait = 5 * time.Second
 	// DefaultBodyReadBase and DefaultMinBodyRate give a body read its
@@ -42,10 +60,24 @@ const (
 	DefaultMinBodyRate  = 1 << 20 // bytes per second
 )
 
+// DefaultBudgetBytes is the in-flight budget a front gate builds when it is
+// given none: one request at the body cap, plus DefaultSmallReserve for
+// small calls beside it.
+func (v *Validator) DefaultBudgetBytes() int64 {
+	return RequestWeight(v.body.Cap, v.cfg.limits) + DefaultSmallReserve
+}
+
+// NewBudget builds a budget of total bytes with the default small lane (a
+// DefaultSmallReserve reserve for bodies up to DefaultSmallBody), weighed
+// under v's limits.
+func (v *Validator) NewBudget(total int64) (*Budget, error) {
+	return NewBudget(total, DefaultSmallReserve, RequestWeight(DefaultSmallBody, v.cfg.limits))
+}
+
 // FrontGateOptions configure FrontGate. The zero value is the defaults.
 type FrontGateOptions struct {
 	// Budget is the process's in-flight budget, shared by every front gate
-	// of the process; nil builds one of DefaultBudgetBytes for this gate.
+	// of the process; nil builds one of v.DefaultBudgetBytes() for this gate.
 	Budget *Budget
 	// MaxWait is how long a request waits for budget (0: DefaultMaxWait).
 	MaxWait time.Duration
@@ -97,7 +129,7 @@ func (v *Validator) FrontGate(next http.Handler, o *FrontGateOptions) (*FrontGat
 	fg := &FrontGate{v: v, next: next, budget: o.Budget, env: env,
 		maxWait: o.MaxWait, base: o.BodyReadBase, rate: o.MinBodyRate, hook: o.RefusalHook}
 	if fg.budget == nil {
-		if fg.budget, err = NewBudget(DefaultBudgetBytes, DefaultSmallReserve, DefaultSmallWeight); err != nil {
+		if fg.budget, err = v.NewBudget(v.DefaultBudgetBytes()); err != nil {
 			return nil, err
 		}
 	}
@@ -120,8 +152,9 @@ func (v *Validator) FrontGate(next http.Handler, o *FrontGateOptions) (*FrontGat
 // Budget is the in-flight budget the gate admits against.
 func (fg *FrontGate) Budget() *Budget { return fg.budget }
 
-// Weight is what a request with a body of n bytes is weighed at.
-func (fg *FrontGate) Weight(n int64) int64 { return max(n, 1) * RequestPeakFactor }
+// Weight is what a request with a body of n bytes is weighed at
+// (RequestWeight under the validator's limits).
+func (fg *FrontGate) Weight(n int64) int64 { return RequestWeight(n, fg.v.cfg.limits) }
 
 // Check reads one JSON-RPC message as the front gate does, without HTTP: the
 // envelope it admitted, or the refusal (a *FrontRefusal) it answers with.

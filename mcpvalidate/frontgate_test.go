@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
@@ -257,7 +258,7 @@ func TestFrontGateReleasesAndSheds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := mcpvalidate.NewBudget(int64(26_214_400)*mcpvalidate.RequestPeakFactor+1000, 1000, 1000)
+	b, err := mcpvalidate.NewBudget(mcpvalidate.RequestWeight(v.MaxRequestBodyBytes(), v.Limits())+1000, 1000, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestFrontGateBudgetMustHoldOneAtCapRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	atCap := v.MaxRequestBodyBytes() * mcpvalidate.RequestPeakFactor
+	atCap := mcpvalidate.RequestWeight(v.MaxRequestBodyBytes(), v.Limits())
 	for _, c := range []struct {
 		general int64
 		ok      bool
@@ -342,7 +343,33 @@ func TestFrontGateBudgetMustHoldOneAtCapRequest(t *testing.T) {
 			t.Errorf("general capacity %d (one at-cap request weighs %d): err %v", c.general, atCap, err)
 		}
 	}
-	if _, err := v.FrontGate(http.NotFoundHandler(), nil); err != nil {
-		t.Errorf("the default budget: %v", err)
+	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	if err != nil {
+		t.Fatalf("the default budget: %v", err)
+	}
+	if got, want := fg.Budget().General(), atCap; got != want {
+		t.Errorf("the default budget's general capacity %d, want exactly one at-cap request (%d)", got, want)
+	}
+	if fg.Budget().Total() != v.DefaultBudgetBytes() {
+		t.Errorf("default budget %d, DefaultBudgetBytes %d", fg.Budget().Total(), v.DefaultBudgetBytes())
+	}
+}
+
+// RequestWeight: a fixed cost, a cost per byte and per node the body can
+// hold (one per two bytes, up to the node bounds).
+func TestRequestWeight(t *testing.T) {
+	l := charge.DefaultLimits()
+	maxNodes := int64(l.MaxParamsNodes) + mcpvalidate.MaxEnvelopeNodes
+	for _, c := range []struct {
+		n, want int64
+	}{
+		{0, mcpvalidate.RequestFixedCost + mcpvalidate.RequestNodeCost},
+		{1024, mcpvalidate.RequestFixedCost + mcpvalidate.RequestPeakFactor*1024 + mcpvalidate.RequestNodeCost*513},
+		{2 * maxNodes, mcpvalidate.RequestFixedCost + mcpvalidate.RequestPeakFactor*2*maxNodes + mcpvalidate.RequestNodeCost*maxNodes},
+		{2*maxNodes + 2, mcpvalidate.RequestFixedCost + mcpvalidate.RequestPeakFactor*(2*maxNodes+2) + mcpvalidate.RequestNodeCost*maxNodes},
+	} {
+		if got := mcpvalidate.RequestWeight(c.n, l); got != c.want {
+			t.Errorf("RequestWeight(%d) = %d, want %d", c.n, got, c.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
@@ -102,4 +103,35 @@ func TestGoGateRefusalAllocatesNothing(t *testing.T) {
 		t.Errorf("outcome %q, allocated %d", m.Outcome, m.TotalAlloc)
 	}
 	_ = div
+}
+
+// The guarded path at 1/64 of the cap, in fresh processes. A hostile
+// envelope never reaches the SDK: it costs the gate's body buffer, counted
+// in full because the pools are emptied before the measured call (a row
+// measured with the buffer already pooled would read near zero). A call
+// costs at most what it costs unguarded (the fit) plus that buffer.
+func TestGoGuardedSmallScale(t *testing.T) {
+	const div = 64
+	sc := FullScale().Scaled(div)
+	for _, name := range []string{"echo/del", "dup-name/ascii", "invalid-utf8/ascii"} {
+		m := measureChild(t, name, PathGuarded, div)
+		// The envelope's refusal is a JSON-RPC error; the arguments' is the
+		// middleware's shape (a tool result with isError), from the gate.
+		refused := strings.HasPrefix(m.Outcome, "http 400 jsonrpc error") || m.Outcome == "http 200 refused (isError)"
+		if !refused || m.PeakLive < m.Wire || m.PeakLive > m.Wire+m.Wire/4+64<<10 {
+			t.Errorf("%s: %s, peak %d at %d wire bytes", name, m.Outcome, m.PeakLive, m.Wire)
+		}
+	}
+	for _, name := range []string{"del", "arabic-at-budget"} {
+		s, err := ShapeNamed(sc, false, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := measureChild(t, name, PathGuarded, div)
+		fit := GoHTTPModel(s, charge.DefaultLimits()) + m.Wire
+		if m.PeakLive > fit || m.PeakLive < m.Wire || m.Outcome != "http 200 refused (isError)" {
+			t.Errorf("%s: %s, peak %d, fit + buffer %d", name, m.Outcome, m.PeakLive, fit)
+		}
+		t.Logf("%s: peak %.2fx wire", name, float64(m.PeakLive)/float64(m.Wire))
+	}
 }

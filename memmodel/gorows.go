@@ -48,6 +48,8 @@ type GoRow struct {
 	HTTPRatio      float64 `json:"http_peak_over_wire"`
 	HTTPAllocRatio float64 `json:"http_alloc_over_wire"`
 	HTTPModel      int64   `json:"http_model_bytes"`
+	GuardedPeak    int64   `json:"guarded_peak_bytes"`
+	GuardedRatio   float64 `json:"guarded_peak_over_wire"`
 	CheckModel     int64   `json:"middleware_model_bytes"`
 	Measured       bool    `json:"measured"` // false: no pinned row at this scale, the models only
 	Outcome        string  `json:"outcome"`
@@ -89,6 +91,9 @@ func GoTable(sc Scale) ([]GoRow, error) {
 				row.HTTPPeak = m.PeakLive
 				row.HTTPRatio = float64(m.PeakLive) / float64(m.Wire)
 				row.HTTPAllocRatio = float64(m.TotalAlloc) / float64(m.Wire)
+			case PathGuarded:
+				row.GuardedPeak = m.PeakLive
+				row.GuardedRatio = float64(m.PeakLive) / float64(m.Wire)
 			}
 		}
 		row.Measured = found

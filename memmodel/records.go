@@ -184,16 +184,24 @@ func FamilyOfName(s string) string {
 
 // goRecords are the pinned Go rows as measured records, the middleware model
 // beside each as a derived one; a pinned middleware row above its model fails
-// the producer.
+// the producer, and so does a guarded row whose peak over its wire bytes
+// exceeds mcpvalidate.RequestPeakFactor (guardedRecords).
 func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
 	rows, err := PinnedGoRows()
 	if err != nil {
 		return nil, err
 	}
+	gate := map[string]Shape{}
+	for _, s := range GateShapes(sc) {
+		gate[s.Name] = s
+	}
 	var out []results.Record
 	mods := linkedModules("github.com/modelcontextprotocol/go-sdk", "github.com/bytedance/sonic", "github.com/santhosh-tekuri/jsonschema/v6")
 	for _, m := range rows {
 		s, ok := byName[m.Shape]
+		if !ok {
+			s, ok = gate[m.Shape]
+		}
 		if !ok {
 			return nil, fmt.Errorf("%s: pinned row %q names a shape the lab no longer builds", GoRowsFile, m.Shape)
 		}
@@ -201,34 +209,12 @@ func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
 		if st.Wire != m.Wire || st.ArgsWire != m.ArgsWire {
 			return nil, fmt.Errorf("%s: shape %s now builds %d wire bytes; the pinned row measured %d: re-run measure-go", GoRowsFile, m.Shape, st.Wire, m.Wire)
 		}
-		inst := fmt.Sprintf("%s; %d wire bytes, %d arguments bytes; outcome %s", s.Describe(), m.Wire, m.ArgsWire, m.Outcome)
-		what := "mcpvalidate's (*Validator).Check, from the raw arguments to the refusal or the handler call"
-		if m.Path == PathHTTP {
-			what = "one whole HTTP request: go-sdk v1.8.0 streamable handler (stateless, JSON responses) with mcpvalidate's middleware"
+		out = append(out, rowRecords(s, m, mods)...)
+		if s.Frame != FrameCall {
+			continue // the fitted models price single-leaf calls only
 		}
-		src := "runtime/metrics " + heapObjects + " sampled in a busy goroutine at GOGC=2 (at least 16 readings during the call), above a post-GC baseline, after a warm-up and four at-size calls, one fresh process per row: `boundlab memmodel measure-go --out " + GoRowsFile + "`"
-		out = append(out,
-			results.Record{
-				ID:    fmt.Sprintf("memmodel.go.%s.%s.peak-live", m.Path, m.Shape),
-				Title: "our validator's peak live heap in steady state: " + what,
-				Value: float64(m.PeakLive), Unit: "bytes", Instance: inst, Method: results.Measured,
-				Source: src, Tolerance: float64(max(m.PeakLive/10, 1<<20)), Build: build(mods),
-			},
-			results.Record{
-				ID:    fmt.Sprintf("memmodel.go.%s.%s.first-alloc", m.Path, m.Shape),
-				Title: "our validator's allocation on the first call at this size (pooled buffers still small): " + what,
-				Value: float64(m.FirstAlloc), Unit: "bytes", Instance: inst, Method: results.Measured,
-				Source:    "runtime/metrics /gc/heap/allocs:bytes around the first at-size call after an 8-byte warm-up call, one fresh process per row: `boundlab memmodel measure-go --out " + GoRowsFile + "`",
-				Tolerance: float64(max(m.FirstAlloc/20, 1<<20)), Build: build(mods),
-			},
-			results.Record{
-				ID:    fmt.Sprintf("memmodel.go.%s.%s.total-alloc", m.Path, m.Shape),
-				Title: "our validator's total allocation per call in steady state (after three at-size calls): " + what,
-				Value: float64(m.TotalAlloc), Unit: "bytes", Instance: inst, Method: results.Measured,
-				Source:    "runtime/metrics /gc/heap/allocs:bytes, before and after, one fresh process per row: `boundlab memmodel measure-go --out " + GoRowsFile + "`",
-				Tolerance: float64(max(m.TotalAlloc/20, 1<<20)), Build: build(mods),
-			})
-		if m.Path == PathHTTP {
+		switch m.Path {
+		case PathHTTP:
 			model := GoHTTPModel(s, sc.Limits)
 			if m.PeakLive > model {
 				return nil, fmt.Errorf("%s: %s peaked at %d through HTTP, above the whole-request fit's %d", GoRowsFile, m.Shape, m.PeakLive, model)
@@ -243,24 +229,70 @@ func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
 				Source:   "memmodel.GoHTTPModel(shape, charge.DefaultLimits())",
 				Build:    build(nil),
 			})
-			continue
+		case PathCheck:
+			model := GoMiddlewareModel(s, sc.Limits)
+			if m.TotalAlloc > model || m.FirstAlloc > model {
+				return nil, fmt.Errorf("%s: %s allocated %d (first call %d) through Check, above the middleware model's %d", GoRowsFile, m.Shape, m.TotalAlloc, m.FirstAlloc, model)
+			}
+			out = append(out, results.Record{
+				ID:       fmt.Sprintf("memmodel.go.check.%s.model", m.Shape),
+				Title:    "the middleware model's bound on Check's allocation: 0 on a gate refusal, else arguments (sonic's copy) + 2 x landed (v6's copies) + GoFixed",
+				Value:    float64(model),
+				Unit:     "bytes",
+				Instance: fmt.Sprintf("%s; %d arguments bytes", s.Describe(), m.ArgsWire),
+				Method:   results.Derived,
+				Source:   "memmodel.GoMiddlewareModel(shape, charge.DefaultLimits())",
+				Build:    build(nil),
+			})
 		}
-		model := GoMiddlewareModel(s, sc.Limits)
-		if m.TotalAlloc > model || m.FirstAlloc > model {
-			return nil, fmt.Errorf("%s: %s allocated %d (first call %d) through Check, above the middleware model's %d", GoRowsFile, m.Shape, m.TotalAlloc, m.FirstAlloc, model)
-		}
-		out = append(out, results.Record{
-			ID:       fmt.Sprintf("memmodel.go.check.%s.model", m.Shape),
-			Title:    "the middleware model's bound on Check's allocation: 0 on a gate refusal, else arguments (sonic's copy) + 2 x landed (v6's copies) + GoFixed",
-			Value:    float64(model),
-			Unit:     "bytes",
-			Instance: fmt.Sprintf("%s; %d arguments bytes", s.Describe(), m.ArgsWire),
-			Method:   results.Derived,
-			Source:   "memmodel.GoMiddlewareModel(shape, charge.DefaultLimits())",
-			Build:    build(nil),
-		})
 	}
-	return out, nil
+	g, err := guardedRecords(rows, gate)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, g...), nil
+}
+
+// rowRecords are one pinned row's measured records: its peak, its first
+// call's allocation and its steady allocation.
+func rowRecords(s Shape, m GoMeasurement, mods map[string]string) []results.Record {
+	inst := fmt.Sprintf("%s; %d wire bytes, %d arguments bytes; outcome %s", s.Describe(), m.Wire, m.ArgsWire, m.Outcome)
+	var what string
+	switch m.Path {
+	case PathCheck:
+		what = "mcpvalidate's (*Validator).Check, from the raw arguments to the refusal or the handler call"
+	case PathHTTP:
+		what = "one whole HTTP request: go-sdk v1.8.0 streamable handler (stateless, JSON responses) with mcpvalidate's middleware"
+	default:
+		what = "one whole HTTP request behind mcpvalidate's front gate, as `boundlab serve --stateless` runs it (demo.Guarded: the gate's pooled body buffer, then the go-sdk v1.8.0 streamable handler, stateless, SSE answers, with the middleware)"
+	}
+	procs := "one fresh process per row"
+	if m.Processes > 1 {
+		procs = fmt.Sprintf("the highest of %d fresh processes", m.Processes)
+	}
+	peakSrc := "runtime/metrics " + heapObjects + " sampled in a busy goroutine at GOGC=2 (at least five calls and 16 readings during them), above a baseline taken after two collections (which empty every sync.Pool, so a pooled buffer the call uses is allocated inside it), after a warm-up and four at-size calls, " + procs + ": `boundlab memmodel measure-go --out " + GoRowsFile + "`"
+	return []results.Record{
+		{
+			ID:    fmt.Sprintf("memmodel.go.%s.%s.peak-live", m.Path, m.Shape),
+			Title: "our validator's peak live heap in steady state: " + what,
+			Value: float64(m.PeakLive), Unit: "bytes", Instance: inst, Method: results.Measured,
+			Source: peakSrc, Tolerance: float64(max(m.PeakLive/10, 1<<20)), Build: build(mods),
+		},
+		{
+			ID:    fmt.Sprintf("memmodel.go.%s.%s.first-alloc", m.Path, m.Shape),
+			Title: "our validator's allocation on the first call at this size (pooled buffers still small): " + what,
+			Value: float64(m.FirstAlloc), Unit: "bytes", Instance: inst, Method: results.Measured,
+			Source:    "runtime/metrics /gc/heap/allocs:bytes around the first at-size call after an 8-byte warm-up call, " + procs + ": `boundlab memmodel measure-go --out " + GoRowsFile + "`",
+			Tolerance: float64(max(m.FirstAlloc/20, 1<<20)), Build: build(mods),
+		},
+		{
+			ID:    fmt.Sprintf("memmodel.go.%s.%s.total-alloc", m.Path, m.Shape),
+			Title: "our validator's total allocation per call in steady state (after three at-size calls): " + what,
+			Value: float64(m.TotalAlloc), Unit: "bytes", Instance: inst, Method: results.Measured,
+			Source:    "runtime/metrics /gc/heap/allocs:bytes, before and after, " + procs + ": `boundlab memmodel measure-go --out " + GoRowsFile + "`",
+			Tolerance: float64(max(m.TotalAlloc/20, 1<<20)), Build: build(mods),
+		},
+	}
 }
 
 // linkedModules is each module's version as linked into this binary.

@@ -35,6 +35,71 @@ type Shape struct {
 	Segments []Segment
 	Encoder  charge.Encoder // how the client put the leaf on the wire: Raw or EnsureASCII
 	Verdict  Verdict
+	Frame    Frame // the bytes around the leaf; the zero value is a well-formed call
+}
+
+// Frame is what a body puts around its leaf. Every frame but FrameCall is a
+// hostile envelope the front gate refuses before the SDK decodes it; the
+// CPython model prices FrameCall bodies only.
+type Frame uint8
+
+const (
+	// FrameCall is a well-formed knowledge.search call.
+	FrameCall Frame = iota
+	// FrameEcho makes params.name a number: the go-sdk echoes such a body's
+	// params into its error answer (issue 9's 5.00x answer).
+	FrameEcho
+	// FrameDupName repeats "query" after the leaf inside the arguments.
+	FrameDupName
+	// FrameInvalidUTF8 puts one 0xFF byte in front of the leaf.
+	FrameInvalidUTF8
+	// FrameNodes is a well-formed call whose arguments add an array of
+	// NodesFrameZeros zeros after the leaf: the most nodes the arguments'
+	// node bound (charge.DefaultLimits().MaxParamsNodes) admits, at two
+	// bytes each. The front gate admits it; the schema refuses the extra
+	// member only after every layer has decoded it.
+	FrameNodes
+)
+
+// NodesFrameZeros is FrameNodes' array length: the node bound less the
+// arguments object, its three member names, its two string values and the
+// array itself (the gate counts containers, member names and values).
+var NodesFrameZeros = charge.DefaultLimits().MaxParamsNodes - 7
+
+// frameBytes are a frame's envelope and arguments prefixes and suffixes.
+type frameBytes struct{ envPrefix, envSuffix, argsPrefix, argsSuffix string }
+
+func (f Frame) bytes() frameBytes {
+	b := frameBytes{envelopePrefix, envelopeSuffix, argsPrefix, argsSuffix}
+	switch f {
+	case FrameEcho:
+		b.envPrefix = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1,"arguments":` + argsPrefix
+	case FrameDupName:
+		b.envSuffix, b.argsSuffix = `","query":"x"}}}`, `","query":"x"}`
+	case FrameInvalidUTF8:
+		b.envPrefix, b.argsPrefix = envelopePrefix+"\xff", argsPrefix+"\xff"
+	case FrameNodes:
+		zeros := `","n":[` + strings.Repeat("0,", NodesFrameZeros-1) + `0]`
+		b.envSuffix, b.argsSuffix = zeros+"}}}", zeros+"}"
+	}
+	return b
+}
+
+// String names the frame.
+func (f Frame) String() string {
+	switch f {
+	case FrameCall:
+		return "call"
+	case FrameEcho:
+		return "params.name a number"
+	case FrameDupName:
+		return "duplicate name in the arguments"
+	case FrameInvalidUTF8:
+		return "one invalid UTF-8 byte before the leaf"
+	case FrameNodes:
+		return "an array of " + strconv.Itoa(NodesFrameZeros) + " zeros after the leaf"
+	}
+	return "frame(" + strconv.Itoa(int(f)) + ")"
 }
 
 // The envelope around the leaf: a knowledge.search call as the seed's
@@ -82,6 +147,9 @@ func PEP393Kind(r rune) int {
 func (s Shape) Validate() error {
 	if s.Encoder != charge.Raw && s.Encoder != charge.EnsureASCII {
 		return fmt.Errorf("shape %s: encoder %v is not raw or ensure_ascii", s.Name, s.Encoder)
+	}
+	if s.Frame > FrameNodes {
+		return fmt.Errorf("shape %s: unknown frame", s.Name)
 	}
 	if s.Verdict != Refuses && s.Verdict != Accepts {
 		return fmt.Errorf("shape %s: no verdict", s.Name)
@@ -141,8 +209,9 @@ func (s Shape) Stats() Stats {
 	if doubles {
 		st.Rendered += singles // repr escapes every ' when it delimits with '
 	}
-	st.Wire = int64(EnvelopeBytes) + st.LeafWire
-	st.ArgsWire = int64(len(argsPrefix)+len(argsSuffix)) + st.LeafWire
+	fb := s.Frame.bytes()
+	st.Wire = int64(len(fb.envPrefix)+len(fb.envSuffix)) + st.LeafWire
+	st.ArgsWire = int64(len(fb.argsPrefix)+len(fb.argsSuffix)) + st.LeafWire
 	st.Charge = int64(charge.Python.StringWidth("projectId")+charge.Python.StringWidth("demo")+
 		charge.Python.StringWidth("query")) + st.Rendered
 	return st
@@ -151,20 +220,22 @@ func (s Shape) Stats() Stats {
 // Body builds the request body.
 func (s Shape) Body() []byte {
 	st := s.Stats()
+	fb := s.Frame.bytes()
 	b := make([]byte, 0, st.Wire)
-	b = append(b, envelopePrefix...)
+	b = append(b, fb.envPrefix...)
 	b = s.appendLeaf(b)
-	return append(b, envelopeSuffix...)
+	return append(b, fb.envSuffix...)
 }
 
 // Arguments builds the arguments object alone: the bytes a go-sdk middleware
 // receives as CallToolParamsRaw.Arguments.
 func (s Shape) Arguments() []byte {
 	st := s.Stats()
+	fb := s.Frame.bytes()
 	b := make([]byte, 0, st.ArgsWire)
-	b = append(b, argsPrefix...)
+	b = append(b, fb.argsPrefix...)
 	b = s.appendLeaf(b)
-	return append(b, argsSuffix...)
+	return append(b, fb.argsSuffix...)
 }
 
 func (s Shape) appendLeaf(b []byte) []byte {
@@ -214,6 +285,13 @@ func (s Shape) Describe() string {
 	v := "schema refuses (maxLength)"
 	if s.Verdict == Accepts {
 		v = "schema accepts"
+	}
+	switch s.Frame {
+	case FrameCall:
+	case FrameNodes:
+		v += "; " + s.Frame.String()
+	default:
+		v += "; hostile envelope: " + s.Frame.String()
 	}
 	return fmt.Sprintf("knowledge.search query = %s; %s-encoded; %s", strings.Join(parts, " + "), s.Encoder, v)
 }

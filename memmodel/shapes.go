@@ -41,7 +41,13 @@ func (s Scale) Scaled(div int64) Scale {
 // fill is how many r fit in the wire bytes the cap leaves after the envelope
 // and the given singletons.
 func fill(sc Scale, e charge.Encoder, r rune, singles ...rune) int {
-	room := sc.Cap - int64(EnvelopeBytes)
+	return fillFrame(sc, FrameCall, e, r, singles...)
+}
+
+// fillFrame is fill around frame f's envelope.
+func fillFrame(sc Scale, f Frame, e charge.Encoder, r rune, singles ...rune) int {
+	fb := f.bytes()
+	room := sc.Cap - int64(len(fb.envPrefix)+len(fb.envSuffix))
 	for _, s := range singles {
 		room -= int64(e.RuneWireBytes(s))
 	}
@@ -122,6 +128,39 @@ func ValidShapes(sc Scale) []Shape {
 	return []Shape{
 		{Name: "cjk-at-cap/valid", Segments: []Segment{seg(CJK, fill(sc, raw, CJK))}, Encoder: raw, Verdict: Accepts},
 		{Name: "ascii,2byte,astral-at-budget/valid", Segments: []Segment{seg(ASCII, chargeFill(sc, ASCII, Cyrillic, Emoji)), seg(Cyrillic, 1), seg(Emoji, 1)}, Encoder: raw, Verdict: Accepts},
+	}
+}
+
+// underGoBudget is how many ASCII fit in frame f at the cap and under the
+// Go dialect's charge budget (one byte each), with room for the names and
+// the short values: so the front gate refuses the body for its frame, not
+// for its charge.
+func underGoBudget(sc Scale, f Frame) int {
+	return min(fillFrame(sc, f, charge.Raw, ASCII), int(sc.Limits.MaxParamsRenderedChars)-64)
+}
+
+// SmallCallBytes is the wire size of GateShapes' small valid call: the
+// typical call the front gate's small lane is for.
+const SmallCallBytes = 1024
+
+// GateShapes are the front gate's own shapes, measured through the HTTP
+// paths only (the CPython model does not price them): the hostile envelopes
+// the gate refuses before the SDK decodes a byte (issue 9's echo-shaped
+// params with a numeric params.name over a DEL leaf at the cap; duplicate
+// names in the arguments and invalid UTF-8, each at the Go charge budget so
+// that the frame, not the charge, is what the gate refuses), one small valid
+// call of SmallCallBytes, whose cost is the SDK's fixed cost, not a
+// multiple of its bytes, and a call at the arguments' node bound (about
+// 200 KB), whose cost is per node. The last two are the same at every scale.
+func GateShapes(sc Scale) []Shape {
+	raw := charge.Raw
+	small := SmallCallBytes - EnvelopeBytes
+	return []Shape{
+		{Name: "echo/del", Segments: []Segment{seg(DEL, fillFrame(sc, FrameEcho, raw, DEL))}, Encoder: raw, Verdict: Refuses, Frame: FrameEcho},
+		{Name: "dup-name/ascii", Segments: []Segment{seg(ASCII, underGoBudget(sc, FrameDupName))}, Encoder: raw, Verdict: Refuses, Frame: FrameDupName},
+		{Name: "invalid-utf8/ascii", Segments: []Segment{seg(ASCII, underGoBudget(sc, FrameInvalidUTF8))}, Encoder: raw, Verdict: Refuses, Frame: FrameInvalidUTF8},
+		{Name: "small-1k/valid", Segments: []Segment{seg(ASCII, small)}, Encoder: raw, Verdict: Accepts},
+		{Name: "nodes-at-bound", Segments: []Segment{seg(ASCII, 1)}, Encoder: raw, Verdict: Refuses, Frame: FrameNodes},
 	}
 }
 

@@ -24,7 +24,7 @@ var memmodelSynopsis = []string{
 	"memmodel [--dialect python|go] [--wire N] [--json] [LIMITS]",
 	"memmodel calibrate --python PATH [--div N] [--out FILE] [--json]",
 	"memmodel measure-go [--div N] [--out FILE] [--json]",
-	"memmodel measure-go --row SHAPE [--path check|http] [--div N]",
+	"memmodel measure-go --row SHAPE [--path check|http|guarded]\n                [--div N]",
 }
 
 const memmodelAbout = `Prints the model's rows at transport cap N (default: the cap derived from the limits), with the pinned calibration beside them (python) or our validator's measured rows (go). With LIMITS the python rows are built at those limits' cap and budget (printed, not pinned; the calibration and the Go rows exist at the defaults only).

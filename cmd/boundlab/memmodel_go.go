@@ -20,7 +20,7 @@ func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
 	out := c.String("out", "", "write the rows to `FILE` (full scale only; the pinned file is "+memmodel.GoRowsFile+")")
 	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of a table as they come")
 	row := c.String("row", "", "measure only the row of this `SHAPE`, here, and print it as JSON")
-	path := c.String("path", string(memmodel.PathCheck), "with --row: the path measured, check or http")
+	path := c.String("path", string(memmodel.PathCheck), "with --row: the path measured, check, http or guarded")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -44,7 +44,7 @@ func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(tw, "shape\tpath\targs B\tpeak live B\tx args\ttotal alloc B\tx args\toutcome")
 	}
 	rows, err := memmodel.MeasureGo(context.Background(), []string{exe, "memmodel", "measure-go"},
-		memmodel.CalibrationShapes(sc, *div == 1), memmodel.GoPaths, *div, func(m memmodel.GoMeasurement) {
+		append(memmodel.CalibrationShapes(sc, *div == 1), memmodel.GateShapes(sc)...), memmodel.GoPaths, *div, func(m memmodel.GoMeasurement) {
 			if *asJSON {
 				return
 			}
@@ -77,7 +77,7 @@ func measureGoRow(c *command, shape string, path memmodel.GoPath, div int64, std
 		known = known || p == path
 	}
 	if !known {
-		return c.usageError(stderr, "--path must be %s or %s", memmodel.PathCheck, memmodel.PathHTTP)
+		return c.usageError(stderr, "--path must be %s, %s or %s", memmodel.PathCheck, memmodel.PathHTTP, memmodel.PathGuarded)
 	}
 	s, err := memmodel.ShapeNamed(memmodel.FullScale().Scaled(div), div == 1, shape)
 	if err != nil {
@@ -107,20 +107,21 @@ func printGoRows(c *command, sc memmodel.Scale, asJSON bool, stdout, stderr io.W
 	fmt.Fprintln(stdout, "Our validator's per-request memory (pinned Go rows), beside the CPython model's peak for the same body")
 	fmt.Fprintln(stdout)
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\twire B\tmiddleware peak MiB\tx args\tmiddleware model MiB\tHTTP peak MiB\tx wire\tHTTP fit MiB\tHTTP alloc x\tpython pred MiB\tpython/go\tgo outcome\t")
+	fmt.Fprintln(tw, "shape\twire B\tmiddleware peak MiB\tx args\tmiddleware model MiB\tHTTP peak MiB\tx wire\tHTTP fit MiB\tHTTP alloc x\tguarded peak MiB\tx wire\tpython pred MiB\tpython/go\tgo outcome\t")
 	for _, r := range rows {
 		if !r.Measured {
-			fmt.Fprintf(tw, "%s\t%d\t-\t-\t%.1f\t-\t-\t%.1f\t-\t%.1f\t-\t%s\t\n", r.Shape, r.Wire, mib(r.CheckModel),
+			fmt.Fprintf(tw, "%s\t%d\t-\t-\t%.1f\t-\t-\t%.1f\t-\t-\t-\t%.1f\t-\t%s\t\n", r.Shape, r.Wire, mib(r.CheckModel),
 				mib(r.HTTPModel), mib(r.PythonPeak), r.Outcome)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.1f\t%.1f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t\n", r.Shape, r.Wire, mib(r.CheckPeak), r.CheckRatio,
-			mib(r.CheckModel), mib(r.HTTPPeak), r.HTTPRatio, mib(r.HTTPModel), r.HTTPAllocRatio, mib(r.PythonPeak), r.PythonOverGo, r.Outcome)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.1f\t%.1f\t%.2f\t%.1f\t%.1f\t%.1f\t%.2f\t%.1f\t%.1f\t%s\t\n", r.Shape, r.Wire, mib(r.CheckPeak), r.CheckRatio,
+			mib(r.CheckModel), mib(r.HTTPPeak), r.HTTPRatio, mib(r.HTTPModel), r.HTTPAllocRatio, mib(r.GuardedPeak), r.GuardedRatio, mib(r.PythonPeak), r.PythonOverGo, r.Outcome)
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\npeak: runtime/metrics "+"/memory/classes/heap/objects:bytes sampled in a busy goroutine, GOGC=2, steady state (after a warm-up and four at-size calls), one process per row, above the baseline")
 	fmt.Fprintln(stdout, "middleware model: memmodel.GoMiddlewareModel; '-': no pinned row for this body (pinned rows are at the derived cap)")
 	fmt.Fprintln(stdout, "HTTP fit: memmodel.GoHTTPModel = 6 x wire + middleware model + 4 MiB, fitted to these rows")
+	fmt.Fprintln(stdout, "guarded: the whole request behind the front gate (demo.Guarded), the highest of several processes; the front gate weighs it at mcpvalidate.RequestPeakFactor x wire")
 	fmt.Fprintln(stdout, "python pred: memmodel.Predict with pydantic_core.from_json; python/go = python pred / HTTP peak")
 	return exitOK
 }

@@ -43,8 +43,8 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	stateless := c.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 needs over HTTP")
 	asJSON := c.Bool("json", false, "announce the server as one JSON object and log JSON lines")
 	frontGate := c.Bool("front-gate", true, "bound the whole request before the SDK reads it (false: middleware only)")
-	inflight := &sizeFlag{v: mcpvalidate.DefaultBudgetBytes}
-	c.Var(inflight, "in-flight-budget", fmt.Sprintf("the front gate's in-flight memory budget, a `SIZE` (default %s)", formatSize(mcpvalidate.DefaultBudgetBytes)))
+	inflight := &sizeFlag{}
+	c.Var(inflight, "in-flight-budget", "the front gate's in-flight memory budget, a `SIZE` (default: one request at the body cap + 32 MiB)")
 	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -151,7 +151,11 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	ann := serveAnnouncement{URL: "http://" + ln.Addr().String() + demo.Path, Tools: v.Tools(),
 		MaxRequestBodyBytes: v.MaxRequestBodyBytes(), FrontGate: so.frontGate}
 	if so.frontGate {
-		b, err := mcpvalidate.NewBudget(so.budget, mcpvalidate.DefaultSmallReserve, mcpvalidate.DefaultSmallWeight)
+		total := so.budget
+		if total == 0 {
+			total = v.DefaultBudgetBytes()
+		}
+		b, err := v.NewBudget(total)
 		if err != nil {
 			return err
 		}
@@ -177,7 +181,8 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
 		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
 		if so.frontGate {
-			fmt.Fprintf(stdout, "  front gate: in-flight budget %d bytes (a request weighs %dx its body)\n", ann.BudgetBytes, mcpvalidate.RequestPeakFactor)
+			fmt.Fprintf(stdout, "  front gate: in-flight budget %d bytes (a request weighs %d + %dx its body + %d per node it can hold)\n",
+				ann.BudgetBytes, mcpvalidate.RequestFixedCost, mcpvalidate.RequestPeakFactor, mcpvalidate.RequestNodeCost)
 			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (budget + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(baselineAllowance))
 		} else {
 			fmt.Fprintln(stdout, "  front gate: off (the SDK reads every body; no in-flight bound)")
