@@ -196,7 +196,7 @@ func scanParagraph(file string, para paragraph, byID map[string]Record, allowed 
 	var quotes []Quote
 	at := fmt.Sprintf("%s:%d", file, para.line)
 	text := para.text
-	for _, m := range docLink.FindAllStringSubmatch(text, -1) {
+	for _, m := range docLink.FindAllStringSubmatch(codeSpan.ReplaceAllString(text, " "), -1) {
 		r, ok := byID[m[2]]
 		if !ok {
 			probs = append(probs, Problem{Kind: "doc-figure", ID: m[2], Detail: at + " links a record no producer makes"})
@@ -216,9 +216,9 @@ func scanParagraph(file string, para paragraph, byID map[string]Record, allowed 
 		}
 	}
 	named := namedRecords(text, byID)
-	prose := docLink.ReplaceAllString(text, " ")
+	prose := codeSpan.ReplaceAllString(text, " ")
+	prose = docLink.ReplaceAllString(prose, " ")
 	prose = mdLink.ReplaceAllString(prose, "]")
-	prose = codeSpan.ReplaceAllString(prose, " ")
 	prose = htmlTag.ReplaceAllString(prose, " ")
 	seen := map[string]bool{}
 	for _, f := range figuresIn(prose, false) {
