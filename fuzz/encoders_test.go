@@ -152,15 +152,16 @@ func TestEncodersOnEveryClass(t *testing.T) {
 	}
 }
 
-// pythonWithJSON finds a CPython: the pinned 3.13 first, then python3.
+// pythonWithJSON finds a CPython: $BOUNDLAB_PYTHON (the one variable every
+// package that runs CPython reads), then pyenv's 3.13.0, then python3.
 func pythonWithJSON() string {
+	if p := os.Getenv("BOUNDLAB_PYTHON"); p != "" {
+		return p
+	}
 	if root := os.Getenv("PYENV_ROOT"); root != "" {
 		if p := filepath.Join(root, "versions", "3.13.0", "bin", "python3"); fileExists(p) {
 			return p
 		}
-	}
-	if p := "/root/.pyenv/versions/3.13.0/bin/python3"; fileExists(p) {
-		return p
 	}
 	p, _ := exec.LookPath("python3")
 	return p
@@ -173,7 +174,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 func TestPythonPortsMatchCPython(t *testing.T) {
 	py := pythonWithJSON()
 	if py == "" {
-		t.Skip("no CPython found (tried $PYENV_ROOT/versions/3.13.0, /root/.pyenv/versions/3.13.0, python3 on PATH); the ports stand unchecked against CPython")
+		t.Skip("no CPython found (tried $BOUNDLAB_PYTHON, $PYENV_ROOT/versions/3.13.0, python3 on PATH); the ports stand unchecked against CPython")
 	}
 	var in []string
 	for i := 0; i < 400; i++ {

@@ -8,8 +8,9 @@
 // producer and fails on drift (exact for derived records, within the pinned
 // absolute tolerance for measured ones), on a pinned record nothing produces,
 // on a live record not pinned, on a retired figure quoted in the docs without
-// its record's id, and on a records reference the pinned records no longer
-// generate (Markdown).
+// its record's id, on a doc figure that is not the value of the record it
+// names or names none (ScanFigures), and on a records reference the pinned
+// records no longer generate (Markdown).
 //
 // Where it ends: verify checks that figures match the build; whether a
 // derivation is the right one is the producing package's tests' job, and a

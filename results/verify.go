@@ -134,6 +134,7 @@ func VerifyReport(o VerifyOptions) (Report, error) {
 	}
 	sort.Slice(rep.Rederived, func(i, j int) bool { return rep.Rederived[i].ID < rep.Rederived[j].ID })
 	probs = append(probs, ScanRetired(allRecords(pinned, live), o.DocPaths)...)
+	probs = append(probs, ScanFigures(allRecords(pinned, live), o.DocPaths, DocConstants())...)
 	if o.RecordsMarkdown != "" {
 		want := Markdown(pinned, producerOrder(o.Producers, pinned))
 		got, err := os.ReadFile(o.RecordsMarkdown)

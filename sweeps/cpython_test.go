@@ -10,10 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// cpython finds a CPython to hold the json.dumps port to: $BOUNDLAB_CPYTHON,
+// cpython finds a CPython to hold the json.dumps port to: $BOUNDLAB_PYTHON,
 // else pyenv's 3.13.0, else python3.13 on PATH.
 func cpython() string {
-	if p := os.Getenv("BOUNDLAB_CPYTHON"); p != "" {
+	if p := os.Getenv("BOUNDLAB_PYTHON"); p != "" {
 		return p
 	}
 	root := os.Getenv("PYENV_ROOT")
@@ -49,7 +49,7 @@ out.write(json.dumps(s, ensure_ascii=False).encode('utf-8'))
 func TestPyJSONPortIsCPythons(t *testing.T) {
 	py := cpython()
 	if py == "" {
-		t.Skip("CPython 3.13 not found (set BOUNDLAB_CPYTHON): the json.dumps port is not compared with CPython in this run")
+		t.Skip("CPython 3.13 not found (set BOUNDLAB_PYTHON): the json.dumps port is not compared with CPython in this run")
 	}
 	out, err := exec.Command(py, "-c", dumpsScript).Output()
 	if err != nil {

@@ -36,7 +36,7 @@ func TestCPythonReprRendersTheDocumentWorst(t *testing.T) {
 	}
 	py := cpython()
 	if py == "" {
-		t.Skip("CPython 3.13 not found (set BOUNDLAB_CPYTHON): the document instance is not rendered by CPython in this run")
+		t.Skip("CPython 3.13 not found (set BOUNDLAB_PYTHON): the document instance is not rendered by CPython in this run")
 	}
 	doc := DocumentWorst(charge.Python, charge.DefaultLimits())
 	path, err := doc.Instance.Emit(t.TempDir())
@@ -61,9 +61,13 @@ print(len(repr(json.loads(open(sys.argv[1], "rb").read())["params"]["arguments"]
 // 15.1 alike. Skips without python3 and jsonschema; under -short it runs only
 // the reduced-scale instances, and BOUNDLAB_FULL=1 adds the 25 MiB ones.
 func TestPythonJsonschemaRendersTheDerivedWidth(t *testing.T) {
-	py, err := exec.LookPath("python3")
+	py := os.Getenv("BOUNDLAB_PYTHON")
+	var err error
+	if py == "" {
+		py, err = exec.LookPath("python3")
+	}
 	if err != nil || exec.Command(py, "-c", "import jsonschema").Run() != nil {
-		t.Skip("python3 with jsonschema not found: instances not driven through Python jsonschema in this run")
+		t.Skip("no CPython with jsonschema ($BOUNDLAB_PYTHON, else python3): instances not driven through Python jsonschema in this run")
 	}
 	dir := t.TempDir()
 	var paths []string

@@ -144,7 +144,7 @@ print("%x %x %s %d" % (start, 0x10FFFF, prev, all(chr(x).isprintable() for x in 
 // python313 finds a CPython 3.13 interpreter or skips.
 func python313(t *testing.T) string {
 	t.Helper()
-	if py := os.Getenv("BOUNDLAB_PYTHON313"); py != "" {
+	if py := os.Getenv("BOUNDLAB_PYTHON"); py != "" {
 		return py
 	}
 	var roots []string
@@ -162,6 +162,6 @@ func python313(t *testing.T) string {
 	if py, err := exec.LookPath("python3.13"); err == nil {
 		return py
 	}
-	t.Skip("no CPython 3.13 (set BOUNDLAB_PYTHON313 to run the oracle)")
+	t.Skip("no CPython 3.13 (set BOUNDLAB_PYTHON to a CPython 3.13 to run the oracle)")
 	return ""
 }

@@ -47,13 +47,15 @@ func runVerify(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"Recomputes every registered producer's records and compares them with the pinned DIR/<producer>.json. "+
 			"Exit 1, naming each problem, on: a field that drifted (a measured value past its pinned tolerance); a "+
 			"pinned record no producer makes, or a live record not pinned; a producer that fails; a retired figure "+
-			"quoted in the docs without its record id; a stale records reference. "+
+			"quoted in the docs without its record id; a doc figure that is not the value of the record it names, or that "+
+			"names none (docs/records.md is generated; every other figure in --docs quotes a record, see results.ScanFigures); "+
+			"a stale records reference. "+
 			"On a build other than the pinned one (another Go toolchain, another module version), a record that "+
 			"depends on a part that changed (its depends_on, the modules its build names) is re-derived for this "+
 			"build and listed with its old and new values, without failing; every other record must still match "+
 			"exactly. --strict-build compares every record exactly, build included.")
 	dir := c.String("records", "results", "`DIR` holding the pinned <producer>.json files")
-	docs := c.String("docs", "docs,README.md", "comma-separated Markdown files or directories scanned for retired figures")
+	docs := c.String("docs", "docs,README.md", "comma-separated Markdown files or directories whose figures are held to the records")
 	md := c.String("records-md", "docs/records.md", "the generated records reference checked for staleness (empty: skip)")
 	asJSON := c.Bool("json", false, "print the outcome and every problem as JSON")
 	strict := c.Bool("strict-build", false, "fail on any difference from the pinned build too (no re-derivation)")

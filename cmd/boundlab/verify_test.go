@@ -243,3 +243,21 @@ func TestVerifyOnAnotherBuild(t *testing.T) {
 		t.Errorf("strict build: exit %d:\n%s", code, out)
 	}
 }
+
+func TestVerifyFailsOnADocFigureThatDriftsFromItsRecord(t *testing.T) {
+	o, _ := labTree(t)
+	doc := filepath.Join(o.DocPaths[0], "note.md")
+	os.WriteFile(doc, []byte("# Note\n\nThe go dialect prints 148,998 code points (`sweep.go.printable`).\n"), 0o644)
+	if code, out := verifyOut(o); code != 0 {
+		t.Fatalf("a figure that matches its record fails (exit %d):\n%s", code, out)
+	}
+	os.WriteFile(doc, []byte("# Note\n\nThe go dialect prints 148,999 code points (`sweep.go.printable`).\n"), 0o644)
+	code, out := verifyOut(o)
+	if code != 1 || !strings.Contains(out, "doc-figure") || !strings.Contains(out, "note.md:3") {
+		t.Fatalf("verify exit %d, want a doc-figure at note.md:3:\n%s", code, out)
+	}
+	os.WriteFile(doc, []byte("# Note\n\nA sweep once took 1,234 ms.\n"), 0o644)
+	if code, out := verifyOut(o); code != 1 || !strings.Contains(out, "bare-figure") {
+		t.Fatalf("verify exit %d, want a bare-figure:\n%s", code, out)
+	}
+}
