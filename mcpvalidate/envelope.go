@@ -4,8 +4,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/theurian/boundlab/charge"
 )
@@ -116,7 +114,7 @@ func (e Envelope) decode(s span) string {
 	if !s.ok() {
 		return ""
 	}
-	return string(unquote(nil, e.body[s.at+1:s.end-1]))
+	return string(charge.AppendUnescaped(nil, e.body[s.at+1:s.end-1]))
 }
 
 // methodIs compares the decoded method with m without allocating.
@@ -271,64 +269,15 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 	}
 }
 
-// decodedAt decodes one unit of a gate-checked string's raw content at i: a
-// byte as written, or an escape's code point as UTF-8 (into buf). It returns
-// the bytes and where the next unit starts.
-func decodedAt(raw []byte, i int, buf *[4]byte) ([]byte, int) {
-	if raw[i] != '\\' {
-		return raw[i : i+1], i + 1
-	}
-	var c byte
-	switch raw[i+1] {
-	case 'b':
-		c = '\b'
-	case 'f':
-		c = '\f'
-	case 'n':
-		c = '\n'
-	case 'r':
-		c = '\r'
-	case 't':
-		c = '\t'
-	case 'u':
-		r := rune(hex4(raw[i+2 : i+6]))
-		i += 6
-		if utf16.IsSurrogate(r) && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-			r = utf16.DecodeRune(r, rune(hex4(raw[i+2:i+6])))
-			i += 6
-		}
-		return buf[:utf8.EncodeRune(buf[:], r)], i
-	default: // " \ /
-		c = raw[i+1]
-	}
-	buf[0] = c
-	return buf[:1], i + 2
-}
-
-// sameDecoded reports whether two gate-checked raw string contents decode to
-// the same string, without allocating.
+// sameDecoded reports whether two gate-checked raw string contents (at most
+// MaxEnvelopeNameBytes each, as the frame's names are) decode to the same
+// string, without allocating.
 func sameDecoded(a, b []byte) bool {
 	if string(a) == string(b) {
 		return true
 	}
-	var ba, bb [4]byte
-	var pa, pb []byte
-	i, j := 0, 0
-	for {
-		for len(pa) == 0 && i < len(a) {
-			pa, i = decodedAt(a, i, &ba)
-		}
-		for len(pb) == 0 && j < len(b) {
-			pb, j = decodedAt(b, j, &bb)
-		}
-		if len(pa) == 0 || len(pb) == 0 {
-			return len(pa) == len(pb)
-		}
-		if pa[0] != pb[0] {
-			return false
-		}
-		pa, pb = pa[1:], pb[1:]
-	}
+	var ba, bb [MaxEnvelopeNameBytes]byte
+	return string(charge.AppendUnescaped(ba[:0], a)) == string(charge.AppendUnescaped(bb[:0], b))
 }
 
 // is reports whether a gate-checked raw string content decodes to s.
@@ -571,62 +520,6 @@ func (p *envParser) typedParams(toolCall bool) *envelopeError {
 		return refuse(codeInvalidParams, "params-type", "/params")
 	}
 	return nil
-}
-
-// unquote appends the decoded content of a JSON string token's inside (raw,
-// quotes excluded) to dst. raw must already have passed the gate: every
-// escape well formed, no lone surrogate. Appending to a stack buffer with room
-// for raw does not allocate.
-func unquote(dst, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		switch raw[i+1] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r := rune(hex4(raw[i+2 : i+6]))
-			i += 6
-			if utf16.IsSurrogate(r) && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-				r = utf16.DecodeRune(r, rune(hex4(raw[i+2:i+6])))
-				i += 6
-			}
-			dst = utf8.AppendRune(dst, r)
-			continue
-		default: // " \ /
-			dst = append(dst, raw[i+1])
-		}
-		i += 2
-	}
-	return dst
-}
-
-func hex4(b []byte) uint16 {
-	var v uint16
-	for _, c := range b {
-		v <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			v |= uint16(c - '0')
-		case c >= 'a' && c <= 'f':
-			v |= uint16(c - 'a' + 10)
-		default:
-			v |= uint16(c - 'A' + 10)
-		}
-	}
-	return v
 }
 
 // envelopeLimits are the bounds of every value outside tools/call's
