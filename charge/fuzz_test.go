@@ -114,7 +114,9 @@ func crossedAt(d charge.Dialect, l charge.Limits, doc []byte, ref *charge.Refusa
 			}
 		}
 	}
-	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' }
+	isNum := func(c byte) bool {
+		return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+	}
 	switch ref.Bound {
 	case charge.BoundNumberBytes:
 		start := ref.Offset - l.MaxNumberBytes
