@@ -109,6 +109,7 @@ func numbersWithin(v any, l charge.Limits) string {
 // surrogate. doc is one document encoding/json decodes.
 func iJSON(doc []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber() // a number past float64 is still a token
 	type frame struct {
 		object bool
 		names  map[string]bool
@@ -261,5 +262,43 @@ func TestShouldServeOracle(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, l.MaxParamsNesting) + "1" + strings.Repeat("}", l.MaxParamsNesting)
 	if got, why := shouldServe(v, "knowledge.search", []byte(`{"projectId":"demo","query":"x","a":`+deep+`}`)); got || why != "nesting" {
 		t.Errorf("past the nesting bound: serve %v (%s)", got, why)
+	}
+}
+
+// boundsHold holds one gate verdict to the limits as charge/reference counts
+// them: an admitted document is within every limit; a limit refusal of a
+// document encoding/json decodes names a bound the document really passes.
+func boundsHold(t *testing.T, d charge.Dialect, l charge.Limits, doc []byte, err error) {
+	t.Helper()
+	v, derr := decodeStd(doc, true)
+	if err == nil {
+		if derr != nil {
+			t.Fatalf("admitted, but encoding/json refuses it: %v\ndocument: %q", derr, doc)
+		}
+		if why := numbersWithin(v, l); why != "" {
+			t.Fatalf("admitted past the %s bound\ndocument: %q", why, doc)
+		}
+		if c, n, dp := reference.Charge(d, v), reference.Nodes(v), reference.Depth(v); c > l.MaxParamsRenderedChars || n > l.MaxParamsNodes || dp > l.MaxParamsNesting {
+			t.Fatalf("admitted past the limits: charge %d, nodes %d, depth %d\ndocument: %q", c, n, dp, doc)
+		}
+		return
+	}
+	var r *charge.Refusal
+	if !errors.As(err, &r) || derr != nil || !r.Bound.Limited() || iJSON(doc) == "duplicate name" {
+		return // a repeated name's earlier values are gone from the decoding
+	}
+	var past bool
+	switch r.Bound {
+	case charge.BoundNumberBytes, charge.BoundNumberExponent:
+		past = numbersWithin(v, l) != ""
+	case charge.BoundNesting:
+		past = reference.Depth(v) > l.MaxParamsNesting
+	case charge.BoundNodes:
+		past = reference.Nodes(v) > l.MaxParamsNodes
+	case charge.BoundCharge:
+		past = numbersWithin(v, l) == "" && reference.Charge(d, v) > l.MaxParamsRenderedChars
+	}
+	if !past {
+		t.Fatalf("refused as %v, but the reference finds the document within that bound\ndocument: %q", r, doc)
 	}
 }
