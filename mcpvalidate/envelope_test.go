@@ -159,3 +159,40 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 		t.Fatalf("arguments before the name: %v", err)
 	}
 }
+
+// TestEnvelopeNodesAtAndPast counts the envelope's nodes by hand — the
+// message object, its 4 names and 3 scalar values, the params object, its one
+// name, and the _meta array with its k elements — and holds MaxEnvelopeNodes
+// exactly at the bound and one past it.
+func TestEnvelopeNodesAtAndPast(t *testing.T) {
+	fg := frontGate(t)
+	body := func(k int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":[` + strings.TrimSuffix(strings.Repeat("0,", k), ",") + `]}}`)
+	}
+	const fixed = 1 + 4 + 3 + 1 + 1 + 1 // every node but the array's elements
+	if _, err := fg.Check(body(mcpvalidate.MaxEnvelopeNodes - fixed)); err != nil {
+		t.Fatalf("%d nodes, at the bound: %v", mcpvalidate.MaxEnvelopeNodes, err)
+	}
+	_, err := fg.Check(body(mcpvalidate.MaxEnvelopeNodes - fixed + 1))
+	var f *mcpvalidate.FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "envelope-nodes" || f.Limit != mcpvalidate.MaxEnvelopeNodes {
+		t.Fatalf("one node past the bound: %v", err)
+	}
+}
+
+// TestEmptyAndBlankBodies: a body with no message at all is refused as not a
+// message object, whatever whitespace it holds.
+func TestEmptyAndBlankBodies(t *testing.T) {
+	fg := frontGate(t)
+	for _, b := range []string{"", " ", "\t\r\n ", "[", " ["} {
+		_, err := fg.Check([]byte(b))
+		var f *mcpvalidate.FrontRefusal
+		want := "message-object"
+		if strings.HasSuffix(b, "[") {
+			want = "batch"
+		}
+		if !errors.As(err, &f) || f.Bound != want {
+			t.Errorf("%q: %v, want %s", b, err, want)
+		}
+	}
+}
