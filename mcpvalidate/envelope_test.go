@@ -249,3 +249,18 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodBytesAtAndPast: a method name of exactly MaxMethodBytes is read;
+// one byte more is refused.
+func TestMethodBytesAtAndPast(t *testing.T) {
+	fg := frontGate(t)
+	m := strings.Repeat("m", mcpvalidate.MaxMethodBytes)
+	if e, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `"}`)); err != nil || e.Method() != m {
+		t.Fatalf("a method of MaxMethodBytes: %v", err)
+	}
+	_, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `m"}`))
+	var f *mcpvalidate.FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "method" || f.Limit != mcpvalidate.MaxMethodBytes {
+		t.Fatalf("one byte past MaxMethodBytes: %v", err)
+	}
+}
