@@ -264,3 +264,37 @@ func TestMethodBytesAtAndPast(t *testing.T) {
 		t.Fatalf("one byte past MaxMethodBytes: %v", err)
 	}
 }
+
+// TestOtherParamsBytesAtAndPast: the params of a method other than
+// tools/call are bounded at MaxOtherParamsBytes, exactly.
+func TestOtherParamsBytesAtAndPast(t *testing.T) {
+	fg := frontGate(t)
+	params := func(n int) string { // {"x":"aaa…"} of n bytes
+		return `{"x":"` + strings.Repeat("a", n-len(`{"x":""}`)) + `"}`
+	}
+	body := func(n int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":` + params(n) + `}`)
+	}
+	if _, err := fg.Check(body(mcpvalidate.MaxOtherParamsBytes)); err != nil {
+		t.Fatalf("params of MaxOtherParamsBytes: %v", err)
+	}
+	_, err := fg.Check(body(mcpvalidate.MaxOtherParamsBytes + 1))
+	var f *mcpvalidate.FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != mcpvalidate.MaxOtherParamsBytes {
+		t.Fatalf("params one byte past MaxOtherParamsBytes: %v", err)
+	}
+}
+
+// TestToolNameDecoded: the tool name the envelope hands on is the decoded
+// string, a surrogate pair at its end included.
+func TestToolNameDecoded(t *testing.T) {
+	fg := frontGate(t)
+	for raw, want := range map[string]string{
+		`t\ud83d\ude00`: "t😀", `\ud83d\ude00t`: "😀t", `\u0074\/\"\\\b\f\n\r\t`: "t/\"\\\b\f\n\r\t", `\u00e9`: "é",
+	} {
+		e, err := fg.Check([]byte(toolCall("1", `"`+raw+`"`, `{}`)))
+		if err != nil || e.Tool() != want {
+			t.Errorf("%s: %v, tool %q, want %q", raw, err, e.Tool(), want)
+		}
+	}
+}
