@@ -1,0 +1,110 @@
+package mcpvalidate_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+// edgeGate is a front gate in front of a handler that answers 200, over a
+// budget of exactly one at-cap request plus a reserve of small.
+func edgeGate(t *testing.T, maxWait time.Duration) (*mcpvalidate.FrontGate, *mcpvalidate.Budget, int64) {
+	t.Helper()
+	v, err := mcpvalidate.New(published)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const small = 1 << 20
+	w := v.MaxRequestBodyBytes() * mcpvalidate.RequestPeakFactor
+	b, err := mcpvalidate.NewBudget(w+small, small, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	fg, err := v.FrontGate(ok, &mcpvalidate.FrontGateOptions{Budget: b, MaxWait: maxWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fg, b, v.MaxRequestBodyBytes()
+}
+
+func serveOne(fg http.Handler, body string, contentLength int64) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	req.ContentLength = contentLength
+	rec := httptest.NewRecorder()
+	fg.ServeHTTP(rec, req)
+	return rec
+}
+
+// A declared length past the cap is answered 413 before any read, naming the
+// cap, with no offset (nothing was scanned).
+func TestFrontGate413BeforeTheRead(t *testing.T) {
+	fg, b, limit := edgeGate(t, 0)
+	rec := serveOne(fg, "{}", limit+1)
+	var m struct {
+		Error struct {
+			Message string
+			Data    map[string]json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil || rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("HTTP %d %s", rec.Code, rec.Body)
+	}
+	if _, has := m.Error.Data["offset"]; has || strings.Contains(m.Error.Message, "byte ") ||
+		string(m.Error.Data["bound"]) != `"body-bytes"` || string(m.Error.Data["limit"]) != strconv.FormatInt(limit, 10) {
+		t.Fatalf("a 413 before the read: %s", rec.Body)
+	}
+	if b.Peak() != 0 {
+		t.Fatalf("a refused-before-read request was weighed: peak %d", b.Peak())
+	}
+	if rec := serveOne(fg, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, limit); rec.Code != http.StatusOK {
+		t.Fatalf("a declared length of exactly the cap: HTTP %d %s", rec.Code, rec.Body)
+	}
+}
+
+// An empty body (Content-Length 0) is weighed at one byte, not at the cap
+// (which is what an unknown length is weighed at).
+func TestFrontGateWeighsAnEmptyBodyAtOneByte(t *testing.T) {
+	fg, b, limit := edgeGate(t, 0)
+	serveOne(fg, "", 0)
+	if got := b.Peak(); got != mcpvalidate.RequestPeakFactor {
+		t.Fatalf("an empty body weighed %d, want %d", got, mcpvalidate.RequestPeakFactor)
+	}
+	serveOne(fg, "{}", -1)
+	if got := b.Peak(); got != limit*mcpvalidate.RequestPeakFactor {
+		t.Fatalf("an unknown length weighed %d, want the cap's %d", got, limit*mcpvalidate.RequestPeakFactor)
+	}
+}
+
+// MaxWait: 0 waits DefaultMaxWait for budget (a request behind a full budget
+// is served once it frees); a MaxWait given is kept (a shorter wait ends in
+// a 503 whose Retry-After is at least 1 s).
+func TestFrontGateMaxWait(t *testing.T) {
+	body := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	for _, c := range []struct {
+		maxWait time.Duration
+		status  int
+	}{{0, http.StatusOK}, {50 * time.Millisecond, http.StatusServiceUnavailable}} {
+		fg, b, _ := edgeGate(t, c.maxWait)
+		g1, _ := b.TryAcquire(b.General())
+		g2, _ := b.TryAcquire(b.SmallWeight())
+		done := make(chan *httptest.ResponseRecorder)
+		go func() { done <- serveOne(fg, body, int64(len(body))) }()
+		time.Sleep(300 * time.Millisecond)
+		g1.Release()
+		g2.Release()
+		rec := <-done
+		if rec.Code != c.status {
+			t.Errorf("MaxWait %v, budget freed after 300 ms: HTTP %d, want %d", c.maxWait, rec.Code, c.status)
+		}
+		if c.status == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") != "1" {
+			t.Errorf("MaxWait %v: Retry-After %q", c.maxWait, rec.Header().Get("Retry-After"))
+		}
+	}
+}
