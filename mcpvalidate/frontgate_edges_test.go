@@ -108,3 +108,72 @@ func TestFrontGateMaxWait(t *testing.T) {
 		}
 	}
 }
+
+// The message and data of a front refusal carry where, offset and limit
+// exactly when they are known: an offset of 0 is a place, a limit of 0 is
+// none, an empty where is nowhere.
+func TestFrontRefusalFieldsWhenKnown(t *testing.T) {
+	for _, c := range []struct {
+		f       mcpvalidate.FrontRefusal
+		has     []string
+		hasNot  []string
+		jsonHas []string
+		jsonNot []string
+	}{
+		{mcpvalidate.FrontRefusal{Bound: "b", Offset: 0}, []string{", byte 0"}, []string{" at ", ", limit"},
+			[]string{`"offset":0`}, []string{`"where"`, `"limit"`, `"unit"`}},
+		{mcpvalidate.FrontRefusal{Bound: "b", Where: "/x", Offset: -1, Limit: 5, Unit: "u"}, []string{" at /x", ", limit 5 u"}, []string{", byte"},
+			[]string{`"where":"/x"`, `"limit":5`, `"unit":"u"`}, []string{`"offset"`}},
+	} {
+		msg, js := c.f.Error(), string(c.f.AppendJSON(nil))
+		for _, s := range c.has {
+			if !strings.Contains(msg, s) {
+				t.Errorf("%+v: message %q lacks %q", c.f, msg, s)
+			}
+		}
+		for _, s := range c.hasNot {
+			if strings.Contains(msg, s) {
+				t.Errorf("%+v: message %q holds %q", c.f, msg, s)
+			}
+		}
+		for _, s := range c.jsonHas {
+			if !strings.Contains(js, s) {
+				t.Errorf("%+v: answer %s lacks %s", c.f, js, s)
+			}
+		}
+		for _, s := range c.jsonNot {
+			if strings.Contains(js, s) {
+				t.Errorf("%+v: answer %s holds %s", c.f, js, s)
+			}
+		}
+	}
+	// A refusal of the frame, not of a scanned value, has no offset.
+	fg, _, _ := edgeGate(t, 0)
+	_, err := fg.Check([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
+	if f, ok := err.(*mcpvalidate.FrontRefusal); !ok || f.Offset != -1 || strings.Contains(f.Error(), "byte") {
+		t.Fatalf("a batch: %v", err)
+	}
+}
+
+// The tool-result shape stamps resultType "complete" from protocol
+// 2026-07-28 on, as the go-sdk does, and not before; a 413 closes the
+// connection (the rest of the body is not read), a 400 does not.
+func TestFrontRefusalShapeByProtocol(t *testing.T) {
+	fg, _, limit := edgeGate(t, 0)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","arguments":{"query":"a","query":"b"}}}`
+	for version, want := range map[string]bool{"2026-07-28": true, "2026-07-29": true, "2025-11-25": false, "": false} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("Mcp-Protocol-Version", version)
+		rec := httptest.NewRecorder()
+		fg.ServeHTTP(rec, req)
+		if got := strings.Contains(rec.Body.String(), `"resultType":"complete"`); got != want || !strings.Contains(rec.Body.String(), `"isError":true`) {
+			t.Errorf("version %q: %s (want resultType %v)", version, rec.Body, want)
+		}
+		if rec.Header().Get("Connection") == "close" {
+			t.Errorf("version %q: a scan refusal closes the connection", version)
+		}
+	}
+	if rec := serveOne(fg, "{}", limit+1); rec.Header().Get("Connection") != "close" {
+		t.Errorf("a 413 keeps the connection: %v", rec.Header())
+	}
+}
