@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,7 +22,14 @@ import (
 //   - a strictness refusal is of a document encoding/json rejects, or one
 //     I-JSON (RFC 7493) forbids: invalid UTF-8, a lone surrogate, a repeated
 //     name;
-//   - a refusal is printable ASCII within MaxRefusalBytes.
+//   - an admitted document is within the limits: its reference charge, nodes
+//     and depth at most the budget, MaxParamsNodes and MaxParamsNesting, and
+//     the gate's depth the reference's;
+//   - a refusal is printable ASCII within MaxRefusalBytes;
+//   - a limit refusal's bound was really crossed: of a document encoding/json
+//     decodes, the reference's charge, nodes or depth is past the limit; a
+//     number refusal's offset lies inside a number token that is past it
+//     (see crossedAt).
 func FuzzGate(f *testing.F) {
 	for _, seed := range []string{
 		`{"query":"hello","limit":10}`, `[1,-0,2.5e-7,1e16,true,false,null]`, `"it's \"q\" \\"`,
@@ -53,6 +62,9 @@ func FuzzGate(f *testing.F) {
 				if !ref.Bound.Limited() && json.Valid(doc) && !iJSONOnly[ref.Bound] {
 					t.Fatalf("%s: refused as %s (%v), but encoding/json accepts it and I-JSON allows it", d, ref.Bound, ref)
 				}
+				if why := crossedAt(d, l, doc, ref); why != "" {
+					t.Fatalf("%s: refused as %v, but %s", d, ref, why)
+				}
 				continue
 			}
 			v, err := reference.Decode(doc)
@@ -65,12 +77,76 @@ func FuzzGate(f *testing.F) {
 			if want := reference.Nodes(v); rep.Nodes != want {
 				t.Fatalf("%s: %d nodes, reference %d", d, rep.Nodes, want)
 			}
+			if want := reference.Depth(v); rep.Depth != want {
+				t.Fatalf("%s: depth %d, reference %d", d, rep.Depth, want)
+			}
+			if c, n, dp := reference.Charge(d, v), reference.Nodes(v), reference.Depth(v); c > l.MaxParamsRenderedChars || n > l.MaxParamsNodes || dp > l.MaxParamsNesting {
+				t.Fatalf("%s: admitted past the limits: reference charge %d, nodes %d, depth %d (limits %d, %d, %d)",
+					d, c, n, dp, l.MaxParamsRenderedChars, l.MaxParamsNodes, l.MaxParamsNesting)
+			}
 			whole := reference.Width(d, reference.Render(d, v))
 			if ceiling := rep.Charge + int64(rep.Nodes*d.PerNodeMax()); whole > ceiling {
 				t.Fatalf("%s: whole render %d past charge %d + %d nodes x %d", d, whole, rep.Charge, rep.Nodes, d.PerNodeMax())
 			}
 		}
 	})
+}
+
+// crossedAt says why a limit refusal of doc is wrong, or "" when its bound was
+// crossed. A document encoding/json decodes must be past the limit by the
+// reference's count; a number refusal must point into a number token longer
+// than MaxNumberBytes (at the first byte past it) or whose exponent's digits
+// up to the offset already pass MaxNumberExponent.
+func crossedAt(d charge.Dialect, l charge.Limits, doc []byte, ref *charge.Refusal) string {
+	if v, err := reference.Decode(doc); err == nil {
+		switch ref.Bound {
+		case charge.BoundCharge:
+			if c := reference.Charge(d, v); c <= l.MaxParamsRenderedChars {
+				return fmt.Sprintf("the reference charge is %d", c)
+			}
+		case charge.BoundNodes:
+			if n := reference.Nodes(v); n <= l.MaxParamsNodes {
+				return fmt.Sprintf("the reference counts %d nodes", n)
+			}
+		case charge.BoundNesting:
+			if n := reference.Depth(v); n <= l.MaxParamsNesting {
+				return fmt.Sprintf("the reference depth is %d", n)
+			}
+		}
+	}
+	isNum := func(c byte) bool {
+		return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+	}
+	switch ref.Bound {
+	case charge.BoundNumberBytes:
+		start := ref.Offset - l.MaxNumberBytes
+		if start < 0 || ref.Offset >= len(doc) {
+			return "the offset leaves no token of MaxNumberBytes+1 bytes"
+		}
+		for i := start; i <= ref.Offset; i++ {
+			if !isNum(doc[i]) {
+				return fmt.Sprintf("byte %d of the token is %q", i, doc[i])
+			}
+		}
+		if start > 0 && isNum(doc[start-1]) {
+			return "the token starts before offset - MaxNumberBytes"
+		}
+	case charge.BoundNumberExponent:
+		i := ref.Offset
+		if i >= len(doc) || doc[i] < '0' || doc[i] > '9' {
+			return "the offset is not an exponent digit"
+		}
+		for i > 0 && doc[i-1] >= '0' && doc[i-1] <= '9' {
+			i--
+		}
+		if i == 0 || (doc[i-1] != 'e' && doc[i-1] != 'E' && doc[i-1] != '+' && doc[i-1] != '-') {
+			return "the offset is not inside an exponent"
+		}
+		if e, err := strconv.Atoi(string(doc[i : ref.Offset+1])); err == nil && e <= l.MaxNumberExponent {
+			return fmt.Sprintf("the exponent up to the offset is %d", e)
+		}
+	}
+	return ""
 }
 
 // checkValueAgrees holds CheckValue to Check: the same document embedded
@@ -99,6 +175,11 @@ func checkValueAgrees(t *testing.T, g *charge.Gate, doc []byte, rep charge.Repor
 		}
 	case ref != nil && ref.Offset >= len(doc):
 		// The document ended mid-value: CheckValue reads on into the suffix.
+	case ref != nil && ref.Bound == charge.BoundSurrogate && vref != nil && vref.Bound == charge.BoundSyntax &&
+		vref.Offset == ref.Offset+len(prefix) && !json.Valid(doc):
+		// A high surrogate's escape with the document ending inside the next
+		// escape ("\ud800\u"): alone, no low surrogate can follow; framed,
+		// the suffix makes the next escape malformed. Both refuse it there.
 	case ref != nil:
 		if vref == nil || vref.Bound != ref.Bound || vref.Offset != ref.Offset+len(prefix) || vref.Pointer != ref.Pointer || end != vref.Offset {
 			t.Fatalf("Check refused %v; CheckValue: %v, end %d", ref, vref, end)

@@ -187,7 +187,9 @@ func disagreement(doc []byte) string {
 
 func checkAgreement(t *testing.T, doc []byte) {
 	t.Helper()
-	if _, err := agreementGate.Check(doc); err != nil {
+	_, err := agreementGate.Check(doc)
+	boundsHold(t, charge.Go, charge.DefaultLimits(), doc, err)
+	if err != nil {
 		return // refused: whatever the parsers would do never happens
 	}
 	if why := disagreement(doc); why != "" {
@@ -197,7 +199,9 @@ func checkAgreement(t *testing.T, doc []byte) {
 
 // FuzzParserAgreement: whatever the gate admits, sonic (UseNumber,
 // ValidateString), encoding/json (UseNumber) and the go-sdk's segmentio
-// decoder all accept and decode to the same value. Each input is tried as a
+// decoder all accept and decode to the same value, and it is within the
+// limits as charge/reference counts them; a limit refusal names a bound the
+// document passes (boundsHold). Each input is tried as a
 // raw document and as the seed of a plain and a hostile generated document.
 func FuzzParserAgreement(f *testing.F) {
 	for _, s := range agreementSeeds {

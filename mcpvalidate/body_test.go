@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -21,8 +22,8 @@ var published = mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir)
 
 // bodyLimits are the limits the body-cap tests run at: charge.DefaultLimits
 // (an 8 MiB landed file, a 26,214,400-byte cap) when BOUNDLAB_FULL=1, else the
-// same limits with the file cap and envelope scaled down 64x so the suite stays
-// fast. The derivation and every assertion are the same at both scales.
+// same limits with the file cap, envelope and charge budget scaled down 64x so
+// the suite stays fast. The derivation and every assertion are the same at both scales.
 func bodyLimits(t testing.TB) charge.Limits {
 	l := charge.DefaultLimits()
 	if os.Getenv("BOUNDLAB_FULL") == "1" {
@@ -31,6 +32,7 @@ func bodyLimits(t testing.TB) charge.Limits {
 	t.Log("scaled limits (set BOUNDLAB_FULL=1 for the 8 MiB / 26,214,400-byte run)")
 	l.MaxSourceFileBytes /= 64
 	l.EnvelopeAllowance /= 64
+	l.MaxParamsRenderedChars /= 64 // so the budget still sits below the cap, as at full scale
 	return l
 }
 
@@ -138,4 +140,51 @@ func TestLandedFileAtCapAnsweredByItsSchema(t *testing.T) {
 		}
 		t.Logf("%U: landed %d bytes, body %d bytes (cap %d): answered by maxLength", c, n, len(body), s.v.MaxRequestBodyBytes())
 	}
+}
+
+// TestBodyBetweenBudgetAndCapRefusedByTheCharge: a body under the cap whose
+// one string is wider than the charge budget (the budget, 12 MiB at full
+// scale, sits below the 26,214,400-byte cap) passes the transport and is
+// refused by the gate's charge, through the middleware and through the front
+// gate, naming the bound and never echoing the value.
+func TestBodyBetweenBudgetAndCapRefusedByTheCharge(t *testing.T) {
+	l := bodyLimits(t)
+	v, err := mcpvalidate.New(published, mcpvalidate.WithLimits(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := v.MaxRequestBodyBytes()
+	if l.MaxParamsRenderedChars >= limit {
+		t.Fatalf("fixture: budget %d not below the cap %d", l.MaxParamsRenderedChars, limit)
+	}
+	query := secret + strings.Repeat("q", int(l.MaxParamsRenderedChars+(limit-l.MaxParamsRenderedChars)/2))
+	args := []byte(`{"projectId":"demo","query":"` + query + `"}`)
+	want := fmt.Sprintf("renders wider than %d bytes (bound charge)", l.MaxParamsRenderedChars)
+
+	s := serve(t, demo.Options{}, mcpvalidate.WithLimits(l))
+	r := s.raw(t)
+	body := r.callBody("knowledge.search", args)
+	if int64(len(body)) >= limit {
+		t.Fatalf("fixture: %d-byte body not under the cap %d", len(body), limit)
+	}
+	tr, _ := r.call("knowledge.search", args)
+	if !tr.IsError || !strings.Contains(tr.text(), want) || strings.Contains(tr.text(), secret) {
+		t.Fatalf("middleware: %d-byte body: isError %v, %.300q; want %q", len(body), tr.IsError, tr.text(), want)
+	}
+
+	srv, err := demo.NewServer(v, demo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := demo.Guarded(v, srv, nil, demo.Stateless)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	status, _, answer := post(t, hs.URL, body)
+	if status != http.StatusOK || !bytes.Contains(answer, []byte(`"isError":true`)) || !bytes.Contains(answer, []byte(want)) || bytes.Contains(answer, []byte(secret)) {
+		t.Fatalf("front gate: HTTP %d %.300s; want isError with %q", status, answer, want)
+	}
+	t.Logf("%d-byte body (budget %d, cap %d): refused by the charge on both paths", len(body), l.MaxParamsRenderedChars, limit)
 }

@@ -179,3 +179,87 @@ func TestBudgetCancelledWaiterLeaves(t *testing.T) {
 	}
 	rel.Release()
 }
+
+// TestBudgetLanesFillExactly drives each lane to exactly full and one past:
+// the reserve takes small requests up to its last byte, general capacity
+// takes a request of exactly its size (now and after waiting), a small
+// request spills into general capacity to its last byte, a request of
+// exactly SmallWeight queues in the small lane (and so passes a waiting
+// large one), and a weight of 0 is granted at once whatever waits.
+func TestBudgetLanesFillExactly(t *testing.T) {
+	b := budget(t, 100, 10, 5) // general 90, reserve 10, small <= 5
+	if b.Total() != 100 || b.General() != 90 || b.SmallWeight() != 5 {
+		t.Fatalf("total %d, general %d, small %d", b.Total(), b.General(), b.SmallWeight())
+	}
+	s1, _ := b.TryAcquire(5)
+	s2, ok := b.TryAcquire(5) // the reserve's last byte
+	if !ok {
+		t.Fatal("the reserve refused its last 5 bytes")
+	}
+	large, ok := b.TryAcquire(90) // all of general: the smalls took none of it
+	if !ok {
+		t.Fatal("general capacity refused exactly its size with the reserve full")
+	}
+	if got := b.InUse(); got != 100 {
+		t.Fatalf("in use %d, want 100 (both lanes)", got)
+	}
+	if _, ok := b.TryAcquire(1); ok {
+		t.Fatal("granted a byte past both lanes")
+	}
+	if g, ok := b.TryAcquire(0); !ok || g != (mcpvalidate.Grant{}) {
+		t.Fatal("a weight of 0 must be granted at once, as nothing")
+	}
+	if g, err := b.Acquire(ctxFor(t, 10*time.Millisecond), 0); err != nil || g != (mcpvalidate.Grant{}) {
+		t.Fatalf("Acquire(0): %v", err)
+	}
+
+	// Waiters: a large one for all of general, then a small one of exactly
+	// SmallWeight. Releasing a small grant lets the small waiter in from the
+	// reserve past the large one; releasing the large grant lets the large
+	// waiter have exactly all of general.
+	largeDone := make(chan error, 1)
+	go func() {
+		g, err := b.Acquire(ctxFor(t, 5*time.Second), 90)
+		largeDone <- err
+		g.Release()
+	}()
+	time.Sleep(20 * time.Millisecond) // let it queue
+	smallDone := make(chan error, 1)
+	go func() {
+		g, err := b.Acquire(ctxFor(t, 5*time.Second), 5)
+		smallDone <- err
+		g.Release()
+	}()
+	time.Sleep(20 * time.Millisecond)
+	s1.Release()
+	if err := <-smallDone; err != nil {
+		t.Fatalf("a SmallWeight waiter behind a large one, with reserve freed: %v", err)
+	}
+	large.Release()
+	if err := <-largeDone; err != nil {
+		t.Fatalf("a waiter for exactly general capacity: %v", err)
+	}
+	s2.Release()
+	waitIdleBudget(t, b)
+
+	// A small request spills into general capacity to its last byte.
+	r1, _ := b.TryAcquire(5)
+	r2, _ := b.TryAcquire(5)
+	g85, ok := b.TryAcquire(85)
+	if !ok {
+		t.Fatal("85 of general refused")
+	}
+	spill, ok := b.TryAcquire(5)
+	if !ok {
+		t.Fatal("a small request refused general capacity's last 5 bytes")
+	}
+	if _, ok := b.TryAcquire(1); ok {
+		t.Fatal("granted a byte past both lanes after a spill")
+	}
+	for _, g := range []mcpvalidate.Grant{r1, r2, g85, spill} {
+		g.Release()
+	}
+	if got := b.InUse(); got != 0 {
+		t.Fatalf("in use %d after every release", got)
+	}
+}

@@ -211,6 +211,76 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 	}
 }
 
+// TestEmptyAndBlankBodies: a body with no message at all is refused as not a
+// message object, whatever whitespace it holds.
+func TestEmptyAndBlankBodies(t *testing.T) {
+	fg := frontGate(t)
+	for _, b := range []string{"", " ", "\t\r\n ", "[", " ["} {
+		_, err := fg.Check([]byte(b))
+		var f *mcpvalidate.FrontRefusal
+		want := "message-object"
+		if strings.HasSuffix(b, "[") {
+			want = "batch"
+		}
+		if !errors.As(err, &f) || f.Bound != want {
+			t.Errorf("%q: %v, want %s", b, err, want)
+		}
+	}
+}
+
+// TestEnvelopeNamesDecodedExactly: the envelope compares member names as
+// decoded, every escape included (the short ones, \u, a surrogate pair, a
+// name written wholly in escapes), so a duplicate cannot hide behind an
+// escape and a distinct name is not taken for a duplicate; a name's raw bytes
+// are bounded at MaxEnvelopeNameBytes; a body cut anywhere in a member is
+// refused, not read past its end.
+func TestEnvelopeNamesDecodedExactly(t *testing.T) {
+	fg := frontGate(t)
+	ping := func(params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + params + `}}`
+	}
+	for _, c := range []struct {
+		params string
+		dup    bool
+	}{
+		{`"\ud83d\ude00":1,"😀":2`, true},
+		{`"a\ud83d\ude00":1,"a😀":2`, true},
+		{`"\ud83d\ude00b":1,"😀b":2`, true},
+		{`"\ud83d\ude00":1,"\ud83d\ude01":2`, false},
+		{`"\ud83d\ude00":1,"😀x":2`, false},
+		{`"\b":1,"\u0008":2`, true}, {`"\f":1,"\u000c":2`, true}, {`"\n":1,"\u000a":2`, true},
+		{`"\r":1,"\u000d":2`, true}, {`"\t":1,"\u0009":2`, true}, {`"\"":1,"\u0022":2`, true},
+		{`"\\":1,"\u005c":2`, true}, {`"\/":1,"/":2`, true}, {`"\u00e9":1,"é":2`, true},
+		{`"\b":1,"\f":2`, false}, {`"\n":1,"\r":2`, false}, {`"\t":1,"\n":2`, false},
+		{`"ab":1,"a":2`, false}, {`"a":1,"ab":2`, false}, {`"\u0061b":1,"a":2`, false},
+	} {
+		_, err := fg.Check([]byte(ping(c.params)))
+		var f *mcpvalidate.FrontRefusal
+		if got := errors.As(err, &f) && f.Bound == "duplicate-name"; got != c.dup || (!c.dup && err != nil) {
+			t.Errorf("%s: %v, want duplicate %v", c.params, err, c.dup)
+		}
+	}
+	e, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"\u006e\u0061\u006d\u0065":"t","arguments":{}}}`))
+	if err != nil || !e.IsToolCall() || e.Tool() != "t" {
+		t.Errorf("a name written wholly in escapes: %v, tool %q", err, e.Tool())
+	}
+	at := strings.Repeat("k", mcpvalidate.MaxEnvelopeNameBytes)
+	if _, err := fg.Check([]byte(ping(`"` + at + `":1`))); err != nil {
+		t.Errorf("a name at MaxEnvelopeNameBytes: %v", err)
+	}
+	_, err = fg.Check([]byte(ping(`"` + at + `k":1`)))
+	var f *mcpvalidate.FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "envelope-name-bytes" {
+		t.Errorf("a name one byte past MaxEnvelopeNameBytes: %v", err)
+	}
+	full := ping(`"a":1`)
+	for n := 1; n < len(full); n++ {
+		if _, err := fg.Check([]byte(full[:n])); err == nil {
+			t.Errorf("the body cut at byte %d admitted: %q", n, full[:n])
+		}
+	}
+}
+
 // Reading the frame allocates nothing, escaped names included: the scan of an
 // admitted body costs no garbage on the request path.
 func TestFrontGateScanAllocatesNothing(t *testing.T) {
@@ -221,5 +291,54 @@ func TestFrontGateScanAllocatesNothing(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { fg.Check(body) }); n != 0 {
 		t.Fatalf("%v allocations per scan", n)
+	}
+}
+
+// TestMethodBytesAtAndPast: a method name of exactly MaxMethodBytes is read;
+// one byte more is refused.
+func TestMethodBytesAtAndPast(t *testing.T) {
+	fg := frontGate(t)
+	m := strings.Repeat("m", mcpvalidate.MaxMethodBytes)
+	if e, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `"}`)); err != nil || e.Method() != m {
+		t.Fatalf("a method of MaxMethodBytes: %v", err)
+	}
+	_, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `m"}`))
+	var f *mcpvalidate.FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "method" || f.Limit != mcpvalidate.MaxMethodBytes {
+		t.Fatalf("one byte past MaxMethodBytes: %v", err)
+	}
+}
+
+// TestOtherParamsBytesAtAndPast: the params of a method other than
+// tools/call are bounded at MaxOtherParamsBytes, exactly.
+func TestOtherParamsBytesAtAndPast(t *testing.T) {
+	fg := frontGate(t)
+	params := func(n int) string { // {"x":"aaa…"} of n bytes
+		return `{"x":"` + strings.Repeat("a", n-len(`{"x":""}`)) + `"}`
+	}
+	body := func(n int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":` + params(n) + `}`)
+	}
+	if _, err := fg.Check(body(mcpvalidate.MaxOtherParamsBytes)); err != nil {
+		t.Fatalf("params of MaxOtherParamsBytes: %v", err)
+	}
+	_, err := fg.Check(body(mcpvalidate.MaxOtherParamsBytes + 1))
+	var f *mcpvalidate.FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != mcpvalidate.MaxOtherParamsBytes {
+		t.Fatalf("params one byte past MaxOtherParamsBytes: %v", err)
+	}
+}
+
+// TestToolNameDecoded: the tool name the envelope hands on is the decoded
+// string, a surrogate pair at its end included.
+func TestToolNameDecoded(t *testing.T) {
+	fg := frontGate(t)
+	for raw, want := range map[string]string{
+		`t\ud83d\ude00`: "t😀", `\ud83d\ude00t`: "😀t", `\u0074\/\"\\\b\f\n\r\t`: "t/\"\\\b\f\n\r\t", `\u00e9`: "é",
+	} {
+		e, err := fg.Check([]byte(toolCall("1", `"`+raw+`"`, `{}`)))
+		if err != nil || e.Tool() != want {
+			t.Errorf("%s: %v, tool %q, want %q", raw, err, e.Tool(), want)
+		}
 	}
 }

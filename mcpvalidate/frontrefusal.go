@@ -72,8 +72,11 @@ const (
 	// uses (held by a test over every name it can use).
 	maxBoundBytes = 32
 	maxUnitBytes  = 32
-	// maxWhereBytes is the longest envelope path plus a gate pointer.
-	maxWhereBytes = len("/params/arguments") + charge.MaxPointerBytes
+	// maxWhereBytes is the longest envelope path with a gate pointer
+	// beneath it: a value under /params/inputResponses is scanned by the
+	// gate, so its refusal's pointer follows that path (held by a test over
+	// every path in the sources).
+	maxWhereBytes = len("/params/inputResponses") + charge.MaxPointerBytes
 )
 
 // MaxFrontRefusalBytes is the longest answer body the front gate writes,

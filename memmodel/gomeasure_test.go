@@ -115,6 +115,12 @@ func TestGoGuardedSmallScale(t *testing.T) {
 	sc := FullScale().Scaled(div)
 	for _, name := range []string{"echo/del", "dup-name/ascii", "invalid-utf8/ascii"} {
 		m := measureChild(t, name, PathGuarded, div)
+		// A peak under the buffer is the sampler missing the call on a busy
+		// machine, not a cheaper request: measure again (a peak over the
+		// bound fails at once).
+		for try := 0; try < 3 && m.PeakLive < m.Wire; try++ {
+			m = measureChild(t, name, PathGuarded, div)
+		}
 		// The envelope's refusal is a JSON-RPC error; the arguments' is the
 		// middleware's shape (a tool result with isError), from the gate.
 		refused := strings.HasPrefix(m.Outcome, "http 400 jsonrpc error") || m.Outcome == "http 200 refused (isError)"

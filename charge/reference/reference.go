@@ -340,3 +340,21 @@ func Nodes(v any) int {
 	}
 	return 1
 }
+
+// Depth is how deep containers nest: 0 for a scalar, 1 for a flat container.
+func Depth(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, Depth(e))
+		}
+	case []any:
+		for _, e := range v {
+			d = max(d, Depth(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
+}
