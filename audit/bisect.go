@@ -1,0 +1,128 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// bisect finds the body cap and the deepest nesting the server answers as
+// it answers a shallow one.
+func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
+	a.progress("body cap")
+	b.BodyCeiling = a.limits.BodyCeiling
+	if err := a.bodyCap(ctx, s, b); err != nil {
+		return err
+	}
+	a.progress("nesting depth")
+	b.DepthCeiling = a.limits.DepthCeiling
+	return a.depth(ctx, s, c, b)
+}
+
+// pingPrefix is a ping whose body is padded with JSON whitespace to any
+// length: whitespace inside an object is legal everywhere, so only the
+// body's size can make a server refuse it.
+const pingPrefix = `{"jsonrpc":"2.0","id":2,"method":"ping"`
+
+func pingBody(n int64) []byte {
+	b := make([]byte, 0, n)
+	b = append(b, pingPrefix...)
+	for int64(len(b)) < n-1 {
+		b = append(b, ' ')
+	}
+	return append(b, '}')
+}
+
+// bodyCap bisects the largest ping body answered with a result, to the
+// byte, between 1 KiB and the ceiling.
+func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
+	try := func(n int64) (Shape, error) {
+		_, sh, err := s.call(ctx, pingBody(n), 2)
+		if err != nil {
+			// a transport that hangs up on a large body refuses it; go on
+			// with a fresh session
+			s.conn.Close()
+			ns, oerr := a.open(ctx, true)
+			if oerr != nil {
+				return Shape{}, fmt.Errorf("the server stopped answering after a %d-byte body: %v", n, oerr)
+			}
+			*s = *ns
+			return Shape{Kind: KindSilent}, nil
+		}
+		return sh, nil
+	}
+	ok := func(sh Shape) bool { return !sh.Refused() }
+	hiSh, err := try(a.limits.BodyCeiling)
+	if err != nil {
+		return err
+	}
+	if ok(hiSh) {
+		b.AtCap = &hiSh
+		return nil
+	}
+	lo, hi := int64(1<<10), a.limits.BodyCeiling
+	loSh, err := try(lo)
+	if err != nil {
+		return err
+	}
+	if !ok(loSh) {
+		return fmt.Errorf("a %d-byte ping is refused (%s): no body cap to bisect", lo, loSh)
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		sh, err := try(mid)
+		if err != nil {
+			return err
+		}
+		if ok(sh) {
+			lo, loSh = mid, sh
+		} else {
+			hi, hiSh = mid, sh
+		}
+	}
+	b.BodyCap, b.AtCap, b.PastCap = &lo, &loSh, &hiSh
+	return nil
+}
+
+// nested is an arguments object nesting d levels (the object itself is
+// level 1).
+func nested(d int) string {
+	return strings.Repeat(`{"a":`, d-1) + "{}" + strings.Repeat("}", d-1)
+}
+
+// depth bisects the deepest arguments nesting answered in the shape of a
+// two-level one.
+func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
+	try := func(d int) (Shape, error) {
+		id := a.nextID()
+		_, sh, err := s.call(ctx, callBody(id, c.name, nested(d)), id)
+		return sh, err
+	}
+	base, err := try(2)
+	if err != nil {
+		return err
+	}
+	hi := a.limits.DepthCeiling
+	sh, err := try(hi)
+	if err != nil {
+		return err
+	}
+	if sh.Same(base) {
+		return nil
+	}
+	lo := 2
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		sh, err := try(mid)
+		if err != nil {
+			return err
+		}
+		if sh.Same(base) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	b.MaxDepth = &lo
+	return nil
+}
