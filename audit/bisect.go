@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -90,24 +91,41 @@ func nested(d int) string {
 	return strings.Repeat(`{"a":`, d-1) + "{}" + strings.Repeat("}", d-1)
 }
 
-// depth bisects the deepest arguments nesting answered in the shape of a
-// two-level one.
+// depth bisects the deepest nesting the server answers as it answers a
+// shallow one. When the carrier's baseline is a result, the nesting goes in
+// params._meta (an open object every MCP method takes) and "as shallow"
+// means a result: a closed schema cannot refuse it first. Otherwise it goes
+// in the arguments and "as shallow" means the shape of a two-level object.
 func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
+	meta := !c.absent && !c.baseShape.Refused()
+	b.DepthPlacement = "arguments"
+	if meta {
+		b.DepthPlacement = "params._meta"
+	}
 	try := func(d int) (Shape, error) {
 		id := a.nextID()
-		_, sh, err := s.call(ctx, callBody(id, c.name, nested(d)), id)
+		body := callBody(id, c.name, nested(d))
+		if meta {
+			body = []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":` + c.name +
+				`,"arguments":` + object(c.base) + `,"_meta":` + nested(d) + `}}`)
+		}
+		_, sh, err := s.call(ctx, body, id)
 		return sh, err
 	}
 	base, err := try(2)
 	if err != nil {
 		return err
 	}
+	same := func(sh Shape) bool { return sh.Same(base) }
+	if meta {
+		same = func(sh Shape) bool { return !sh.Refused() }
+	}
 	hi := a.limits.DepthCeiling
 	sh, err := try(hi)
 	if err != nil {
 		return err
 	}
-	if sh.Same(base) {
+	if same(sh) {
 		return nil
 	}
 	lo := 2
@@ -117,7 +135,7 @@ func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Bounda
 		if err != nil {
 			return err
 		}
-		if sh.Same(base) {
+		if same(sh) {
 			lo = mid
 		} else {
 			hi = mid

@@ -113,45 +113,74 @@ func quotedWinner(xy, yx Answer, x, y string) string {
 	return VerdictAccepted
 }
 
-// runDifferentials places each differential in a string the carrier's
-// arguments hold (its key member when it is a string, else an unknown
-// member), next to the same string without the bad bytes.
+// Differential is one parser-differential probe in one placement.
+type Differential struct {
+	Probe     string `json:"probe"`     // invalid_utf8, lone_surrogate, raw_control
+	Placement string `json:"placement"` // "arguments" (a string member of the carrier) or "name" (a tool name no tool has)
+	Verdict   string `json:"verdict"`   // refused, accepted, normalised
+	Answer    Shape  `json:"answer"`
+	Base      Shape  `json:"base"` // the same request without the bad bytes
+}
+
+// runDifferentials places each differential right after a canary in a
+// string, next to the same string without the bad bytes: in the carrier's
+// key member when it is a free string and the carrier's baseline is a
+// result, and always in a tool name no tool has.
 func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
-	key := a.canary + "df"
-	if c.key != nil && hasType(c.key.schema, "string") && c.key.schema["enum"] == nil && c.key.schema["pattern"] == nil {
-		key = c.key.name
-	}
 	mark := a.canary + "dv"
-	call := func(content string) (Answer, Shape, error) {
+	type placement struct {
+		name string
+		body func(id int, content string) []byte
+	}
+	places := []placement{{"name", func(id int, content string) []byte {
+		return callBody(id, `"`+mark+content+`z"`, "{}")
+	}}}
+	if k := c.key; k != nil && !c.absent && !c.baseShape.Refused() && freeString(k.schema) {
+		places = append(places, placement{"arguments", func(id int, content string) []byte {
+			return callBody(id, c.name, object(with(c.base, k.name, `"`+mark+content+`z"`)))
+		}})
+	}
+	for _, pl := range places {
 		id := a.nextID()
-		return s.call(ctx, callBody(id, c.name, object(with(c.base, key, `"`+mark+content+`z"`))), id)
-	}
-	_, base, err := call("")
-	if err != nil {
-		return err
-	}
-	for _, d := range differentials() {
-		ans, sh, err := call(d.bad)
+		_, base, err := s.call(ctx, pl.body(id, ""), id)
 		if err != nil {
 			return err
 		}
-		v := VerdictAccepted
-		switch {
-		case sh.Refused() && !sh.Same(base):
-			v = VerdictRefused
-		case followedBy(ans.Raw, mark, d.normalised):
-			v = VerdictNormalised
-		}
-		switch d.id {
-		case "invalid_utf8":
-			b.InvalidUTF8 = v
-		case "lone_surrogate":
-			b.LoneSurrogates = v
-		case "raw_control":
-			b.RawControls = v
+		for _, d := range differentials() {
+			id := a.nextID()
+			ans, sh, err := s.call(ctx, pl.body(id, d.bad), id)
+			if err != nil {
+				return err
+			}
+			v := VerdictAccepted
+			switch {
+			case !sh.Same(base):
+				v = VerdictRefused
+			case followedBy(ans.Raw, mark, d.normalised):
+				v = VerdictNormalised
+			}
+			b.Differentials = append(b.Differentials, Differential{d.id, pl.name, v, sh, base})
+			field := map[string]*string{"invalid_utf8": &b.InvalidUTF8, "lone_surrogate": &b.LoneSurrogates, "raw_control": &b.RawControls}[d.id]
+			if permissive[v] > permissive[*field] {
+				*field = v
+			}
 		}
 	}
 	return nil
+}
+
+// permissive orders the differential verdicts: the headline is the most
+// permissive placement.
+var permissive = map[string]int{"": 0, VerdictRefused: 1, VerdictNormalised: 2, VerdictAccepted: 3}
+
+// freeString: a string member with no enum, const, pattern or format, and
+// room for the canary.
+func freeString(m map[string]any) bool {
+	if !hasType(m, "string") || m["enum"] != nil || m["const"] != nil || m["pattern"] != nil || m["format"] != nil {
+		return false
+	}
+	hi, ok := num(m["maxLength"])
+	return !ok || hi >= 64
 }
 
 // followedBy reports whether raw holds mark followed by one of forms.

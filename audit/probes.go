@@ -79,15 +79,15 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 		return err
 	}
 	tr.Baseline = &tp.baseShape
-	mark := a.canary + "uk"
+	mark := a.longMark("uk")
 	ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, mark, marshal(mark))))
 	if err != nil {
 		return err
 	}
 	tr.UnknownMember = echoVerdict(sh, ans, mark)
 	if tp.key != nil {
-		mark := a.canary + "mm"
-		ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, mismatchValue(tp.key.schema, a.canary))))
+		mark := a.longMark("mm")
+		ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, mismatchValue(tp.key.schema, mark))))
 		if err != nil {
 			return err
 		}
@@ -103,8 +103,20 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 	return a.toolEcho(ctx, s, tp, tr)
 }
 
+// longMark is a canary-led value of markBytes bytes: "echoed" means the
+// answer holds all of it, so a refusal that quotes a name cut short (as
+// mcpvalidate's do, at charge.KeyCut bytes) is not an echo.
+func (a *auditor) longMark(tag string) string {
+	m := a.canary + tag
+	return m + strings.Repeat("k", markBytes-len(m))
+}
+
+// markBytes is the length of the unknown member's name and the mistyped
+// value: well past any cut a bounded refusal makes of a name.
+const markBytes = 256
+
 // echoVerdict: "accepted" when the answer is a result, else "echoed" when
-// it quotes mark, else "refused".
+// it quotes mark whole, else "refused".
 func echoVerdict(sh Shape, ans Answer, mark string) string {
 	switch {
 	case !sh.Refused():
@@ -166,7 +178,7 @@ func winner(x, y, xy, yx Shape) string {
 	switch {
 	case x.Same(y):
 		if xy.Same(x) && yx.Same(x) {
-			return VerdictAccepted // both values answer alike: the winner does not show
+			return "" // both values answer alike: neither the winner nor a refusal shows
 		}
 		return VerdictRefused
 	case xy.Same(x) && yx.Same(y):

@@ -47,25 +47,29 @@ type Boundary struct {
 	PastCap      *Shape `json:"past_cap"`
 	MaxDepth     *int   `json:"max_depth"` // null: none below DepthCeiling
 	DepthCeiling int    `json:"depth_ceiling"`
+	// DepthPlacement is where the nesting was sent: "params._meta" or
+	// "arguments".
+	DepthPlacement string `json:"depth_placement"`
 
 	EchoRatio    float64 `json:"echo_ratio"`
 	EchoInstance string  `json:"echo_instance"`
 	EnvelopeEcho *Echo   `json:"envelope_echo"`
 
-	UnknownKeys             Verdict `json:"unknown_keys"`
-	DuplicateNames          Verdict `json:"duplicate_names"`
-	DuplicateNamesEnvelope  Verdict `json:"duplicate_names_envelope"`
-	InvalidUTF8             Verdict `json:"invalid_utf8"`
-	LoneSurrogates          Verdict `json:"lone_surrogates"`
-	RawControls             Verdict `json:"raw_controls"`
-	TrailingBytes           Verdict `json:"trailing_bytes"`
-	IntegralFloat           Verdict `json:"integral_float"`
-	BeforeInitialized       Verdict `json:"before_initialized"` // served | refused
-	BeforeInitializedAnswer *Shape  `json:"before_initialized_answer"`
-	Carrier                 string  `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
-	CarrierBaseline         Shape   `json:"carrier_baseline"`
-	UnknownTool             *Shape  `json:"unknown_tool"`
-	Refusal                 *Shape  `json:"refusal"`
+	UnknownKeys             Verdict        `json:"unknown_keys"`
+	DuplicateNames          Verdict        `json:"duplicate_names"`
+	DuplicateNamesEnvelope  Verdict        `json:"duplicate_names_envelope"`
+	InvalidUTF8             Verdict        `json:"invalid_utf8"`
+	LoneSurrogates          Verdict        `json:"lone_surrogates"`
+	RawControls             Verdict        `json:"raw_controls"`
+	TrailingBytes           Verdict        `json:"trailing_bytes"`
+	Differentials           []Differential `json:"differentials"`
+	IntegralFloat           Verdict        `json:"integral_float"`
+	BeforeInitialized       Verdict        `json:"before_initialized"` // served | refused
+	BeforeInitializedAnswer *Shape         `json:"before_initialized_answer"`
+	Carrier                 string         `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
+	CarrierBaseline         Shape          `json:"carrier_baseline"`
+	UnknownTool             *Shape         `json:"unknown_tool"`
+	Refusal                 *Shape         `json:"refusal"`
 }
 
 // Severity levels, SARIF's.

@@ -271,13 +271,13 @@ func validValue(p map[string]any, canary string, depth int) string {
 	return marshal(s)
 }
 
-// mismatchValue is a value of the wrong JSON type for p: a number where a
-// string is wanted, else a string holding the canary.
-func mismatchValue(p map[string]any, canary string) string {
-	if hasType(p, "string") {
-		return "12345"
+// mismatchValue is a value of the wrong JSON type for p that holds mark:
+// an object where a string or an array is wanted, else the string.
+func mismatchValue(p map[string]any, mark string) string {
+	if hasType(p, "string") || hasType(p, "array") {
+		return marshal(map[string]string{"v": mark})
 	}
-	return marshal(canary + "mm")
+	return marshal(mark)
 }
 
 func marshal(v any) string {
