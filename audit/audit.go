@@ -63,6 +63,8 @@ type Config struct {
 	// AllTools calls every tool.
 	Call     []string
 	AllTools bool
+	// Skip names tools never to call, whatever else says so.
+	Skip []string
 	// Cap is the body cap a static audit takes its figures at; 0 means
 	// DefaultStaticCap. A probed target's figures are at its discovered cap.
 	Cap int64
@@ -171,12 +173,15 @@ func (a *auditor) probe(ctx context.Context) error {
 }
 
 // choose decides which tools are called: readOnlyHint: true, named in
-// Config.Call, or every tool under AllTools; the rest are listed skipped.
+// Config.Call, or every tool under AllTools, unless named in Config.Skip;
+// the rest are listed skipped.
 func (a *auditor) choose(tools []Tool) []*toolProbe {
 	var out []*toolProbe
 	for _, t := range tools {
 		tr := ToolReport{Name: t.Name}
 		switch {
+		case slices.Contains(a.cfg.Skip, t.Name):
+			tr.Skipped = "named with --skip"
 		case len(out) == a.limits.MaxProbedTools:
 			tr.Skipped = fmt.Sprintf("past the %d tools one run probes", a.limits.MaxProbedTools)
 		case a.cfg.AllTools:

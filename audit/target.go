@@ -295,7 +295,10 @@ func (c *stdioConn) read(r *bufio.Reader, max int64) {
 func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
 	for drained := false; !drained; { // a late answer to an earlier message is not this one's
 		select {
-		case <-c.lines:
+		case _, ok := <-c.lines:
+			if !ok {
+				return Answer{}, errors.New("the server's stdout is closed: the process exited")
+			}
 		default:
 			drained = true
 		}
@@ -323,6 +326,9 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		case <-timer.C:
 			return Answer{Silent: true}, nil
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return Answer{Silent: true}, nil // the request's own time ran out
+			}
 			return Answer{}, ctx.Err()
 		}
 	}

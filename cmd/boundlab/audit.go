@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/theurian/boundlab/audit"
@@ -43,13 +44,14 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"readOnlyHint: true and tools named with --tool are called; --all-tools calls every tool. "+
 		"The report lists what was skipped and why. Every probe value carries a canary (from --seed) "+
 		"so an echo is found byte for byte."+
-		"\n\nExit status: 0 nothing found, 1 findings, 2 a usage or target error.")
+		"\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 a usage or target error.")
 	url := c.String("url", "", "the server's streamable HTTP endpoint")
-	var headers, tools listFlag
+	var headers, tools, skip listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
 	stdio := c.Bool("stdio", false, "spawn CMD ARGS... and speak newline-delimited JSON-RPC on its stdin/stdout")
 	schemas := c.String("schemas", "", "audit the schemas in `PATH` statically (schema files or a tools/list answer)")
 	c.Var(&tools, "tool", "also call the tool `NAME` (repeatable)")
+	c.Var(&skip, "skip", "never call the tool `NAME` (repeatable)")
 	allTools := c.Bool("all-tools", false, "call every tool, whatever its annotations")
 	format := c.String("format", "text", "output: text, json or sarif (SARIF 2.1.0)")
 	asJSON := c.Bool("json", false, "the same as --format json")
@@ -61,6 +63,8 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	echoBytes := c.Int("echo-bytes", l.EchoBytes, "filler bytes in one over-long value")
 	timeout := c.Duration("timeout", l.Timeout, "the time one request may take")
 	maxRequests := c.Int("max-requests", l.MaxRequests, "the most requests one run sends")
+	failOn := c.String("fail-on", audit.SeverityWarning, "the least severity that makes the exit status 1: error, warning or note")
+	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -72,16 +76,22 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return c.usageError(stderr, "--format is text, json or sarif")
 	}
+	if !slices.Contains([]string{audit.SeverityError, audit.SeverityWarning, audit.SeverityNote}, *failOn) {
+		return c.usageError(stderr, "--fail-on is error, warning or note")
+	}
 	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout, l.MaxRequests = *bodyCeiling, *depthCeiling, *echoBytes, *timeout, *maxRequests
 	if l.BodyCeiling < 2<<10 || l.DepthCeiling < 3 || l.EchoBytes < 1 || l.Timeout <= 0 || l.MaxRequests < 1 {
 		return c.usageError(stderr, "a ceiling, size, timeout or count is too small")
 	}
-	cfg := audit.Config{Call: tools, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap}
+	cfg := audit.Config{Call: tools, Skip: skip, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap}
 	target, err := auditTarget(*url, headers, *stdio, *schemas, c.Args())
 	if err != nil {
 		return c.usageError(stderr, "%v", err)
 	}
 	cfg.Target = target
+	if *verbose {
+		cfg.Progress = func(step string) { fmt.Fprintf(stderr, "boundlab audit: %s\n", step) }
+	}
 	if *schemas != "" {
 		if cfg.Tools, err = audit.LoadSchemas(*schemas); err != nil {
 			return c.fail(stderr, err)
@@ -96,7 +106,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := write(stdout, rep); err != nil {
 		return c.fail(stderr, err)
 	}
-	if len(rep.Findings) > 0 {
+	if audit.Fails(rep.Findings, *failOn) {
 		return exitNo
 	}
 	return exitOK
