@@ -69,17 +69,17 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 	if !ok(loSh) {
 		return fmt.Errorf("a %d-byte ping is refused (%s): no body cap to bisect", lo, loSh)
 	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		sh, err := try(mid)
-		if err != nil {
-			return err
-		}
+	lo, err = largest(lo, hi, func(n int64) (bool, error) {
+		sh, err := try(n)
 		if ok(sh) {
-			lo, loSh = mid, sh
+			loSh = sh
 		} else {
-			hi, hiSh = mid, sh
+			hiSh = sh
 		}
+		return ok(sh), err
+	})
+	if err != nil {
+		return err
 	}
 	b.BodyCap, b.AtCap, b.PastCap = &lo, &loSh, &hiSh
 	return nil
@@ -128,19 +128,32 @@ func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Bounda
 	if same(sh) {
 		return nil
 	}
-	lo := 2
+	lo, err := largest(2, int64(hi), func(d int64) (bool, error) {
+		sh, err := try(int(d))
+		return same(sh), err
+	})
+	if err != nil {
+		return err
+	}
+	depth := int(lo)
+	b.MaxDepth = &depth
+	return nil
+}
+
+// largest bisects the largest n in [lo, hi) with ok(n), given ok(lo) and
+// not ok(hi); ok is monotone (true below some n, false from it on).
+func largest(lo, hi int64, ok func(int64) (bool, error)) (int64, error) {
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		sh, err := try(mid)
+		yes, err := ok(mid)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if same(sh) {
+		if yes {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	b.MaxDepth = &lo
-	return nil
+	return lo, nil
 }

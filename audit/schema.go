@@ -114,9 +114,11 @@ type prop struct {
 func (d *schemaDoc) rootProps() []prop {
 	byName := map[string]map[string]any{}
 	req := map[string]bool{}
+	visits := 0
 	var walk func(base string, m map[string]any, hops int)
 	walk = func(base string, m map[string]any, hops int) {
-		if m == nil || hops > maxRefHops {
+		visits++ // allOf branches fan out: bound the whole walk, not one chain
+		if m == nil || hops > maxRefHops || visits > maxWalkNodes {
 			return
 		}
 		if id, ok := m["$id"].(string); ok {

@@ -231,8 +231,6 @@ func (s *Stdio) Open(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs := &headBuf{max: 4 << 10}
-	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", s.Command, err)
 	}
@@ -244,7 +242,7 @@ func (s *Stdio) Open(ctx context.Context) (Conn, error) {
 	if wait <= 0 {
 		wait = DefaultLimits().Timeout
 	}
-	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), stderr: errs, wait: wait}
+	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), wait: wait}
 	go c.read(bufio.NewReaderSize(stdout, 64<<10), max)
 	go func() { _ = cmd.Wait(); close(c.done) }()
 	return c, nil
@@ -256,13 +254,12 @@ type line struct {
 }
 
 type stdioConn struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	lines  chan line
-	done   chan struct{}
-	stderr *headBuf
-	wait   time.Duration
-	once   sync.Once
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan line
+	done  chan struct{}
+	wait  time.Duration
+	once  sync.Once
 }
 
 // read splits stdout into lines, each kept up to max bytes.
@@ -345,36 +342,6 @@ func (c *stdioConn) Close() error {
 		}
 	})
 	return nil
-}
-
-// headBuf keeps the first max bytes written to it.
-type headBuf struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (h *headBuf) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if room := h.max - len(h.b); room > 0 {
-		h.b = append(h.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (h *headBuf) String() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return string(h.b)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
 }
 
 // newClient is the client of a URL target: the per-request timeout, and no
