@@ -290,3 +290,36 @@ func Commit(ctx context.Context, moduleDir string) string {
 	}
 	return rev
 }
+
+// ServeChild is a `boundlab serve` child on 127.0.0.1 for another lab to drive
+// (the auditor's tests): started, its RSS watched, stopped.
+type ServeChild struct {
+	c      *child
+	cancel context.CancelFunc
+	// URL is the MCP endpoint serve printed (always http://127.0.0.1:PORT/mcp)
+	// and Cap the body cap it announced.
+	URL string
+	Cap int64
+}
+
+// Serve starts bin as the variant and watches its RSS every 50 ms, killing
+// it the first time VmRSS passes guard bytes.
+func Serve(bin string, v Variant, guard int64) (*ServeChild, error) {
+	c, err := startChild(bin, v)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go c.watch(ctx, 50*time.Millisecond, guard)
+	return &ServeChild{c: c, cancel: cancel, URL: c.URL, Cap: c.Cap}, nil
+}
+
+// Stop ends the child and reports its largest sampled VmRSS and whether the
+// guard killed it.
+func (s *ServeChild) Stop() (maxRSS int64, killed bool) {
+	s.cancel()
+	s.c.stop()
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	return max(s.c.maxRSS, s.c.hwm), s.c.killedAt != 0
+}

@@ -1,0 +1,202 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Limits bound every probe run: how much is sent, how much is read, and for
+// how long.
+type Limits struct {
+	// BodyCeiling is the largest body the body-cap bisection sends; a server
+	// that accepts it has no cap below it (Boundary.BodyCap is nil).
+	BodyCeiling int64
+	// DepthCeiling is the deepest arguments nesting the depth bisection sends.
+	DepthCeiling int
+	// EchoBytes is the filler bytes in one over-long string.
+	EchoBytes int
+	// MaxAnswerBytes is how much of one answer is read; the rest is dropped
+	// and the answer marked truncated.
+	MaxAnswerBytes int64
+	// Timeout bounds one request (and, over stdio, the wait for its answer).
+	Timeout time.Duration
+	// MaxRequests bounds the requests of a whole run.
+	MaxRequests int
+	// MaxTools and MaxPages bound what tools/list may return.
+	MaxTools, MaxPages int
+	// MaxProbedTools bounds how many tools the per-tool probes call.
+	MaxProbedTools int
+}
+
+// DefaultLimits: a 64 MiB body ceiling (past the 4 MiB go-sdk default and the
+// 25 MiB cap mcpvalidate derives, so both are found), 16,384 levels (past
+// encoding/json's 10,000 and sonic's 4,096), 64 KiB fillers (the envelope's
+// fixed bytes then move an echo ratio by under 1%), answers read up to 256 MiB
+// (a 5x echo of the largest body sent still fits), 10 s a request, 4,000
+// requests a run (a dozen probed tools need about 400).
+func DefaultLimits() Limits {
+	return Limits{
+		BodyCeiling:    64 << 20,
+		DepthCeiling:   16384,
+		EchoBytes:      64 << 10,
+		MaxAnswerBytes: 256 << 20,
+		Timeout:        10 * time.Second,
+		MaxRequests:    4000,
+		MaxTools:       1024,
+		MaxPages:       64,
+		MaxProbedTools: 64,
+	}
+}
+
+// Config is one audit.
+type Config struct {
+	// Target is the server to probe; nil audits Tools statically.
+	Target Target
+	// Tools are the published tools of a static audit (ParseToolsList,
+	// LoadSchemas); ignored when Target is set.
+	Tools []Tool
+	// Call names tools to call besides those annotated readOnlyHint: true;
+	// AllTools calls every tool.
+	Call     []string
+	AllTools bool
+	// Skip names tools never to call, whatever else says so.
+	Skip []string
+	// Cap is the body cap a static audit takes its figures at; 0 means
+	// DefaultStaticCap. A probed target's figures are at its discovered cap.
+	Cap int64
+	// Seed makes the canary and the request ids reproducible.
+	Seed uint64
+	// Limits; the zero value means DefaultLimits.
+	Limits Limits
+	// Progress, if set, is told each probe as it starts.
+	Progress func(step string)
+}
+
+// ErrTarget wraps every failure to reach or understand the target: the
+// verb's exit status 2.
+var ErrTarget = errors.New("audit: target error")
+
+type auditor struct {
+	cfg    Config
+	target Target
+	limits Limits
+	canary string
+	sent   int
+	rep    *Report
+}
+
+// Run audits the target (or the static tools) and returns the report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	l := cfg.Limits
+	if l == (Limits{}) {
+		l = DefaultLimits()
+	}
+	r := rand.New(rand.NewPCG(cfg.Seed, 0x626f756e646c6162))
+	a := &auditor{cfg: cfg, target: cfg.Target, limits: l, canary: fmt.Sprintf("zq%08x", r.Uint32())}
+	a.rep = &Report{Seed: cfg.Seed, Canary: a.canary, Findings: []Finding{}}
+	if cfg.Target == nil {
+		a.rep.Target = "static"
+		a.staticTools(cfg.Tools)
+		a.rep.finish(cfg.Cap)
+		return a.rep, nil
+	}
+	setLimits(cfg.Target, l)
+	a.rep.Target = cfg.Target.Name()
+	if err := a.probe(ctx); err != nil {
+		return a.rep, fmt.Errorf("%w: %v", ErrTarget, err)
+	}
+	a.rep.Requests = a.sent
+	a.rep.finish(cfg.Cap)
+	return a.rep, nil
+}
+
+func setLimits(t Target, l Limits) {
+	switch t := t.(type) {
+	case *HTTP:
+		t.maxAnswer = l.MaxAnswerBytes
+		if t.Client == nil {
+			t.Client = newClient(l.Timeout)
+		}
+	case *Stdio:
+		t.maxAnswer, t.wait = l.MaxAnswerBytes, l.Timeout
+	}
+}
+
+func (a *auditor) progress(step string) {
+	if a.cfg.Progress != nil {
+		a.cfg.Progress(step)
+	}
+}
+
+// probe runs every probe against the target.
+func (a *auditor) probe(ctx context.Context) error {
+	a.progress("initialize and tools/list")
+	s, err := a.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer func() { s.conn.Close() }()
+	a.rep.ProtocolVersion = s.version
+	tools, err := s.listTools(ctx)
+	if err != nil {
+		return err
+	}
+	probed := a.choose(tools)
+	a.staticTools(tools)
+	b := &Boundary{}
+	a.rep.Boundary = b
+	var carrier *toolProbe
+	for _, tp := range probed {
+		a.progress("tool " + tp.tool.Name)
+		if err := a.probeTool(ctx, s, tp); err != nil {
+			return err
+		}
+		// the carrier of the target-wide probes: a tool whose baseline is a
+		// result when there is one, so a refusal shows against it
+		if carrier == nil || (carrier.baseShape.Refused() && !tp.baseShape.Refused()) {
+			carrier = tp
+		}
+	}
+	if carrier == nil {
+		carrier = a.absentCarrier()
+	} else {
+		b.Carrier = carrier.tool.Name
+	}
+	if s, err = a.envelope(ctx, s, carrier, b); err != nil {
+		return err
+	}
+	return a.bisect(ctx, s, carrier, b)
+}
+
+// choose decides which tools are called: readOnlyHint: true, named in
+// Config.Call, or every tool under AllTools, unless named in Config.Skip;
+// the rest are listed skipped.
+func (a *auditor) choose(tools []Tool) []*toolProbe {
+	var out []*toolProbe
+	for _, t := range tools {
+		tr := ToolReport{Name: t.Name}
+		switch {
+		case slices.Contains(a.cfg.Skip, t.Name):
+			tr.Skipped = "named with --skip"
+		case len(out) == a.limits.MaxProbedTools:
+			tr.Skipped = fmt.Sprintf("past the %d tools one run probes", a.limits.MaxProbedTools)
+		case a.cfg.AllTools:
+			tr.Probed, tr.Why = true, "--all-tools"
+		case slices.Contains(a.cfg.Call, t.Name):
+			tr.Probed, tr.Why = true, "named with --tool"
+		case t.ReadOnly():
+			tr.Probed, tr.Why = true, "readOnlyHint: true"
+		default:
+			tr.Skipped = "not annotated readOnlyHint: true (name it with --tool, or pass --all-tools)"
+		}
+		a.rep.Tools = append(a.rep.Tools, tr)
+		if tr.Probed {
+			out = append(out, &toolProbe{tool: t, idx: len(a.rep.Tools) - 1})
+		}
+	}
+	return out
+}

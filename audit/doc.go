@@ -1,0 +1,71 @@
+// Package audit measures any MCP server's input boundary from outside, and
+// audits the input schemas it publishes with boundlab's core (charge).
+//
+// # What it promises
+//
+// Targets. HTTP is a streamable-HTTP endpoint (extra headers, the session id
+// learnt from the server); Handler serves an http.Handler in process, each
+// request handed to ServeHTTP with no network (a go-sdk server through
+// mcp.NewStreamableHTTPHandler, mark3labs' StreamableHTTPServer, or anything
+// behind mcpvalidate's front gate); Stdio spawns a command and speaks
+// newline-delimited JSON-RPC on its stdin and stdout, one process per
+// session. LoadSchemas reads schema files or a saved tools/list answer for a
+// static audit, which sends nothing.
+//
+// Probes. Run initializes, follows tools/list's pagination, and calls the
+// tools it may call (annotated readOnlyHint: true, named in Config.Call, or
+// all under Config.AllTools; the others are listed skipped, with the
+// reason). Per called tool: a baseline call with every required member
+// valid as far as the schema says; an unknown member; a member of the wrong
+// JSON type; the member named twice (a valid and a mistyped value, in both
+// orders: refused, first-wins, last-wins, or accepted when the two values
+// answer alike); an integer sent as 5.0; over-long strings of every Filler
+// class in a member and in an unknown member, keeping the worst answer bytes
+// per request byte. Target-wide, through a carrier tool (a called tool whose
+// baseline is a result when there is one, else a tool name no tool has, so
+// nothing runs): malformed params quoted back (the go-sdk's echo), "name"
+// twice in params, invalid UTF-8, an escaped lone surrogate and a raw
+// control character in a string (refused, accepted, or normalised when the
+// answer shows U+FFFD where the bytes were), bytes after the message, a call
+// before notifications/initialized, the body cap (a ping padded with JSON
+// whitespace, bisected to the byte up to Limits.BodyCeiling, with the
+// answers at the cap and one past) and the deepest arguments nesting
+// answered in the shape of a two-level one (bisected up to
+// Limits.DepthCeiling). Every caller value holds the run's canary (from
+// Config.Seed), so an echo is a byte-exact match. Every probe is bounded:
+// Limits bound the requests of a run, the bytes of one body and of one
+// answer read, and the time of one request.
+//
+// Static audit, per tool: closed (unevaluatedProperties: false, or
+// additionalProperties: false with no composition), open, or the pitfall
+// (additionalProperties: false beside allOf/$ref, which refuses the composed
+// members); every string without maxLength, array without maxItems and open
+// object without maxProperties; the keywords whose error message renders
+// the instance under jsonschema/v6 and under Python jsonschema; and at the
+// discovered cap (or DefaultStaticCap) the widest render one string can
+// force, from charge's per-code-point widths and wire sizes, and that times
+// the most rendering keywords on one path: the refusal ceiling.
+//
+// Output: Report (JSON, documented field by field in docs/audit.md),
+// WriteText, WriteJSON and WriteSARIF (SARIF 2.1.0, the stable rule ids of
+// Rules, one result per finding, the tool as a logical location).
+//
+// # Where it ends
+//
+// It sees answers, not code. Two answers are told apart by their shape
+// (HTTP status, result, isError, JSON-RPC code), never by their text, so a
+// server whose handler refuses the baseline (state the schema cannot see)
+// answers most probes alike and its verdicts say less; the report carries
+// each baseline's shape. "normalised" shows only where the server quotes
+// the value back; otherwise an admitted value is "accepted". The depth found
+// is where the answer's shape changes: a validator that refuses deep
+// arguments with the same isError shape as a shallow unknown member is not
+// seen (mcpvalidate's middleware behind the bare SDK is; its front gate is
+// not). The static figures take the body cap as the only bound: a charge
+// gate in front of the validator (mcpvalidate) bounds the render far lower,
+// which no schema shows. Probing calls tools with arguments they should
+// refuse: a server that does not validate runs them, which is why only the
+// tools the caller chose are called.
+//
+// This is a lab package: mcpvalidate imports nothing from it.
+package audit

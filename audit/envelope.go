@@ -1,0 +1,225 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+)
+
+// differential is one parser-differential probe: bad bytes placed right
+// after a canary inside a string; Normalised are the forms an answer shows
+// when the server replaced them.
+type differential struct {
+	id         string
+	bad        string // raw bytes inside a JSON string
+	normalised []string
+}
+
+func differentials() []differential {
+	fffd := []string{"\ufffd", `\ufffd`, `\uFFFD`}
+	return []differential{
+		{"invalid_utf8", "\xff", fffd},
+		{"lone_surrogate", `\ud800`, fffd},
+		{"raw_control", "\x01", nil},
+	}
+}
+
+// envelope runs the probes that do not depend on one tool: the params echo,
+// duplicate names in the envelope, the differentials, trailing bytes, a call
+// before notifications/initialized. It returns the session to go on with.
+func (a *auditor) envelope(ctx context.Context, s *session, c *toolProbe, b *Boundary) (*session, error) {
+	a.progress("envelope")
+	e, err := a.sweep(ctx, s, "tools/call params {\"name\":1,\"x\":...}", func(val string, id int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":1,"x":` + val + `}}`)
+	})
+	if err != nil {
+		return s, err
+	}
+	b.EnvelopeEcho = e
+	if b.DuplicateNamesEnvelope, b.UnknownTool, err = a.envelopeDuplicates(ctx, s, c); err != nil {
+		return s, err
+	}
+	if err := a.runDifferentials(ctx, s, c, b); err != nil {
+		return s, err
+	}
+	if b.TrailingBytes, err = a.trailing(ctx, s, c); err != nil {
+		return s, err
+	}
+	b.BeforeInitializedAnswer, err = a.beforeInitialized(ctx, c)
+	if err == nil {
+		b.BeforeInitialized = VerdictRefused
+		if b.BeforeInitializedAnswer.Same(b.CarrierBaseline) {
+			b.BeforeInitialized = VerdictServed
+		}
+	}
+	return s, err
+}
+
+func (a *auditor) carrierArgs(c *toolProbe) string { return object(c.base) }
+
+// envelopeDuplicates sends params with "name" twice: the carrier and a tool
+// no server has, in both orders.
+func (a *auditor) envelopeDuplicates(ctx context.Context, s *session, c *toolProbe) (string, *Shape, error) {
+	other := marshal(a.canary + "-other")
+	if c.absent {
+		other = marshal(a.canary + "-absent2")
+	}
+	body := func(id int, n1, n2 string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":` + n1 +
+			`,"name":` + n2 + `,"arguments":` + a.carrierArgs(c) + `}}`)
+	}
+	one := func(n string) (Answer, Shape, error) {
+		id := a.nextID()
+		return s.call(ctx, callBody(id, n, a.carrierArgs(c)), id)
+	}
+	two := func(n1, n2 string) (Answer, Shape, error) {
+		id := a.nextID()
+		return s.call(ctx, body(id, n1, n2), id)
+	}
+	_, x, err := one(c.name)
+	if err != nil {
+		return "", nil, err
+	}
+	a.rep.Boundary.CarrierBaseline = x
+	_, y, err := one(other)
+	if err != nil {
+		return "", nil, err
+	}
+	unknown := &y
+	xa, xy, err := two(c.name, other)
+	if err != nil {
+		return "", nil, err
+	}
+	ya, yx, err := two(other, c.name)
+	if err != nil {
+		return "", nil, err
+	}
+	v := winner(x, y, xy, yx)
+	if v == VerdictAccepted && c.absent { // two absent names answer alike: the name quoted tells
+		v = quotedWinner(xa, ya, c.name, other)
+	}
+	return v, unknown, nil
+}
+
+// quotedWinner reads which of two names an answer quotes.
+func quotedWinner(xy, yx Answer, x, y string) string {
+	qx, qy := []byte(x[1:len(x)-1]), []byte(y[1:len(y)-1])
+	switch {
+	case bytes.Contains(xy.Raw, qx) && !bytes.Contains(xy.Raw, qy) && bytes.Contains(yx.Raw, qy) && !bytes.Contains(yx.Raw, qx):
+		return VerdictFirstWins
+	case bytes.Contains(xy.Raw, qy) && !bytes.Contains(xy.Raw, qx) && bytes.Contains(yx.Raw, qx) && !bytes.Contains(yx.Raw, qy):
+		return VerdictLastWins
+	}
+	return VerdictAccepted
+}
+
+// Differential is one parser-differential probe in one placement.
+type Differential struct {
+	Probe     string `json:"probe"`     // invalid_utf8, lone_surrogate, raw_control
+	Placement string `json:"placement"` // "arguments" (a string member of the carrier) or "name" (a tool name no tool has)
+	Verdict   string `json:"verdict"`   // refused, accepted, normalised
+	Answer    Shape  `json:"answer"`
+	Base      Shape  `json:"base"` // the same request without the bad bytes
+}
+
+// runDifferentials places each differential right after a canary in a
+// string, next to the same string without the bad bytes: in the carrier's
+// key member when it is a free string and the carrier's baseline is a
+// result, and always in a tool name no tool has.
+func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
+	mark := a.canary + "dv"
+	type placement struct {
+		name string
+		body func(id int, content string) []byte
+	}
+	places := []placement{{"name", func(id int, content string) []byte {
+		return callBody(id, `"`+mark+content+`z"`, "{}")
+	}}}
+	if k := c.key; k != nil && !c.absent && !c.baseShape.Refused() && freeString(k.schema) {
+		places = append(places, placement{"arguments", func(id int, content string) []byte {
+			return callBody(id, c.name, object(with(c.base, k.name, `"`+mark+content+`z"`)))
+		}})
+	}
+	for _, pl := range places {
+		id := a.nextID()
+		_, base, err := s.call(ctx, pl.body(id, ""), id)
+		if err != nil {
+			return err
+		}
+		for _, d := range differentials() {
+			id := a.nextID()
+			ans, sh, err := s.call(ctx, pl.body(id, d.bad), id)
+			if err != nil {
+				return err
+			}
+			v := VerdictAccepted
+			switch {
+			case !sh.Same(base):
+				v = VerdictRefused
+			case followedBy(ans.Raw, mark, d.normalised):
+				v = VerdictNormalised
+			}
+			b.Differentials = append(b.Differentials, Differential{d.id, pl.name, v, sh, base})
+			field := map[string]*string{"invalid_utf8": &b.InvalidUTF8, "lone_surrogate": &b.LoneSurrogates, "raw_control": &b.RawControls}[d.id]
+			if permissive[v] > permissive[*field] {
+				*field = v
+			}
+		}
+	}
+	return nil
+}
+
+// permissive orders the differential verdicts: the headline is the most
+// permissive placement.
+var permissive = map[string]int{"": 0, VerdictRefused: 1, VerdictNormalised: 2, VerdictAccepted: 3}
+
+// freeString: a string member with no enum, const, pattern or format, and
+// room for the canary.
+func freeString(m map[string]any) bool {
+	if !hasType(m, "string") || m["enum"] != nil || m["const"] != nil || m["pattern"] != nil || m["format"] != nil {
+		return false
+	}
+	hi, ok := num(m["maxLength"])
+	return !ok || hi >= 64
+}
+
+// followedBy reports whether raw holds mark followed by one of forms.
+func followedBy(raw []byte, mark string, forms []string) bool {
+	for _, f := range forms {
+		if bytes.Contains(raw, []byte(mark+f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// trailing sends the carrier's call with bytes after the message.
+func (a *auditor) trailing(ctx context.Context, s *session, c *toolProbe) (string, error) {
+	id := a.nextID()
+	_, base, err := s.call(ctx, callBody(id, c.name, a.carrierArgs(c)), id)
+	if err != nil {
+		return "", err
+	}
+	id = a.nextID()
+	_, sh, err := s.call(ctx, append(callBody(id, c.name, a.carrierArgs(c)), []byte(` {"x":1}`)...), id)
+	if err != nil {
+		return "", err
+	}
+	if sh.Same(base) {
+		return VerdictAccepted, nil
+	}
+	return VerdictRefused, nil
+}
+
+// beforeInitialized calls the carrier on a fresh session that sent
+// initialize and not notifications/initialized.
+func (a *auditor) beforeInitialized(ctx context.Context, c *toolProbe) (*Shape, error) {
+	s, err := a.open(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.conn.Close()
+	id := a.nextID()
+	_, sh, err := s.call(ctx, callBody(id, c.name, a.carrierArgs(c)), id)
+	return &sh, err
+}

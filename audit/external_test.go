@@ -1,0 +1,170 @@
+package audit_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/theurian/boundlab/audit"
+	"github.com/theurian/boundlab/load"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func boundlabBin(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("builds and runs the boundlab binary")
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "boundlab-audit-test-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath, binErr = load.Build(context.Background(), "..", dir)
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// rssGuard kills a served child past 1 GiB: the audit's largest body is
+// 64 MiB, and serve's own ceiling is its budget plus 64 MiB.
+const rssGuard = 1 << 30
+
+// `boundlab serve` as a child on 127.0.0.1, with and without the front gate:
+// the same findings as the in-process demo, and the two differ where the
+// gate stands.
+func TestServeChild(t *testing.T) {
+	bin := boundlabBin(t)
+	reports := map[string]*audit.Report{}
+	for _, v := range load.Variants() {
+		c, err := load.Serve(bin, v, rssGuard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := run(t, &audit.HTTP{URL: c.URL, Label: "boundlab serve " + v.Name}, calls...)
+		checkDirect(t, urlPoster(t, c.URL), rep)
+		if rss, killed := c.Stop(); killed {
+			t.Fatalf("%s: killed by the RSS guard at %d bytes", v.Name, rss)
+		}
+		if rep.Boundary.BodyCap == nil || *rep.Boundary.BodyCap != c.Cap {
+			t.Errorf("%s: body cap %v, serve announced %d", v.Name, rep.Boundary.BodyCap, c.Cap)
+		}
+		reports[v.Name] = rep
+		t.Logf("%s", headline(rep))
+	}
+	g, m := reports[load.Guarded], reports[load.MiddlewareOnly]
+	if m.Boundary.EchoRatio < 4.9 || g.Boundary.EchoRatio > 0.01 {
+		t.Errorf("params echo: middleware-only %.3f, guarded %.4f", m.Boundary.EchoRatio, g.Boundary.EchoRatio)
+	}
+	wantRule(t, m, audit.RuleEcho, true)
+	wantRule(t, g, audit.RuleEcho, false)
+	wantRule(t, m, audit.RuleTrailingBytes, true)
+	wantRule(t, g, audit.RuleTrailingBytes, false)
+}
+
+// everything installs the TypeScript reference server from the npm
+// registry into a temporary directory, or skips saying why.
+func everything(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("installs @modelcontextprotocol/server-everything from npm")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("SKIP: %s is not installed; the TypeScript reference server is not audited", tool)
+		}
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir, "@modelcontextprotocol/server-everything")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("SKIP: npm could not install @modelcontextprotocol/server-everything (registry unreachable?): %v: %.200s", err, out)
+	}
+	return filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+}
+
+// The TypeScript reference server over stdio and over streamable HTTP: one
+// server, so the transports agree on every parser verdict; HTTP figures are
+// held to direct measurements.
+func TestTypeScriptEverything(t *testing.T) {
+	index := everything(t)
+	l := audit.DefaultLimits()
+	l.BodyCeiling = 32 << 20 // node holds a body several times over; keep it small
+	l.Timeout = 5 * time.Second
+	// trigger-long-running-operation is annotated read-only and sleeps 10 s
+	// a call by default
+	skip := []string{"trigger-long-running-operation"}
+	stdio, err := audit.Run(context.Background(), audit.Config{Target: &audit.Stdio{Command: "node", Args: []string{index, "stdio"}}, Seed: 7, Limits: l, Skip: skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	cmd := exec.Command("node", index, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	waitFor(t, stderr, "listening on port")
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+	web, err := audit.Run(context.Background(), audit.Config{Target: &audit.HTTP{URL: url}, Seed: 7, Limits: l, Skip: skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDirect(t, urlPoster(t, url), web)
+	for _, pair := range [][2]string{
+		{stdio.Boundary.DuplicateNamesEnvelope, web.Boundary.DuplicateNamesEnvelope},
+		{stdio.Boundary.InvalidUTF8, web.Boundary.InvalidUTF8},
+		{stdio.Boundary.UnknownKeys, web.Boundary.UnknownKeys},
+	} {
+		if pair[0] != pair[1] {
+			t.Errorf("stdio and HTTP disagree on a parser verdict: %q vs %q", pair[0], pair[1])
+		}
+	}
+	t.Logf("%s\n%s", headline(stdio), headline(web))
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func waitFor(t *testing.T, r interface{ Read([]byte) (int, error) }, want string) {
+	done := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), want) {
+				done <- true
+				break
+			}
+		}
+		for sc.Scan() { // keep draining
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server did not print %q within 30 s", want)
+	}
+}

@@ -1,0 +1,205 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// Rule is one kind of finding. IDs are stable: SARIF consumers key on them.
+type Rule struct {
+	ID       string
+	Name     string
+	Severity string // the default level
+	Text     string
+}
+
+// Rule ids.
+const (
+	RuleEcho              = "BLA001"
+	RuleNoBodyCap         = "BLA002"
+	RuleDeepNesting       = "BLA003"
+	RuleUnknownMember     = "BLA004"
+	RuleTypeMismatch      = "BLA005"
+	RuleDuplicateNames    = "BLA006"
+	RuleInvalidUTF8       = "BLA007"
+	RuleLoneSurrogate     = "BLA008"
+	RuleRawControl        = "BLA009"
+	RuleTrailingBytes     = "BLA010"
+	RuleIntegralFloat     = "BLA011"
+	RuleBeforeInitialized = "BLA012"
+	RuleRefusalNoID       = "BLA013"
+	RuleNoSchema          = "BLA101"
+	RuleOpenSchema        = "BLA102"
+	RuleClosurePitfall    = "BLA103"
+	RuleUnbounded         = "BLA104"
+	RuleRendersInstance   = "BLA105"
+)
+
+// Rules returns every rule, in id order, in a fresh slice.
+func Rules() []Rule {
+	return []Rule{
+		{RuleEcho, "echo", SeverityError, "an answer quotes the caller's bytes; the figure is the worst answer bytes per request byte"},
+		{RuleNoBodyCap, "no-body-cap", SeverityWarning, "no body cap below the probe ceiling"},
+		{RuleDeepNesting, "deep-nesting", SeverityWarning, "arguments nesting deeper than charge's default bound is answered as a shallow call"},
+		{RuleUnknownMember, "unknown-member", SeverityWarning, "an unknown arguments member is admitted, or refused with its value echoed"},
+		{RuleTypeMismatch, "type-mismatch", SeverityWarning, "a member of the wrong JSON type is admitted, or refused with its value echoed"},
+		{RuleDuplicateNames, "duplicate-names", SeverityWarning, "a repeated member name is admitted: two parsers may keep different values"},
+		{RuleInvalidUTF8, "invalid-utf8", SeverityWarning, "invalid UTF-8 inside a string is admitted or silently replaced"},
+		{RuleLoneSurrogate, "lone-surrogate", SeverityWarning, "an escaped lone surrogate is admitted or silently replaced"},
+		{RuleRawControl, "raw-control", SeverityWarning, "a raw control character inside a string (illegal JSON) is admitted"},
+		{RuleTrailingBytes, "trailing-bytes", SeverityWarning, "bytes after the JSON-RPC message are ignored"},
+		{RuleIntegralFloat, "integral-float-refused", SeverityNote, "5.0 for an integer is refused (JSON Schema admits it)"},
+		{RuleBeforeInitialized, "served-before-initialized", SeverityNote, "a tools/call before notifications/initialized is served"},
+		{RuleRefusalNoID, "refusal-without-id", SeverityNote, "a JSON-RPC error answer does not carry the request's id"},
+		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
+		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
+		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
+		{RuleUnbounded, "unbounded", SeverityNote, "strings, arrays or open objects without a bound"},
+		{RuleRendersInstance, "renders-instance", SeverityNote, "keywords that render the instance into error text; the figure is the refusal ceiling at the cap"},
+	}
+}
+
+func ruleSeverity(id string) string {
+	for _, r := range Rules() {
+		if r.ID == id {
+			return r.Severity
+		}
+	}
+	return SeverityNote
+}
+
+func finding(rule, tool, msg string, fig float64, unit string) Finding {
+	return Finding{Rule: rule, Tool: tool, Severity: ruleSeverity(rule), Message: msg, Figure: fig, Unit: unit}
+}
+
+func (r *Report) boundaryFindings() []Finding {
+	b := r.Boundary
+	if b == nil {
+		return nil
+	}
+	var out []Finding
+	if e := b.EnvelopeEcho; e != nil && e.Echoed {
+		f := finding(RuleEcho, "", fmt.Sprintf("the answer to malformed params quotes them: %.3g answer bytes per request byte (%s)", e.Ratio, e.Instance), round3(e.Ratio), "answer bytes / request byte")
+		if e.Ratio < 1 {
+			f.Severity = SeverityWarning
+		}
+		out = append(out, f)
+	}
+	if b.BodyCap == nil && b.AtCap != nil {
+		out = append(out, finding(RuleNoBodyCap, "", fmt.Sprintf("a %d-byte body is answered (%s): no cap below the probe ceiling", b.BodyCeiling, b.AtCap), float64(b.BodyCeiling), "bytes"))
+	}
+	limit := charge.DefaultLimits().MaxParamsNesting
+	switch {
+	case b.MaxDepth == nil && b.DepthCeiling > 0:
+		out = append(out, finding(RuleDeepNesting, "", fmt.Sprintf("arguments nesting %d levels are answered as a shallow call: no depth bound below the probe ceiling", b.DepthCeiling), float64(b.DepthCeiling), "levels"))
+	case b.MaxDepth != nil && *b.MaxDepth > limit:
+		out = append(out, finding(RuleDeepNesting, "", fmt.Sprintf("arguments nesting %d levels are answered as a shallow call (charge's default bound is %d)", *b.MaxDepth, limit), float64(*b.MaxDepth), "levels"))
+	}
+	if v := b.DuplicateNamesEnvelope; v != "" && v != VerdictRefused {
+		out = append(out, finding(RuleDuplicateNames, "", "params holding \"name\" twice is admitted: "+v, 1, "admitted"))
+	}
+	for _, d := range []struct {
+		rule, v, what string
+	}{
+		{RuleInvalidUTF8, b.InvalidUTF8, "invalid UTF-8 (byte 0xFF) in a string"},
+		{RuleLoneSurrogate, b.LoneSurrogates, "a lone surrogate \\ud800 in a string"},
+		{RuleRawControl, b.RawControls, "a raw U+0001 in a string"},
+		{RuleTrailingBytes, b.TrailingBytes, "bytes after the message"},
+	} {
+		if d.v != "" && d.v != VerdictRefused {
+			out = append(out, finding(d.rule, "", d.what+" is "+d.v, 1, "admitted"))
+		}
+	}
+	if b.BeforeInitialized == VerdictServed {
+		out = append(out, finding(RuleBeforeInitialized, "", "a tools/call after initialize and before notifications/initialized is answered as after it: "+b.BeforeInitializedAnswer.String(), 1, "served"))
+	}
+	if s := b.Refusal; s != nil && s.Kind == KindRPCError && !s.IDEchoed {
+		out = append(out, finding(RuleRefusalNoID, "", "the refusal ("+s.String()+") does not carry the request's id", 0, "id echoed"))
+	}
+	return out
+}
+
+func toolFindings(t ToolReport) []Finding {
+	var out []Finding
+	if t.Echo != nil && t.Echo.Echoed {
+		f := finding(RuleEcho, t.Name, fmt.Sprintf("an over-long argument is quoted back: %.3g answer bytes per request byte (%s)", t.Echo.Ratio, t.Echo.Instance), round3(t.Echo.Ratio), "answer bytes / request byte")
+		if t.Echo.Ratio < 1 {
+			f.Severity = SeverityWarning
+		}
+		out = append(out, f)
+	}
+	for _, p := range []struct{ rule, v, what string }{
+		{RuleUnknownMember, t.UnknownMember, "an unknown arguments member"},
+		{RuleTypeMismatch, t.TypeMismatch, "a member of the wrong type"},
+	} {
+		if p.v == VerdictAccepted || p.v == VerdictEchoed {
+			out = append(out, finding(p.rule, t.Name, p.what+" is "+p.v, 1, p.v))
+		}
+	}
+	if v := t.Duplicates; v != "" && v != VerdictRefused {
+		out = append(out, finding(RuleDuplicateNames, t.Name, "an arguments member named twice is admitted: "+v, 1, "admitted"))
+	}
+	if t.IntegralFloat == VerdictRefused {
+		out = append(out, finding(RuleIntegralFloat, t.Name, "an integer member sent as 5.0 is refused", 1, "refused"))
+	}
+	return append(out, schemaFindings(t)...)
+}
+
+func schemaFindings(t ToolReport) []Finding {
+	sa := t.Schema
+	if sa == nil {
+		return nil
+	}
+	var out []Finding
+	switch sa.Closure {
+	case ClosureNone:
+		out = append(out, finding(RuleNoSchema, t.Name, "no input schema is published", 0, "schemas"))
+	case ClosureOpen:
+		out = append(out, finding(RuleOpenSchema, t.Name, "neither additionalProperties nor unevaluatedProperties is false at the root", 1, "open"))
+	case ClosurePitfall:
+		out = append(out, finding(RuleClosurePitfall, t.Name, "additionalProperties: false sits beside allOf/$ref: the members they compose in are refused too (use unevaluatedProperties: false)", 1, "pitfall"))
+	}
+	if len(sa.Unbounded) > 0 {
+		out = append(out, finding(RuleUnbounded, t.Name, strings.Join(cut(sa.Unbounded, 5), "; "), float64(len(sa.Unbounded)), "unbounded places"))
+	}
+	for _, d := range charge.Dialects() {
+		k := d.String()
+		if sa.RenderPath[k] == 0 {
+			continue
+		}
+		out = append(out, finding(RuleRendersInstance, t.Name, fmt.Sprintf("%s: %s; one string under the %d-byte cap renders to %d %s, a refusal up to %d",
+			validatorName(d), strings.Join(cut(sa.Renders[k], 4), ", "), sa.Cap, sa.WorstRender[k], d.Unit(), sa.RefusalCeiling[k]),
+			float64(sa.RefusalCeiling[k]), d.Unit()))
+	}
+	return out
+}
+
+func validatorName(d charge.Dialect) string {
+	if d == charge.Go {
+		return "jsonschema/v6"
+	}
+	return "Python jsonschema"
+}
+
+func cut(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+// Fails reports whether any finding is at least as severe as least
+// ("error", "warning" or "note"; any other value fails nothing).
+func Fails(fs []Finding, least string) bool {
+	order := map[string]int{SeverityNote: 1, SeverityWarning: 2, SeverityError: 3}
+	for _, f := range fs {
+		if order[least] > 0 && order[f.Severity] >= order[least] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,246 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// toolProbe is one tool the per-tool probes call, and what they learnt.
+type toolProbe struct {
+	tool      Tool
+	idx       int    // its row in Report.Tools
+	name      string // its name as a JSON string
+	props     []prop
+	base      []member // the baseline arguments
+	baseShape Shape
+	key       *prop // the member the mismatch, duplicate and differential probes use
+	absent    bool  // a tool name no tool has: nothing runs
+}
+
+func (a *auditor) nextID() int { return 100 + a.sent }
+
+func callBody(id int, name, args string) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":` + name + `,"arguments":` + args + `}}`)
+}
+
+// callArgs calls the tool with args and returns the answer and its shape.
+func (a *auditor) callArgs(ctx context.Context, s *session, tp *toolProbe, args string) (Answer, Shape, error) {
+	id := a.nextID()
+	return s.call(ctx, callBody(id, tp.name, args), id)
+}
+
+// absentCarrier is the carrier when no tool may be called: a tool name the
+// server does not have, so every probe is answered before any handler runs.
+func (a *auditor) absentCarrier() *toolProbe {
+	return &toolProbe{name: marshal(a.canary + "-absent"), absent: true, idx: -1}
+}
+
+// prepare reads the tool's schema for the probes: its properties, the
+// baseline arguments (every required member, valid as far as the schema
+// says) and the key member (a required one first, a string one first).
+func (a *auditor) prepare(tp *toolProbe) {
+	tp.name = marshal(tp.tool.Name)
+	doc, err := parseSchema(tp.tool.InputSchema)
+	if err != nil || doc == nil {
+		return
+	}
+	tp.props = doc.rootProps()
+	for _, p := range tp.props {
+		if p.required {
+			tp.base = append(tp.base, member{p.name, validValue(p.schema, a.canary, 4)})
+		}
+	}
+	rank := func(p prop) int {
+		r := 0
+		if p.required {
+			r += 2
+		}
+		if hasType(p.schema, "string") {
+			r++
+		}
+		return r
+	}
+	for i := range tp.props {
+		if tp.key == nil || rank(tp.props[i]) > rank(*tp.key) {
+			tp.key = &tp.props[i]
+		}
+	}
+}
+
+// probeTool runs the per-tool probes.
+func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) error {
+	a.prepare(tp)
+	tr := &a.rep.Tools[tp.idx]
+	var err error
+	if _, tp.baseShape, err = a.callArgs(ctx, s, tp, object(tp.base)); err != nil {
+		return err
+	}
+	tr.Baseline = &tp.baseShape
+	mark := a.longMark("uk")
+	ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, mark, marshal(mark))))
+	if err != nil {
+		return err
+	}
+	tr.UnknownMember = echoVerdict(sh, ans, mark)
+	if tp.key != nil {
+		mark := a.longMark("mm")
+		ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, mismatchValue(tp.key.schema, mark))))
+		if err != nil {
+			return err
+		}
+		tr.TypeMismatch = echoVerdict(sh, ans, mark)
+		tr.Refusal = &sh
+		if tr.Duplicates, err = a.argDuplicates(ctx, s, tp); err != nil {
+			return err
+		}
+	}
+	if tr.IntegralFloat, err = a.integralFloat(ctx, s, tp); err != nil {
+		return err
+	}
+	return a.toolEcho(ctx, s, tp, tr)
+}
+
+// longMark is a canary-led value of markBytes bytes: "echoed" means the
+// answer holds all of it, so a refusal that quotes a name cut short (as
+// mcpvalidate's do, at charge.KeyCut bytes) is not an echo.
+func (a *auditor) longMark(tag string) string {
+	m := a.canary + tag
+	return m + strings.Repeat("k", markBytes-len(m))
+}
+
+// markBytes is the length of the unknown member's name and the mistyped
+// value: well past any cut a bounded refusal makes of a name.
+const markBytes = 256
+
+// echoVerdict: "accepted" when the answer is a result, else "echoed" when
+// it quotes mark whole, else "refused".
+func echoVerdict(sh Shape, ans Answer, mark string) string {
+	switch {
+	case !sh.Refused():
+		return VerdictAccepted
+	case bytes.Contains(ans.Raw, []byte(mark)):
+		return VerdictEchoed
+	}
+	return VerdictRefused
+}
+
+// Verdicts.
+const (
+	VerdictRefused    = "refused"
+	VerdictAccepted   = "accepted"
+	VerdictEchoed     = "echoed"
+	VerdictFirstWins  = "first-wins"
+	VerdictLastWins   = "last-wins"
+	VerdictNormalised = "normalised"
+	VerdictServed     = "served"
+)
+
+// argDuplicates sends the key member twice, a valid value and a mistyped
+// one, in both orders: the answer that matches the valid value's tells which
+// occurrence the server kept.
+func (a *auditor) argDuplicates(ctx context.Context, s *session, tp *toolProbe) (string, error) {
+	good := validValue(tp.key.schema, a.canary, 4)
+	bad := mismatchValue(tp.key.schema, a.canary)
+	_, goodSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, good)))
+	if err != nil {
+		return "", err
+	}
+	_, badSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, bad)))
+	if err != nil {
+		return "", err
+	}
+	rest := object(without(tp.base, tp.key.name))
+	dup := func(first, second string) string {
+		k := marshal(tp.key.name)
+		head := "{" + k + ":" + first + "," + k + ":" + second
+		if rest == "{}" {
+			return head + "}"
+		}
+		return head + "," + rest[1:]
+	}
+	_, gb, err := a.callArgs(ctx, s, tp, dup(good, bad))
+	if err != nil {
+		return "", err
+	}
+	_, bg, err := a.callArgs(ctx, s, tp, dup(bad, good))
+	if err != nil {
+		return "", err
+	}
+	return winner(goodSh, badSh, gb, bg), nil
+}
+
+// winner reads two duplicate probes against the shapes of their two values
+// alone: x (sent first in xy, second in yx) and y.
+func winner(x, y, xy, yx Shape) string {
+	switch {
+	case x.Same(y):
+		if xy.Same(x) && yx.Same(x) {
+			return "" // both values answer alike: neither the winner nor a refusal shows
+		}
+		return VerdictRefused
+	case xy.Same(x) && yx.Same(y):
+		return VerdictFirstWins
+	case xy.Same(y) && yx.Same(x):
+		return VerdictLastWins
+	}
+	return VerdictRefused
+}
+
+func without(ms []member, k string) []member {
+	var out []member
+	for _, m := range ms {
+		if m.k != k {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// integralFloat sends an integer member as an integral float (5.0).
+func (a *auditor) integralFloat(ctx context.Context, s *session, tp *toolProbe) (string, error) {
+	for _, p := range tp.props {
+		if !hasType(p.schema, "integer") || hasType(p.schema, "number") {
+			continue
+		}
+		v := validValue(p.schema, a.canary, 0)
+		if strings.ContainsAny(v, ".eE") || p.schema["enum"] != nil || p.schema["const"] != nil {
+			continue
+		}
+		_, intSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, v)))
+		if err != nil {
+			return "", err
+		}
+		_, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, v+".0")))
+		if err != nil {
+			return "", err
+		}
+		if sh.Same(intSh) {
+			return VerdictAccepted, nil
+		}
+		return VerdictRefused, nil
+	}
+	return "", nil
+}
+
+// toolEcho sweeps the fillers through the key member and an unknown member.
+func (a *auditor) toolEcho(ctx context.Context, s *session, tp *toolProbe, tr *ToolReport) error {
+	places := []struct{ shape, key string }{{"unknown member", a.canary + "ux"}}
+	if tp.key != nil {
+		places = append(places, struct{ shape, key string }{fmt.Sprintf("member %q", tp.key.name), tp.key.name})
+	}
+	for _, pl := range places {
+		e, err := a.sweep(ctx, s, "tools/call "+tp.tool.Name+" "+pl.shape, func(val string, id int) []byte {
+			return callBody(id, tp.name, object(with(tp.base, pl.key, val)))
+		})
+		if err != nil {
+			return err
+		}
+		if tr.Echo == nil || e.Ratio > tr.Echo.Ratio {
+			tr.Echo = e
+		}
+	}
+	return nil
+}

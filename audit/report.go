@@ -1,0 +1,197 @@
+package audit
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// Report is one audit's answer. docs/audit.md documents every field.
+type Report struct {
+	Target          string       `json:"target"`
+	ProtocolVersion string       `json:"protocol_version"`
+	Seed            uint64       `json:"seed"`
+	Canary          string       `json:"canary"`
+	Requests        int          `json:"requests"`
+	Tools           []ToolReport `json:"tools"`
+	Boundary        *Boundary    `json:"boundary"`
+	Findings        []Finding    `json:"findings"`
+}
+
+// ToolReport is one tool: probed or skipped, what the probes saw, and its
+// schema's static audit.
+type ToolReport struct {
+	Name          string       `json:"name"`
+	Probed        bool         `json:"probed"`
+	Why           string       `json:"why,omitempty"`     // why it was probed
+	Skipped       string       `json:"skipped,omitempty"` // why it was not
+	Baseline      *Shape       `json:"baseline,omitempty"`
+	UnknownMember Verdict      `json:"unknown_member"`
+	TypeMismatch  Verdict      `json:"type_mismatch"`
+	Refusal       *Shape       `json:"refusal,omitempty"`
+	Duplicates    Verdict      `json:"duplicate_names"`
+	IntegralFloat Verdict      `json:"integral_float"`
+	Echo          *Echo        `json:"echo,omitempty"`
+	Schema        *SchemaAudit `json:"schema"`
+}
+
+// Verdict is a probe's classification; "" (not measured) is null in JSON.
+type Verdict = string
+
+// Boundary is what the target-wide probes found.
+type Boundary struct {
+	BodyCap      *int64 `json:"body_cap"` // null: none below BodyCeiling
+	BodyCeiling  int64  `json:"body_ceiling"`
+	AtCap        *Shape `json:"at_cap"`
+	PastCap      *Shape `json:"past_cap"`
+	MaxDepth     *int   `json:"max_depth"` // null: none below DepthCeiling
+	DepthCeiling int    `json:"depth_ceiling"`
+	// DepthPlacement is where the nesting was sent: "params._meta" or
+	// "arguments".
+	DepthPlacement string `json:"depth_placement"`
+
+	EchoRatio    float64 `json:"echo_ratio"`
+	EchoInstance string  `json:"echo_instance"`
+	EnvelopeEcho *Echo   `json:"envelope_echo"`
+
+	UnknownKeys             Verdict        `json:"unknown_keys"`
+	DuplicateNames          Verdict        `json:"duplicate_names"`
+	DuplicateNamesEnvelope  Verdict        `json:"duplicate_names_envelope"`
+	InvalidUTF8             Verdict        `json:"invalid_utf8"`
+	LoneSurrogates          Verdict        `json:"lone_surrogates"`
+	RawControls             Verdict        `json:"raw_controls"`
+	TrailingBytes           Verdict        `json:"trailing_bytes"`
+	Differentials           []Differential `json:"differentials"`
+	IntegralFloat           Verdict        `json:"integral_float"`
+	BeforeInitialized       Verdict        `json:"before_initialized"` // served | refused
+	BeforeInitializedAnswer *Shape         `json:"before_initialized_answer"`
+	Carrier                 string         `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
+	CarrierBaseline         Shape          `json:"carrier_baseline"`
+	UnknownTool             *Shape         `json:"unknown_tool"`
+	Refusal                 *Shape         `json:"refusal"`
+}
+
+// Severity levels, SARIF's.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityNote    = "note"
+)
+
+// Finding is one thing the audit found; Figure is the measured number it
+// rests on, in Unit.
+type Finding struct {
+	Rule     string  `json:"rule"`
+	Tool     string  `json:"tool"`
+	Severity string  `json:"severity"`
+	Message  string  `json:"message"`
+	Figure   float64 `json:"figure"`
+	Unit     string  `json:"unit"`
+}
+
+// MarshalJSON writes a "" verdict as null.
+func (b Boundary) MarshalJSON() ([]byte, error) {
+	type plain Boundary
+	return marshalNulls(plain(b))
+}
+
+// MarshalJSON writes a "" verdict as null.
+func (t ToolReport) MarshalJSON() ([]byte, error) {
+	type plain ToolReport
+	return marshalNulls(plain(t))
+}
+
+// marshalNulls encodes v and turns its verdict members that are "" into null.
+func marshalNulls(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, raw := range m {
+		if string(raw) == `""` && slices.Contains(verdictFields, k) {
+			m[k] = json.RawMessage("null")
+		}
+	}
+	return json.Marshal(m)
+}
+
+var verdictFields = []string{"unknown_member", "type_mismatch", "duplicate_names", "integral_float", "unknown_keys",
+	"duplicate_names_envelope", "invalid_utf8", "lone_surrogates", "raw_controls", "trailing_bytes", "before_initialized"}
+
+// tool returns the index of name's row, adding one.
+func (r *Report) tool(name string) int {
+	for i := range r.Tools {
+		if r.Tools[i].Name == name {
+			return i
+		}
+	}
+	r.Tools = append(r.Tools, ToolReport{Name: name})
+	return len(r.Tools) - 1
+}
+
+// DefaultStaticCap is the cap a static audit takes its figures at unless
+// Config.Cap names one: the cap mcpvalidate derives for its default limits
+// and default encoder families (ensure_ascii and raw clients), 25 MiB.
+func DefaultStaticCap() int64 {
+	return charge.BodyCap(charge.DefaultLimits(), charge.EnsureASCII, charge.Raw).Cap
+}
+
+// finish fills the boundary's headline figures from the tools and derives
+// the findings.
+func (r *Report) finish(staticCap int64) {
+	b := r.Boundary
+	capAt := staticCap
+	if capAt <= 0 {
+		capAt = DefaultStaticCap()
+	}
+	if b != nil {
+		capAt = b.BodyCeiling
+		if b.BodyCap != nil {
+			capAt = *b.BodyCap
+		}
+		r.headline(b)
+	}
+	for i := range r.Tools {
+		if t := &r.Tools[i]; t.Schema != nil {
+			t.Schema.figures(t.Name, capAt)
+		}
+	}
+	r.Findings = append(r.Findings, r.boundaryFindings()...)
+	for _, t := range r.Tools {
+		r.Findings = append(r.Findings, toolFindings(t)...)
+	}
+}
+
+// rank orders the unknown-member verdicts from best to worst.
+var rank = map[string]int{"": 0, VerdictRefused: 1, VerdictAccepted: 2, VerdictEchoed: 3}
+
+func (r *Report) headline(b *Boundary) {
+	if b.EnvelopeEcho != nil {
+		b.EchoRatio, b.EchoInstance = b.EnvelopeEcho.Ratio, b.EnvelopeEcho.Instance
+	}
+	for _, t := range r.Tools {
+		if t.Echo != nil && t.Echo.Ratio > b.EchoRatio {
+			b.EchoRatio, b.EchoInstance = t.Echo.Ratio, t.Echo.Instance
+		}
+		if rank[t.UnknownMember] > rank[b.UnknownKeys] {
+			b.UnknownKeys = t.UnknownMember
+		}
+		if b.DuplicateNames == "" {
+			b.DuplicateNames = t.Duplicates
+		}
+		if b.IntegralFloat == "" {
+			b.IntegralFloat = t.IntegralFloat
+		}
+		if b.Refusal == nil && t.Refusal != nil {
+			b.Refusal = t.Refusal
+		}
+	}
+	if b.Refusal == nil {
+		b.Refusal = b.UnknownTool
+	}
+}

@@ -1,0 +1,159 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ProtocolVersion is the version the auditor asks for in initialize.
+const ProtocolVersion = "2025-11-25"
+
+// session is one connection the prober has initialized.
+type session struct {
+	a       *auditor
+	conn    Conn
+	version string // what the server answered in initialize
+}
+
+// open starts a connection and initializes it; notify false leaves out
+// notifications/initialized.
+func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
+	conn, err := a.target.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{a: a, conn: conn}
+	init := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + ProtocolVersion +
+		`","capabilities":{},"clientInfo":{"name":"boundlab-audit","version":"` + a.canary + `"}}}`)
+	ans, err := s.send(ctx, init, json.RawMessage("0"))
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	var m struct {
+		Result *struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if ans.Message == nil || json.Unmarshal(ans.Message, &m) != nil || m.Result == nil {
+		conn.Close()
+		return nil, fmt.Errorf("initialize was not answered with a result (%s)", ShapeOf(ans, nil))
+	}
+	s.version = m.Result.ProtocolVersion
+	if v, ok := conn.(interface{ setVersion(string) }); ok {
+		v.setVersion(s.version)
+	}
+	if notify {
+		if _, err := s.send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), nil); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// send delivers one message and counts it against the request budget.
+func (s *session) send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
+	if s.a.sent >= s.a.limits.MaxRequests {
+		return Answer{}, fmt.Errorf("the probe budget of %d requests is spent", s.a.limits.MaxRequests)
+	}
+	s.a.sent++
+	ctx, cancel := context.WithTimeout(ctx, s.a.limits.Timeout)
+	defer cancel()
+	return s.conn.Send(ctx, body, id)
+}
+
+// call sends a request with id and returns the answer and its shape.
+func (s *session) call(ctx context.Context, body []byte, id int) (Answer, Shape, error) {
+	rid := json.RawMessage(strconv.Itoa(id))
+	a, err := s.send(ctx, body, rid)
+	if err != nil {
+		return a, Shape{}, err
+	}
+	return a, ShapeOf(a, rid), nil
+}
+
+// Tool is one tool as tools/list published it.
+type Tool struct {
+	Name        string          `json:"name"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations *struct {
+		ReadOnlyHint *bool `json:"readOnlyHint,omitempty"`
+	} `json:"annotations,omitempty"`
+}
+
+// ReadOnly reports whether the tool is annotated readOnlyHint: true.
+func (t Tool) ReadOnly() bool {
+	return t.Annotations != nil && t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint
+}
+
+// listTools follows tools/list's pagination, at most Limits.MaxPages pages
+// and Limits.MaxTools tools.
+func (s *session) listTools(ctx context.Context) ([]Tool, error) {
+	var tools []Tool
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == s.a.limits.MaxPages {
+			return tools, fmt.Errorf("tools/list: more than %d pages", s.a.limits.MaxPages)
+		}
+		params := "{}"
+		if cursor != "" {
+			c, _ := json.Marshal(cursor)
+			params = `{"cursor":` + string(c) + `}`
+		}
+		ans, err := s.send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":`+params+`}`), json.RawMessage("1"))
+		if err != nil {
+			return nil, err
+		}
+		var m struct {
+			Result *struct {
+				Tools      []Tool `json:"tools"`
+				NextCursor string `json:"nextCursor"`
+			} `json:"result"`
+		}
+		d := json.NewDecoder(bytes.NewReader(ans.Message))
+		if ans.Message == nil || d.Decode(&m) != nil || m.Result == nil {
+			return nil, fmt.Errorf("tools/list was not answered with a result (%s)", ShapeOf(ans, nil))
+		}
+		tools = append(tools, m.Result.Tools...)
+		if len(tools) > s.a.limits.MaxTools {
+			return tools[:s.a.limits.MaxTools], fmt.Errorf("tools/list: more than %d tools", s.a.limits.MaxTools)
+		}
+		if m.Result.NextCursor == "" {
+			return tools, nil
+		}
+		cursor = m.Result.NextCursor
+	}
+}
+
+// ParseToolsList reads a saved tools/list answer: a JSON-RPC response, its
+// result, or a bare array of tools.
+func ParseToolsList(data []byte) ([]Tool, error) {
+	data = bytes.TrimSpace(data)
+	var tools []Tool
+	if bytes.HasPrefix(data, []byte("[")) {
+		err := json.Unmarshal(data, &tools)
+		return tools, err
+	}
+	var m struct {
+		Tools  *[]Tool `json:"tools"`
+		Result *struct {
+			Tools []Tool `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, errors.New("not a tools/list answer: " + strings.SplitN(err.Error(), ":", 2)[0])
+	}
+	switch {
+	case m.Tools != nil:
+		return *m.Tools, nil
+	case m.Result != nil:
+		return m.Result.Tools, nil
+	}
+	return nil, errors.New("not a tools/list answer: no tools member")
+}

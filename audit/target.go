@@ -1,0 +1,353 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Target is a server under audit. Open starts a fresh connection: a new HTTP
+// session (the session id is learnt from the answers), or a new process for
+// stdio; the prober speaks initialize itself.
+type Target interface {
+	Name() string
+	Open(ctx context.Context) (Conn, error)
+}
+
+// Conn carries raw bytes to one server session and brings back its answers.
+type Conn interface {
+	// Send delivers body as one message and waits for the answer to the
+	// request with id (raw JSON); id nil is a notification, not waited for.
+	// Over stdio an answer with a null id (a parse error) also counts. A transport failure (the connection
+	// refused, the process gone) is an error; a silent server is an Answer
+	// with Silent set.
+	Send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error)
+	Close() error
+}
+
+// Answer is what came back for one message.
+type Answer struct {
+	Status      int    // HTTP status; 0 over stdio
+	ContentType string // HTTP Content-Type; "" over stdio
+	Raw         []byte // the answer as the transport delivered it (SSE framing included), at most Limits.MaxAnswerBytes
+	Message     []byte // the JSON-RPC message in Raw, nil when there is none
+	Truncated   bool   // the answer was longer than Limits.MaxAnswerBytes
+	Silent      bool   // no answer arrived within the time limit
+}
+
+// HTTP is a streamable-HTTP target at URL, with extra request headers.
+// Client nil means a client with the Limits' per-request timeout.
+type HTTP struct {
+	URL    string
+	Header http.Header
+	Client *http.Client
+	// Label names the target in the report; "" means URL.
+	Label string
+
+	maxAnswer int64
+}
+
+// Name is Label, or the URL.
+func (h *HTTP) Name() string {
+	if h.Label != "" {
+		return h.Label
+	}
+	return h.URL
+}
+
+// Handler is an in-process target: h is served without a network, each
+// request handed to h.ServeHTTP and recorded. path is where the MCP endpoint
+// is mounted (e.g. "/mcp").
+func Handler(name string, h http.Handler, path string) *HTTP {
+	return &HTTP{URL: "http://in-process" + path, Label: name, Client: &http.Client{Transport: handlerTransport{h}}}
+}
+
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, req)
+	return rec.Result(), nil
+}
+
+// Open starts a session; its id is taken from the first answer that sets
+// Mcp-Session-Id.
+func (h *HTTP) Open(context.Context) (Conn, error) {
+	u, err := url.Parse(h.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("the target URL must be an absolute http:// or https:// URL")
+	}
+	c := h.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	return &httpConn{t: h, client: c}, nil
+}
+
+type httpConn struct {
+	t       *HTTP
+	client  *http.Client
+	session string
+	version string
+}
+
+func (c *httpConn) Send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.t.URL, bytes.NewReader(body))
+	if err != nil {
+		return Answer{}, err
+	}
+	for k, vs := range c.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.version != "" {
+		req.Header.Set("Mcp-Protocol-Version", c.version)
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return Answer{Silent: true}, nil
+		}
+		return Answer{}, fmt.Errorf("POST %s: %w", c.t.Name(), scrub(err))
+	}
+	defer resp.Body.Close()
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && c.session == "" {
+		c.session = id
+	}
+	max := c.t.maxAnswer
+	if max <= 0 {
+		max = DefaultLimits().MaxAnswerBytes
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	a := Answer{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Raw: raw}
+	if int64(len(raw)) > max {
+		a.Raw, a.Truncated = raw[:max], true
+	}
+	if err != nil && !a.Truncated {
+		if errors.Is(err, context.DeadlineExceeded) {
+			a.Silent = true
+			return a, nil
+		}
+		return a, fmt.Errorf("reading the answer from %s: %w", c.t.Name(), scrub(err))
+	}
+	a.Message = extractMessage(a.Raw)
+	return a, nil
+}
+
+func (c *httpConn) setVersion(v string) { c.version = v }
+
+func (c *httpConn) Close() error {
+	if c.session == "" {
+		return nil
+	}
+	req, err := http.NewRequest(http.MethodDelete, c.t.URL, nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Mcp-Session-Id", c.session)
+	if resp, err := c.client.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	return nil
+}
+
+// scrub keeps a transport error's kind and drops the URL error's quoting of
+// the request (the URL is the operator's, but nothing of a probe body may be
+// printed).
+func scrub(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// extractMessage finds the JSON-RPC message in an answer: the body itself,
+// or the data lines of the first SSE event that carries one.
+func extractMessage(raw []byte) []byte {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil
+	}
+	if t[0] == '{' || t[0] == '[' {
+		return t
+	}
+	var data []byte
+	for _, line := range bytes.Split(t, []byte("\n")) {
+		line = bytes.TrimRight(line, "\r")
+		if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			data = append(data, bytes.TrimSpace(d)...)
+			continue
+		}
+		if len(line) == 0 && len(data) > 0 {
+			return data
+		}
+	}
+	return data
+}
+
+// Stdio spawns Command with Args and speaks newline-delimited JSON-RPC on its
+// stdin and stdout; each Open is a new process. Stderr is discarded past its
+// first 4 KiB, which a start failure quotes.
+type Stdio struct {
+	Command string
+	Args    []string
+	Dir     string
+	Env     []string
+
+	maxAnswer int64
+	wait      time.Duration
+}
+
+// Name is the command line.
+func (s *Stdio) Name() string { return strings.Join(append([]string{s.Command}, s.Args...), " ") }
+
+// Open starts the process.
+func (s *Stdio) Open(ctx context.Context) (Conn, error) {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", s.Command, err)
+	}
+	max := s.maxAnswer
+	if max <= 0 {
+		max = DefaultLimits().MaxAnswerBytes
+	}
+	wait := s.wait
+	if wait <= 0 {
+		wait = DefaultLimits().Timeout
+	}
+	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), wait: wait}
+	go c.read(bufio.NewReaderSize(stdout, 64<<10), max)
+	go func() { _ = cmd.Wait(); close(c.done) }()
+	return c, nil
+}
+
+type line struct {
+	b         []byte
+	truncated bool
+}
+
+type stdioConn struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan line
+	done  chan struct{}
+	wait  time.Duration
+	once  sync.Once
+}
+
+// read splits stdout into lines, each kept up to max bytes.
+func (c *stdioConn) read(r *bufio.Reader, max int64) {
+	defer close(c.lines)
+	for {
+		var l line
+		for {
+			chunk, err := r.ReadSlice('\n')
+			if int64(len(l.b)) < max {
+				l.b = append(l.b, chunk[:min(int64(len(chunk)), max-int64(len(l.b)))]...)
+			} else if len(chunk) > 0 {
+				l.truncated = true
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				if len(l.b) > 0 {
+					c.lines <- l
+				}
+				return
+			}
+			break
+		}
+		c.lines <- l
+	}
+}
+
+func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
+	for drained := false; !drained; { // a late answer to an earlier message is not this one's
+		select {
+		case _, ok := <-c.lines:
+			if !ok {
+				return Answer{}, errors.New("the server's stdout is closed: the process exited")
+			}
+		default:
+			drained = true
+		}
+	}
+	msg := append(bytes.TrimRight(body, "\n"), '\n')
+	if _, err := c.in.Write(msg); err != nil {
+		return Answer{}, errors.New("the server's stdin is closed: the process exited")
+	}
+	if id == nil {
+		return Answer{}, nil
+	}
+	timer := time.NewTimer(c.wait)
+	defer timer.Stop()
+	for {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				return Answer{Silent: true}, nil
+			}
+			t := bytes.TrimSpace(l.b)
+			if answers(t, id) || l.truncated {
+				return Answer{Raw: l.b, Message: t, Truncated: l.truncated}, nil
+			}
+			// a notification or a server request: not the answer
+		case <-timer.C:
+			return Answer{Silent: true}, nil
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return Answer{Silent: true}, nil // the request's own time ran out
+			}
+			return Answer{}, ctx.Err()
+		}
+	}
+}
+
+func (c *stdioConn) Close() error {
+	c.once.Do(func() {
+		_ = c.in.Close()
+		select {
+		case <-c.done:
+		case <-time.After(2 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	return nil
+}
+
+// newClient is the client of a URL target: the per-request timeout, and no
+// redirects followed (a probe body is sent to the URL named, nowhere else).
+func newClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+}

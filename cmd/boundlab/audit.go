@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+
+	"github.com/theurian/boundlab/audit"
+)
+
+func init() {
+	register(verb{
+		name:    "audit",
+		summary: "probe any MCP server's input boundary and audit its schemas",
+		run:     runAudit,
+	})
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	c := newCommand("audit", []string{
+		"audit --url URL [--header K:V]... [flags]",
+		"audit [flags] --stdio CMD [ARGS...]",
+		"audit --schemas DIR|FILE [flags]",
+	}, "Measures an MCP server's input boundary from outside: the body cap and the deepest nesting "+
+		"(by bisection), the echo of over-long values (answer bytes per request byte, per filler class), "+
+		"unknown members, type mismatches, duplicate names, invalid UTF-8, lone surrogates, raw controls, "+
+		"trailing bytes, 5.0 for an integer, a call before notifications/initialized and the refusal's "+
+		"shape; and audits each tool's input schema statically (closure, unbounded places, the keywords "+
+		"that render the instance into error text, the worst render at the cap). --schemas runs only the "+
+		"static audit, on schema files or a saved tools/list answer."+
+		"\n\nProbes call tools with arguments their schema should refuse. Only tools annotated "+
+		"readOnlyHint: true and tools named with --tool are called; --all-tools calls every tool. "+
+		"The report lists what was skipped and why. Every probe value carries a canary (from --seed) "+
+		"so an echo is found byte for byte."+
+		"\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 a usage or target error.")
+	url := c.String("url", "", "the server's streamable HTTP endpoint")
+	var headers, tools, skip listFlag
+	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
+	stdio := c.Bool("stdio", false, "spawn CMD ARGS... and speak newline-delimited JSON-RPC on its stdin/stdout")
+	schemas := c.String("schemas", "", "audit the schemas in `PATH` statically (schema files or a tools/list answer)")
+	c.Var(&tools, "tool", "also call the tool `NAME` (repeatable)")
+	c.Var(&skip, "skip", "never call the tool `NAME` (repeatable)")
+	allTools := c.Bool("all-tools", false, "call every tool, whatever its annotations")
+	format := c.String("format", "text", "output: text, json or sarif (SARIF 2.1.0)")
+	asJSON := c.Bool("json", false, "the same as --format json")
+	staticCap := c.Int64("cap", 0, "with --schemas: the body cap the figures are taken at (0: the 25 MiB mcpvalidate derives)")
+	seed := c.Uint64("seed", 1, "the seed of the canary and the probe ids")
+	l := audit.DefaultLimits()
+	bodyCeiling := c.Int64("body-ceiling", l.BodyCeiling, "the largest body the cap bisection sends, in bytes")
+	depthCeiling := c.Int("depth-ceiling", l.DepthCeiling, "the deepest nesting the depth bisection sends")
+	echoBytes := c.Int("echo-bytes", l.EchoBytes, "filler bytes in one over-long value")
+	timeout := c.Duration("timeout", l.Timeout, "the time one request may take")
+	maxRequests := c.Int("max-requests", l.MaxRequests, "the most requests one run sends")
+	failOn := c.String("fail-on", audit.SeverityWarning, "the least severity that makes the exit status 1: error, warning or note")
+	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts")
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if *asJSON {
+		*format = "json"
+	}
+	write, ok := map[string]func(io.Writer, *audit.Report) error{
+		"text": audit.WriteText, "json": audit.WriteJSON, "sarif": audit.WriteSARIF}[*format]
+	if !ok {
+		return c.usageError(stderr, "--format is text, json or sarif")
+	}
+	if !slices.Contains([]string{audit.SeverityError, audit.SeverityWarning, audit.SeverityNote}, *failOn) {
+		return c.usageError(stderr, "--fail-on is error, warning or note")
+	}
+	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout, l.MaxRequests = *bodyCeiling, *depthCeiling, *echoBytes, *timeout, *maxRequests
+	if l.BodyCeiling < 2<<10 || l.DepthCeiling < 3 || l.EchoBytes < 1 || l.Timeout <= 0 || l.MaxRequests < 1 {
+		return c.usageError(stderr, "a ceiling, size, timeout or count is too small")
+	}
+	cfg := audit.Config{Call: tools, Skip: skip, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap}
+	target, err := auditTarget(*url, headers, *stdio, *schemas, c.Args())
+	if err != nil {
+		return c.usageError(stderr, "%v", err)
+	}
+	cfg.Target = target
+	if *verbose {
+		cfg.Progress = func(step string) { fmt.Fprintf(stderr, "boundlab audit: %s\n", step) }
+	}
+	if *schemas != "" {
+		if cfg.Tools, err = audit.LoadSchemas(*schemas); err != nil {
+			return c.fail(stderr, err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := audit.Run(ctx, cfg)
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	if err := write(stdout, rep); err != nil {
+		return c.fail(stderr, err)
+	}
+	if audit.Fails(rep.Findings, *failOn) {
+		return exitNo
+	}
+	return exitOK
+}
+
+// auditTarget builds the one target the flags name.
+func auditTarget(url string, headers []string, stdio bool, schemas string, rest []string) (audit.Target, error) {
+	n := 0
+	for _, set := range []bool{url != "", stdio, schemas != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, errors.New("name exactly one of --url, --stdio and --schemas")
+	}
+	switch {
+	case stdio:
+		if len(rest) == 0 {
+			return nil, errors.New("--stdio needs a command")
+		}
+		return &audit.Stdio{Command: rest[0], Args: rest[1:]}, nil
+	case len(rest) > 0:
+		return nil, fmt.Errorf("unexpected argument %q", rest[0])
+	case schemas != "":
+		return nil, nil
+	}
+	h := http.Header{}
+	for _, kv := range headers {
+		k, v, ok := strings.Cut(kv, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, errors.New("--header takes K:V")
+		}
+		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	return &audit.HTTP{URL: url, Header: h}, nil
+}

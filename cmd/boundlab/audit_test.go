@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeSchema(t *testing.T, dir, name, schema string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(schema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAuditExitStatuses(t *testing.T) {
+	clean, pitfall := t.TempDir(), t.TempDir()
+	writeSchema(t, clean, "count.schema.json", `{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"unevaluatedProperties":false}`)
+	writeSchema(t, pitfall, "ctx.schema.json", `{"$id":"https://x.test/ctx","type":"object","properties":{"projectId":{"type":"string","maxLength":8}}}`)
+	writeSchema(t, pitfall, "get.schema.json", `{"x-mcp-tool":"get","type":"object","allOf":[{"$ref":"https://x.test/ctx"}],"properties":{"id":{"type":"string","maxLength":8}},"additionalProperties":false}`)
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"notes only", []string{"--schemas", clean}, exitOK},
+		{"notes fail on note", []string{"--schemas", clean, "--fail-on", "note"}, exitNo},
+		{"the allOf pitfall", []string{"--schemas", pitfall}, exitNo},
+		{"no target", nil, exitUsage},
+		{"two targets", []string{"--schemas", clean, "--url", "http://127.0.0.1:1/mcp"}, exitUsage},
+		{"stdio without a command", []string{"--stdio"}, exitUsage},
+		{"bad format", []string{"--schemas", clean, "--format", "xml"}, exitUsage},
+		{"bad fail-on", []string{"--schemas", clean, "--fail-on", "all"}, exitUsage},
+		{"unreachable", []string{"--url", "http://127.0.0.1:1/mcp", "--timeout", "2s"}, exitUsage},
+		{"stdio that exits", []string{"--stdio", "false"}, exitUsage},
+	} {
+		code, _, errOut := runVerb(t, "", append([]string{"audit"}, c.args...)...)
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d (%s)", c.name, code, c.want, errOut)
+		}
+	}
+}
+
+func TestAuditJSONAndSARIF(t *testing.T) {
+	dir := t.TempDir()
+	writeSchema(t, dir, "ctx.schema.json", `{"$id":"https://x.test/ctx","type":"object","properties":{"projectId":{"type":"string"}}}`)
+	writeSchema(t, dir, "get.schema.json", `{"x-mcp-tool":"get","type":"object","allOf":[{"$ref":"https://x.test/ctx"}],"properties":{"id":{"type":"string"}},"additionalProperties":false}`)
+	_, out, _ := runVerb(t, "", "audit", "--schemas", dir, "--json")
+	var rep struct {
+		Target   string          `json:"target"`
+		Boundary json.RawMessage `json:"boundary"`
+		Tools    []struct {
+			Name   string `json:"name"`
+			Schema struct {
+				Closure   string   `json:"closure"`
+				Unbounded []string `json:"unbounded"`
+			} `json:"schema"`
+		} `json:"tools"`
+		Findings []struct {
+			Rule string `json:"rule"`
+			Tool string `json:"tool"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json does not decode: %v", err)
+	}
+	if rep.Target != "static" || string(rep.Boundary) != "null" || len(rep.Tools) != 1 || rep.Tools[0].Schema.Closure != "pitfall" {
+		t.Fatalf("static report: %+v", rep)
+	}
+	// the fragment, embedded from its own file, is audited with the tool
+	u := strings.Join(rep.Tools[0].Schema.Unbounded, "\n")
+	if !strings.Contains(u, "/properties/id: string without maxLength") || !strings.Contains(u, "/properties/projectId: string without maxLength") {
+		t.Errorf("unbounded places %v, want both strings", rep.Tools[0].Schema.Unbounded)
+	}
+	_, sarif, _ := runVerb(t, "", "audit", "--schemas", dir, "--format", "sarif")
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct{ ID string } `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Locations []struct {
+					LogicalLocations []struct{ Name string } `json:"logicalLocations"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(sarif), &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("SARIF: %v, version %q", err, log.Version)
+	}
+	run := log.Runs[0]
+	if len(run.Results) != len(rep.Findings) {
+		t.Fatalf("%d SARIF results for %d findings", len(run.Results), len(rep.Findings))
+	}
+	for i, r := range run.Results {
+		if r.RuleID != rep.Findings[i].Rule || run.Tool.Driver.Rules[r.RuleIndex].ID != r.RuleID ||
+			r.Locations[0].LogicalLocations[0].Name != rep.Findings[i].Tool {
+			t.Errorf("result %d: %+v does not match finding %+v", i, r, rep.Findings[i])
+		}
+	}
+	if !strings.Contains(sarif, `"BLA103"`) {
+		t.Errorf("no closure-pitfall result")
+	}
+}
