@@ -48,7 +48,7 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 				return Shape{}, fmt.Errorf("the server stopped answering after a %d-byte body: %v", n, oerr)
 			}
 			*s = *ns
-			return Shape{Kind: KindSilent}, nil
+			return Shape{Kind: KindClosed}, nil
 		}
 		return sh, nil
 	}

@@ -128,6 +128,13 @@ func TestTypeScriptEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDirect(t, urlPoster(t, url), web)
+	// the TypeScript SDK's stdio transport dies on a line past its read
+	// buffer; over HTTP express answers 413
+	if stdio.Boundary.PastCap == nil || stdio.Boundary.PastCap.Kind != audit.KindClosed {
+		t.Errorf("stdio past the cap: %+v, want the process gone", stdio.Boundary.PastCap)
+	}
+	wantRule(t, stdio, audit.RuleClosedPastCap, true)
+	wantRule(t, web, audit.RuleClosedPastCap, false)
 	for _, pair := range [][2]string{
 		{stdio.Boundary.DuplicateNamesEnvelope, web.Boundary.DuplicateNamesEnvelope},
 		{stdio.Boundary.InvalidUTF8, web.Boundary.InvalidUTF8},

@@ -30,6 +30,7 @@ const (
 	RuleIntegralFloat     = "BLA011"
 	RuleBeforeInitialized = "BLA012"
 	RuleRefusalNoID       = "BLA013"
+	RuleClosedPastCap     = "BLA014"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -53,6 +54,7 @@ func Rules() []Rule {
 		{RuleIntegralFloat, "integral-float-refused", SeverityNote, "5.0 for an integer is refused (JSON Schema admits it)"},
 		{RuleBeforeInitialized, "served-before-initialized", SeverityNote, "a tools/call before notifications/initialized is served"},
 		{RuleRefusalNoID, "refusal-without-id", SeverityNote, "a JSON-RPC error answer does not carry the request's id"},
+		{RuleClosedPastCap, "closed-past-cap", SeverityWarning, "one byte past the body cap the transport ends (the process exits, the connection is cut): one oversized message ends the session"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -89,6 +91,9 @@ func (r *Report) boundaryFindings() []Finding {
 	}
 	if b.BodyCap == nil && b.AtCap != nil {
 		out = append(out, finding(RuleNoBodyCap, "", fmt.Sprintf("a %d-byte body is answered (%s): no cap below the probe ceiling", b.BodyCeiling, b.AtCap), float64(b.BodyCeiling), "bytes"))
+	}
+	if b.PastCap != nil && b.PastCap.Kind == KindClosed {
+		out = append(out, finding(RuleClosedPastCap, "", fmt.Sprintf("a %d-byte body ends the transport instead of drawing a refusal", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
 	}
 	limit := charge.DefaultLimits().MaxParamsNesting
 	switch {

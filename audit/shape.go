@@ -10,7 +10,7 @@ import (
 // like, and what two answers are compared by.
 type Shape struct {
 	Status    int    `json:"http_status,omitempty"` // HTTP status; 0 over stdio
-	Kind      string `json:"kind"`                  // "result", "tool-error" (isError), "rpc-error", "not-json", "silent"
+	Kind      string `json:"kind"`                  // "result", "tool-error" (isError), "rpc-error", "not-json", "silent", "closed"
 	Code      *int   `json:"jsonrpc_code,omitempty"`
 	IDEchoed  bool   `json:"id_echoed"` // the answer's id equals the request's
 	Bytes     int    `json:"bytes"`     // the answer's length
@@ -24,6 +24,7 @@ const (
 	KindRPCError  = "rpc-error"
 	KindNotJSON   = "not-json"
 	KindSilent    = "silent"
+	KindClosed    = "closed" // the transport ended: the process exited, the connection was cut
 )
 
 // ShapeOf classifies a, the answer to a request with the given id (raw JSON,

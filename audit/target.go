@@ -313,7 +313,7 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		select {
 		case l, ok := <-c.lines:
 			if !ok {
-				return Answer{Silent: true}, nil
+				return Answer{}, errors.New("the server's stdout closed before it answered: the process exited")
 			}
 			t := bytes.TrimSpace(l.b)
 			if answers(t, id) || l.truncated {
