@@ -179,9 +179,11 @@ func init() {
 }
 
 func (s *scanner) skipSpace() {
-	for s.pos < len(s.doc) && isSpace[s.doc[s.pos]] {
-		s.pos++
+	i, doc := s.pos, s.doc
+	for i < len(doc) && doc[i] <= ' ' && isSpace[doc[i]] {
+		i++
 	}
+	s.pos = i
 }
 
 func (s *scanner) refuse(b Bound, at int) *Refusal {
@@ -478,9 +480,13 @@ func (s *scanner) str(name bool) *Refusal {
 	i := open + 1
 	t := s.g.widths
 	left := s.l.MaxParamsRenderedChars - s.charge // what this string may still spend
-	var w int64
 	var q quoting
 	q.backslashEnd = -1
+	if n := t.shortPlain(doc, i); n >= 0 && int64(n) <= left {
+		// Most names and many values: a few plain bytes, one each.
+		return s.closeString(open, i+n, name, int64(n), &q)
+	}
+	var w int64
 	for {
 		from := i
 		end := min(len(doc), i+s.g.chunk)
@@ -759,7 +765,8 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	rec := nameRec{at: int32(at), end: int32(end), escaped: escaped}
 	if !f.mapped {
 		for j := int(f.namesAt); j < len(s.list); j++ {
-			if s.sameName(s.list[j], rec) {
+			// Raw lengths differ between equal names only through escapes.
+			if o := s.list[j]; (o.end-o.at == rec.end-rec.at || o.escaped || escaped) && s.sameName(o, rec) {
 				return s.refuse(BoundDuplicateName, at-1)
 			}
 		}

@@ -23,6 +23,7 @@ type widthTable struct {
 	// reaches the count, fills an unused place), and oddExtra what each costs
 	// over one. widthsFor derives them from ascii.
 	odd      [2]byte
+	oddRep   [2]uint64 // each odd byte repeated in every byte of a word
 	oddExtra [2]int64
 	words    bool // odd holds every such byte: the word path is exact
 	// escape is the width of the rune each two-byte escape (\" \\ \/ \b \f
@@ -41,6 +42,26 @@ func stops(x uint64) uint64 {
 	return ((x - ones*0x20) | x | has(x, '"') | has(x, '\\')) & highs
 }
 
+// shortPlain reports the length of the string content at doc[i:] when the
+// word there holds all of it — fewer than eight plain ASCII bytes, none odd,
+// then the closing quote — or -1.
+func (t *widthTable) shortPlain(doc []byte, i int) int {
+	if !t.words || i+8 > len(doc) {
+		return -1
+	}
+	x := binary.LittleEndian.Uint64(doc[i:])
+	st := stops(x)
+	if st == 0 {
+		return -1
+	}
+	n := bits.TrailingZeros64(st) >> 3
+	x &= 1<<(8*n) - 1
+	if doc[i+n] != '"' || (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
+		return -1
+	}
+	return n
+}
+
 // plain scans doc[i:end] while it holds code points the table charges — the
 // ASCII bytes with a nonzero ascii width and valid multi-byte UTF-8 (a
 // sequence may run past end, never past doc) — and returns where it stopped
@@ -50,7 +71,7 @@ func stops(x uint64) uint64 {
 // what its odd bytes cost over one.
 func (t *widthTable) plain(doc []byte, i, end int) (int, int64) {
 	var w int64
-	o0, o1 := ones*uint64(t.odd[0]), ones*uint64(t.odd[1])
+	o0, o1 := t.oddRep[0], t.oddRep[1]
 	e0, e1 := t.oddExtra[0], t.oddExtra[1]
 	// odd is what the odd bytes among x's plain ASCII bytes cost over one.
 	odd := func(x uint64) int64 {
@@ -195,6 +216,7 @@ func (t *widthTable) deriveFastPaths() {
 		}
 	}
 	t.words = k <= 2
+	t.oddRep = [2]uint64{ones * uint64(t.odd[0]), ones * uint64(t.odd[1])}
 	for b, r := range simpleEscape {
 		if r != 0 {
 			t.escape[b] = uint8(t.of(r))
