@@ -262,15 +262,16 @@ func (s *scanner) run() *Refusal {
 			}
 		default:
 			// Most numbers in tool arguments are short non-negative integers:
-			// one to three digits render as themselves in both dialects.
+			// one to three digits render as themselves (widthTable.shortInts
+			// says so of the dialect's NumberWidth), within MaxNumberBytes;
+			// any other number takes number(), which refuses what this passes on.
 			p, j := s.pos, s.pos
 			for j < len(doc) && j-p < 4 && isDigit(doc[j]) {
 				j++
 			}
-			if n := j - p; n > 0 && n < 4 && n <= s.l.MaxNumberBytes && (doc[p] != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
-				s.charge += int64(n)
-				if s.charge > s.l.MaxParamsRenderedChars {
-					return s.refuse(BoundCharge, p)
+			if n := j - p; n > 0 && n < 4 && n <= s.l.MaxNumberBytes && s.g.widths.shortInts && (doc[p] != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+				if r := s.spend(int64(n), p); r != nil {
+					return r
 				}
 				s.pos = j
 				break
@@ -369,10 +370,16 @@ func (s *scanner) literal() *Refusal {
 	return nil
 }
 
+// over reports whether spending w more would pass the charge budget. It is
+// the one place the budget is compared: every path that charges asks it,
+// through spend or directly where a string is still being read.
+func (s *scanner) over(w int64) bool { return w > s.l.MaxParamsRenderedChars-s.charge }
+
 // spend charges w for a token starting at at.
 func (s *scanner) spend(w int64, at int) *Refusal {
+	over := s.over(w)
 	s.charge += w
-	if s.charge > s.l.MaxParamsRenderedChars {
+	if over {
 		return s.refuse(BoundCharge, at)
 	}
 	return nil
@@ -390,7 +397,6 @@ func (s *scanner) number() *Refusal {
 	if doc[i] == '-' {
 		i++
 	}
-	digitsAt := i
 	switch {
 	case i < len(doc) && doc[i] == '0':
 		i++
@@ -402,7 +408,6 @@ func (s *scanner) number() *Refusal {
 		s.pos = i
 		return s.syntax()
 	}
-	intDigits := i - digitsAt
 	integer := true
 	if i < len(doc) && doc[i] == '.' {
 		integer = false
@@ -442,23 +447,7 @@ func (s *scanner) number() *Refusal {
 	if expAt >= 0 {
 		return s.refuse(BoundNumberExponent, expAt)
 	}
-	tok := doc[start:i]
-	var w int
-	switch {
-	case !integer:
-		w = s.dialect.NumberWidth(tok)
-	case s.dialect == Python:
-		w = len(tok) // an int's repr is its literal, but for -0
-		if w == 2 && tok[0] == '-' && tok[1] == '0' {
-			w = 1
-		}
-	case intDigits <= 3:
-		w = len(tok) // x/text prints integers below 1,000 digit for digit
-	case intDigits <= 15:
-		w = max(len(tok), xtextIntegerWidth(tok))
-	default:
-		w = s.dialect.NumberWidth(tok)
-	}
+	w := s.dialect.numberWidth(doc[start:i], integer)
 	if r := s.spend(int64(w), start); r != nil {
 		return r
 	}
@@ -479,10 +468,8 @@ func (s *scanner) str(name bool) *Refusal {
 	open := s.pos
 	i := open + 1
 	t := s.g.widths
-	left := s.l.MaxParamsRenderedChars - s.charge // what this string may still spend
-	var q quoting
-	q.backslashEnd = -1
-	if n := t.shortPlain(doc, i); n >= 0 && int64(n) <= left {
+	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
+	if n := t.shortPlain(doc, i); n >= 0 && !s.over(int64(n)) {
 		// Most names and many values: a few plain bytes, one each.
 		return s.closeString(open, i+n, name, int64(n), &q)
 	}
@@ -492,9 +479,10 @@ func (s *scanner) str(name bool) *Refusal {
 		end := min(len(doc), i+s.g.chunk)
 		var wc int64
 		i, wc = t.plain(doc, i, end)
-		if w+wc > left {
+		if s.over(w + wc) {
+			at := s.trip(from, w)
 			s.charge += w + wc
-			return s.refuse(BoundCharge, s.trip(from, w, left))
+			return s.refuse(BoundCharge, at)
 		}
 		w += wc
 		if i >= end { // the chunk ran out, not the run
@@ -510,8 +498,13 @@ func (s *scanner) str(name bool) *Refusal {
 		case c == '\\':
 			q.escaped = true
 			var r *Refusal
-			if i, w, r = s.escapes(i, w, left, &q); r != nil {
+			if i, w, r = s.escapes(i, w, &q); r != nil {
 				return r
+			}
+			if i < len(doc) && doc[i] == '"' {
+				// Straight to the quote: w may stand one past the budget
+				// for a trailing backslash closeString takes back.
+				return s.closeString(open, i, name, w, &q)
 			}
 		case c < 0x20:
 			s.pos = i
@@ -530,11 +523,15 @@ type quoting struct {
 	escapedSingles   int64 // ' written as \u0027
 	escapedPointer   int64 // ~ or / written as \u escapes
 	backslashEnd     int   // where the last escape that decoded to a backslash ended
+	// trailingBackslash: a backslash just before the closing quote renders
+	// a byte narrower (go's values), so the escape that decodes to it may
+	// pass the budget by one when the quote follows.
+	trailingBackslash bool
 }
 
 // escapes charges the run of escapes starting at doc[i] (a backslash),
 // checking the budget after each, and returns where the run ended.
-func (s *scanner) escapes(i int, w, left int64, q *quoting) (int, int64, *Refusal) {
+func (s *scanner) escapes(i int, w int64, q *quoting) (int, int64, *Refusal) {
 	doc, t := s.doc, s.g.widths
 	for i < len(doc) && doc[i] == '\\' {
 		at := i
@@ -570,7 +567,7 @@ func (s *scanner) escapes(i int, w, left int64, q *quoting) (int, int64, *Refusa
 			}
 			w += int64(t.of(r))
 		}
-		if w > left {
+		if s.over(w) && !(q.trailingBackslash && q.backslashEnd == i && i < len(doc) && doc[i] == '"' && !s.over(w-1)) {
 			s.charge += w
 			return i, w, s.refuse(BoundCharge, at)
 		}
@@ -631,7 +628,7 @@ const chunkBytes = 64 << 10
 // trip finds the byte at which a chunk that started at from, with w already
 // spent, first passed left: the chunk holds only code points the chunk loop
 // charges, so it is rescanned with the same widths, one code point at a time.
-func (s *scanner) trip(from int, w, left int64) int {
+func (s *scanner) trip(from int, w int64) int {
 	t := s.g.widths
 	for i := from; i < len(s.doc); {
 		c := s.doc[i]
@@ -641,7 +638,7 @@ func (s *scanner) trip(from int, w, left int64) int {
 			r, n = decodeRune(s.doc[i:])
 			wc = int64(t.of(r))
 		}
-		if w += wc; w > left {
+		if w += wc; s.over(w) {
 			return i
 		}
 		i += n

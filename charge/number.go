@@ -27,6 +27,12 @@ func (d Dialect) NumberWidth(tok []byte) int {
 			break
 		}
 	}
+	return d.numberWidth(tok, integer)
+}
+
+// numberWidth is NumberWidth for a token already known to be an integer
+// literal or not; the gate calls it with what its scan learnt.
+func (d Dialect) numberWidth(tok []byte, integer bool) int {
 	if d == Python {
 		if integer {
 			if len(tok) == 2 && tok[0] == '-' && tok[1] == '0' {
@@ -38,6 +44,15 @@ func (d Dialect) NumberWidth(tok []byte) int {
 			return pythonWidth(digits, exp, sign)
 		}
 		return pythonFloatWidth(parseFloat(tok))
+	}
+	if integer {
+		digits := len(tok)
+		if tok[0] == '-' {
+			digits--
+		}
+		if digits <= 15 {
+			return max(len(tok), xtextIntegerWidth(tok)) // a float64 exactly
+		}
 	}
 	if digits, exp, sign, ok := literalShortest(tok); ok {
 		return max(len(tok), xtextWidth(digits, exp, sign))

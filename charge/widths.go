@@ -3,6 +3,7 @@ package charge
 import (
 	"encoding/binary"
 	"math/bits"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 )
@@ -26,6 +27,10 @@ type widthTable struct {
 	oddRep   [2]uint64 // each odd byte repeated in every byte of a word
 	oddExtra [2]int64
 	words    bool // odd holds every such byte: the word path is exact
+	// shortInts: every integer literal of one to three digits renders as
+	// itself under the dialect's NumberWidth, so the gate charges one its
+	// length without calling it.
+	shortInts bool
 	// escape is the width of the rune each two-byte escape (\" \\ \/ \b \f
 	// \n \r \t, indexed by its second byte) stands for; 0 for every other byte.
 	escape [256]uint8
@@ -194,6 +199,11 @@ func widthsFor(d Dialect) *widthTable {
 			}
 		}
 		t.deriveFastPaths()
+		t.shortInts = true
+		for n := 0; n < 1000; n++ {
+			lit := strconv.AppendInt(nil, int64(n), 10)
+			t.shortInts = t.shortInts && d.NumberWidth(lit) == len(lit)
+		}
 		widthTables[d] = t
 	})
 	return widthTables[d]
