@@ -469,9 +469,9 @@ func (s *scanner) str(name bool) *Refusal {
 	i := open + 1
 	t := s.g.widths
 	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
-	if n := t.shortPlain(doc, i); n >= 0 && !s.over(int64(n)) {
-		// Most names and many values: a few plain bytes, one each.
-		return s.closeString(open, i+n, name, int64(n), &q)
+	if n, w := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
+		// Most names and many values: a few plain ASCII bytes.
+		return s.closeString(open, i+n, name, w, &q)
 	}
 	var w int64
 	for {

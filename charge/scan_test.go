@@ -78,3 +78,40 @@ func TestChunkSizeChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRunsOfEveryLengthAreChargedExactly: runs of printable ASCII with
+// the odd bytes (DEL, ') sprinkled at every spacing, of every length up to
+// past where the word loop hands the count to bytes.Count, charge what the
+// reference renders, alone and between escapes.
+func TestPlainRunsOfEveryLengthAreChargedExactly(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for spacing := 1; spacing <= 9; spacing += 4 {
+			var b strings.Builder
+			for i := 0; b.Len() < 1100; i++ {
+				switch {
+				case i%spacing == 0:
+					b.WriteByte(0x7f)
+				case i%(spacing+2) == 0:
+					b.WriteByte('\'')
+				default:
+					b.WriteByte(byte('a' + i%26))
+				}
+			}
+			run := b.String()
+			for n := 0; n <= len(run); n += 1 + n/16 {
+				s := run[:n]
+				for _, doc := range []string{`"` + s + `"`, `"\n` + s + `\t"`} {
+					rep, ref := check(t, g, []byte(doc))
+					want := refWidth(d, s)
+					if doc[1] == '\\' {
+						want += 4 // the two escapes
+					}
+					if ref != nil || rep.Charge != want {
+						t.Fatalf("%s: a run of %d (odd every %d) charged %d (%v), reference %d", d, n, spacing, rep.Charge, ref, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package charge
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -47,22 +48,61 @@ func stops(x uint64) uint64 {
 	return ((x - ones*0x20) | x | has(x, '"') | has(x, '\\')) & highs
 }
 
-// shortPlain reports the length of the string content at doc[i:] when the
-// word there holds all of it — fewer than eight plain ASCII bytes, none odd,
-// then the closing quote — or -1.
-func (t *widthTable) shortPlain(doc []byte, i int) int {
-	if !t.words || i+8 > len(doc) {
-		return -1
+// shortPlain reads a short string's content at doc[i:] when up to four
+// words hold all of it — plain ASCII bytes, then the closing quote — and
+// returns its length and width; n is -1 when they do not.
+func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64) {
+	if !t.words {
+		return -1, 0
 	}
-	x := binary.LittleEndian.Uint64(doc[i:])
-	st := stops(x)
-	if st == 0 {
-		return -1
+	for k := 0; k < 4 && i+n+8 <= len(doc); k++ {
+		x := binary.LittleEndian.Uint64(doc[i+n:])
+		st := stops(x)
+		m := 8
+		if st != 0 {
+			m = bits.TrailingZeros64(st) >> 3
+			x &= 1<<(8*m) - 1
+		}
+		w += int64(m)
+		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
+			w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+		}
+		n += m
+		if st != 0 {
+			if doc[i+n] != '"' {
+				return -1, 0
+			}
+			return n, w
+		}
 	}
-	n := bits.TrailingZeros64(st) >> 3
-	x &= 1<<(8*n) - 1
-	if doc[i+n] != '"' || (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
-		return -1
+	return -1, 0
+}
+
+// oddIn is what the odd bytes of the plain ASCII run doc[from:to] cost over
+// one: counted with bytes.Count on a long run, a word at a time on a short
+// one (the last word masked to the run).
+func (t *widthTable) oddIn(doc []byte, from, to int) int64 {
+	var n int64
+	if to-from >= 512 {
+		for k := range t.odd {
+			if t.oddExtra[k] != 0 {
+				n += t.oddExtra[k] * int64(bytes.Count(doc[from:to], t.odd[k:k+1]))
+			}
+		}
+		return n
+	}
+	j := from
+	for ; j < to && j+8 <= len(doc); j += 8 {
+		x := binary.LittleEndian.Uint64(doc[j:])
+		if rest := to - j; rest < 8 {
+			x &= 1<<(8*rest) - 1
+		}
+		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
+			n += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+		}
+	}
+	for ; j < to; j++ { // the document's last few bytes
+		n += int64(t.ascii[doc[j]]) - 1
 	}
 	return n
 }
@@ -76,46 +116,39 @@ func (t *widthTable) shortPlain(doc []byte, i int) int {
 // what its odd bytes cost over one.
 func (t *widthTable) plain(doc []byte, i, end int) (int, int64) {
 	var w int64
-	o0, o1 := t.oddRep[0], t.oddRep[1]
-	e0, e1 := t.oddExtra[0], t.oddExtra[1]
-	// odd is what the odd bytes among x's plain ASCII bytes cost over one.
-	odd := func(x uint64) int64 {
-		n := e0 * int64(countRep(x, o0))
-		if e1 != 0 {
-			n += e1 * int64(countRep(x, o1))
-		}
-		return n
-	}
 	for i < end {
-		for t.words && i+16 <= end {
-			x, y := binary.LittleEndian.Uint64(doc[i:]), binary.LittleEndian.Uint64(doc[i+8:])
-			if stops(x)|stops(y) != 0 {
-				break
-			}
-			w += 16
-			if (hasRep(x, o0)|hasRep(x, o1)|hasRep(y, o0)|hasRep(y, o1))&highs != 0 {
-				w += odd(x) + odd(y)
-			}
-			i += 16
-		}
-		for t.words && i+8 <= end {
+		// The run's first word is charged as it is read: most runs between
+		// escapes and multi-byte code points are short. A longer run's end
+		// is found first, then the run is charged whole.
+		if t.words && i+8 <= end {
 			x := binary.LittleEndian.Uint64(doc[i:])
-			st, od := stops(x), (hasRep(x, o0)|hasRep(x, o1))&highs
-			if st == 0 {
-				w += 8
-				if od != 0 {
-					w += odd(x)
-				}
-				i += 8
-				continue
-			}
-			n := bits.TrailingZeros64(st) >> 3 // plain bytes before the first stop
-			if od != 0 {
-				w += odd(x & (1<<(8*n) - 1))
+			st, n := stops(x), 8
+			if st != 0 {
+				n = bits.TrailingZeros64(st) >> 3
+				x &= 1<<(8*n) - 1
 			}
 			w += int64(n)
+			if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
+				w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+			}
 			i += n
-			break
+			if st == 0 {
+				from := i
+				for i+16 <= end && stops(binary.LittleEndian.Uint64(doc[i:]))|stops(binary.LittleEndian.Uint64(doc[i+8:])) == 0 {
+					i += 16
+				}
+				for i+8 <= end {
+					st := stops(binary.LittleEndian.Uint64(doc[i:]))
+					if st != 0 {
+						i += bits.TrailingZeros64(st) >> 3 // plain bytes before the first stop
+						break
+					}
+					i += 8
+				}
+				if i > from {
+					w += int64(i-from) + t.oddIn(doc, from, i)
+				}
+			}
 		}
 		if i >= end {
 			break
