@@ -265,11 +265,13 @@ func (s *scanner) run() *Refusal {
 			// one to three digits render as themselves (widthTable.shortInts
 			// says so of the dialect's NumberWidth), within MaxNumberBytes;
 			// any other number takes number(), which refuses what this passes on.
-			p, j := s.pos, s.pos
-			for j < len(doc) && j-p < 4 && isDigit(doc[j]) {
-				j++
+			p, j := s.pos, s.pos+1
+			if j < len(doc) && isDigit(doc[j]) {
+				if j++; j < len(doc) && isDigit(doc[j]) {
+					j++
+				}
 			}
-			if n := j - p; n > 0 && n < 4 && n <= s.l.MaxNumberBytes && s.g.widths.shortInts && (doc[p] != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.g.widths.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
 				if r := s.spend(int64(n), p); r != nil {
 					return r
 				}
@@ -283,17 +285,16 @@ func (s *scanner) run() *Refusal {
 
 		// A value ended: close containers until one takes another member.
 		for {
-			if len(s.stack) == 0 && s.embedded {
-				return nil
-			}
-			s.skipSpace()
 			if len(s.stack) == 0 {
-				if s.pos != len(doc) {
+				if s.embedded {
+					return nil
+				}
+				if s.skipSpace(); s.pos != len(doc) {
 					return s.refuse(BoundTrailing, s.pos)
 				}
 				return nil
 			}
-			if s.pos >= len(doc) {
+			if s.skipSpace(); s.pos >= len(doc) {
 				return s.syntax()
 			}
 			f := &s.stack[len(s.stack)-1]
