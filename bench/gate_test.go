@@ -5,8 +5,11 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/bytedance/sonic"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/minio/simdjson-go"
 
 	"github.com/theurian/boundlab/charge"
 )
@@ -30,13 +33,21 @@ var sonicStrict = sonic.Config{UseNumber: true, ValidateString: true}.Froze()
 // string contents skipped) and sonic's decode with UseNumber and
 // ValidateString (a tree), on the same bytes. The gate does more than either
 // Valid; the ratio says what that costs.
+//
+// Beside them, the strict peers: jsontext (go-json-experiment/json, the
+// package behind encoding/json/v2) at its defaults, which refuse invalid
+// UTF-8 and duplicate names as the gate does; simdjson-go (AVX2, a tape of
+// the document; only where the CPU has what it needs); and utf8.Valid, which
+// reads the bytes and knows no JSON: the floor for a scan that must decode
+// every code point.
 func BenchmarkValid(b *testing.B) {
 	gate, err := charge.NewGate(charge.Go, charge.DefaultLimits())
 	if err != nil {
 		b.Fatal(err)
 	}
 	size := benchSize()
-	for _, sh := range Shapes {
+	var tape *simdjson.ParsedJson // reused, as a server parsing call after call would
+	for _, sh := range append(Shapes[:len(Shapes):len(Shapes)], Realistic...) {
 		doc := sh.Doc(size)
 		if _, err := gate.Check(doc); err != nil {
 			b.Fatalf("%s: the gate refuses the benchmark document: %v", sh.Name, err)
@@ -52,6 +63,18 @@ func BenchmarkValid(b *testing.B) {
 			// bytes and invalid UTF-8 even under ValidateString); the decode
 			// is what mcpvalidate runs after the gate.
 			{"sonic-decode", func(d []byte) bool { var v any; return sonicStrict.Unmarshal(d, &v) == nil }},
+			{"jsontext", func(d []byte) bool { return jsontext.Value(d).IsValid() }},
+			{"utf8", utf8.Valid},
+		}
+		if simdjson.SupportedCPU() {
+			impls = append(impls, struct {
+				name string
+				ok   func([]byte) bool
+			}{"simdjson-go", func(d []byte) bool {
+				pj, err := simdjson.Parse(d, tape)
+				tape = pj
+				return err == nil
+			}})
 		}
 		for _, impl := range impls {
 			if !impl.ok(doc) {

@@ -54,6 +54,8 @@ var Modules = []string{
 	"github.com/google/jsonschema-go",
 	"github.com/segmentio/encoding",
 	"github.com/mark3labs/mcp-go",
+	"github.com/go-json-experiment/json",
+	"github.com/minio/simdjson-go",
 }
 
 // RunConfig is one run of the benchmark suite.

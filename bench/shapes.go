@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -101,9 +104,62 @@ func fields(size int) []byte {
 	return append(b, '}')
 }
 
-// ShapeNamed finds a shape by name.
+// Realistic are shapes taken from what tool calls carry, beside the synthetic
+// families. BenchmarkValid runs them; they join Shapes (and so the pinned
+// headlines) when the suite is next re-pinned on a quiet machine.
+var Realistic = []Shape{
+	{"gosource", goSource},   // a Go source file as one JSON string
+	{"toolscall", toolsCall}, // a tools/call whose arguments hold many small records
+}
+
+// source is encoding/json's scanner.go from Go 1.26 (BSD licence, header
+// kept), frozen so that the shape does not move with the toolchain.
+//
+//go:embed testdata/source.go.txt
+var source []byte
+
+// goSource is {"path":"scanner.go","content":"<source>"} with the file
+// repeated to fill size bytes, escaped as encoding/json escapes it without
+// HTML escaping: every newline and tab, quote and backslash an escape.
+func goSource(size int) []byte {
+	text := bytes.Repeat(source, max(size/len(source), 1))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]string{"path": "scanner.go", "content": string(text)}); err != nil {
+		panic(err) // a string always encodes
+	}
+	return bytes.TrimSpace(b.Bytes())
+}
+
+// toolsCall is a whole tools/call request whose arguments are an array of
+// records of seven small members each (a string id, a short name, an integer,
+// a float, a bool, a null and a two-tag array), up to size bytes or the node
+// bound.
+func toolsCall(size int) []byte {
+	b := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"catalog.upsert","arguments":{"dryRun":false,"items":[`)
+	for i := 0; len(b) < size-128 && i < 99_000/17; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":"item-`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `","name":"Widget `...)
+		b = strconv.AppendInt(b, int64(i%97), 10)
+		b = append(b, `","qty":`...)
+		b = strconv.AppendInt(b, int64(i%1000), 10)
+		b = append(b, `,"price":`...)
+		b = strconv.AppendFloat(b, float64(i%10000)/100+0.01, 'f', -1, 64)
+		b = append(b, `,"active":true,"note":null,"tags":["blue","x`...)
+		b = strconv.AppendInt(b, int64(i%7), 10)
+		b = append(b, `"]}`...)
+	}
+	return append(b, "]}}}"...)
+}
+
+// ShapeNamed finds a shape by name, among Shapes and Realistic.
 func ShapeNamed(name string) (Shape, bool) {
-	for _, s := range Shapes {
+	for _, s := range append(Shapes[:len(Shapes):len(Shapes)], Realistic...) {
 		if s.Name == name {
 			return s, true
 		}

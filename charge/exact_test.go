@@ -3,6 +3,8 @@ package charge_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -267,6 +269,58 @@ func TestGoIntegerWidthsMatchTheReference(t *testing.T) {
 		rep, ref := check(t, g, []byte(lit))
 		if ref != nil || rep.Charge != want {
 			t.Errorf("%s: charged %d (%v), reference %d (%s)", lit, rep.Charge, ref, want, reference.Render(charge.Go, v))
+		}
+	}
+}
+
+// TestDecimalLiteralsRenderAtTheirReferenceWidth holds NumberWidth's
+// read-off-the-literal path (up to 15 significant digits) and its converting
+// path to the reference over random literals on both sides of 15 digits:
+// leading and trailing zeros, the point anywhere, exponents small and near
+// the edge of binary64's range.
+func TestDecimalLiteralsRenderAtTheirReferenceWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 15))
+	for n := 0; n < 40_000; n++ {
+		var b strings.Builder
+		if rng.IntN(3) == 0 {
+			b.WriteByte('-')
+		}
+		digits := make([]byte, 1+rng.IntN(18))
+		for i := range digits {
+			digits[i] = byte('0' + rng.IntN(10))
+			if rng.IntN(4) == 0 {
+				digits[i] = '0'
+			}
+		}
+		intPart := 1 + rng.IntN(len(digits))
+		if intPart > 1 && digits[0] == '0' {
+			digits[0] = '1' + byte(rng.IntN(9)) // no leading zero in the integer part
+		}
+		b.Write(digits[:intPart])
+		if intPart < len(digits) || rng.IntN(2) == 0 {
+			b.WriteByte('.')
+			b.Write(digits[intPart:])
+			if intPart == len(digits) {
+				b.WriteByte('0')
+			}
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString([]string{"e", "E", "e+", "e-"}[rng.IntN(4)])
+			exp := rng.IntN(40)
+			if rng.IntN(8) == 0 {
+				exp = 280 + rng.IntN(50)
+			}
+			b.WriteString(strconv.Itoa(exp))
+		}
+		lit := b.String()
+		v, err := reference.Decode([]byte(lit))
+		if err != nil {
+			t.Fatalf("%s: %v", lit, err)
+		}
+		for _, d := range charge.Dialects() {
+			if got, want := int64(d.NumberWidth([]byte(lit))), reference.Charge(d, v); got != want {
+				t.Fatalf("%s: NumberWidth(%s) = %d, reference %d (%s)", d, lit, got, want, reference.Render(d, v))
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +31,10 @@ import (
 //     decodes, the reference's charge, nodes or depth is past the limit; a
 //     number refusal's offset lies inside a number token that is past it
 //     (see crossedAt).
+//   - under small limits drawn from the input (tinyLimits) and a chunk of a
+//     few bytes, the verdict, bound, offset and pointer are the default
+//     chunk's, and on a document the default gate admits the refusal names
+//     the bound reference.FirstCrossing finds, inside the token it finds.
 func FuzzGate(f *testing.F) {
 	for _, seed := range []string{
 		`{"query":"hello","limit":10}`, `[1,-0,2.5e-7,1e16,true,false,null]`, `"it's \"q\" \\"`,
@@ -51,6 +56,7 @@ func FuzzGate(f *testing.F) {
 		for _, d := range charge.Dialects() {
 			rep, ref := check(t, gates[d], doc)
 			checkValueAgrees(t, gates[d], doc, rep, ref)
+			checkTinyLimits(t, d, doc, rep, ref)
 			if ref != nil {
 				msg := ref.Error()
 				if len(msg) > charge.MaxRefusalBytes() {
@@ -191,5 +197,57 @@ func checkValueAgrees(t *testing.T, g *charge.Gate, doc []byte, rep charge.Repor
 		if end != len(prefix)+trimmed || vrep.Bytes != trimmed || vrep.Charge != rep.Charge || vrep.Nodes != rep.Nodes || vrep.Depth != rep.Depth {
 			t.Fatalf("admitted: end %d want %d, report %+v vs %+v", end-len(prefix), trimmed, vrep, rep)
 		}
+	}
+}
+
+// tinyLimits draws small limits and a chunk size from doc's bytes, so every
+// input is also scanned where each bound is near and strings cross chunks.
+func tinyLimits(doc []byte) (charge.Limits, int) {
+	h := fnv.New64a()
+	h.Write(doc)
+	x := h.Sum64()
+	pick := func(n uint64) int { v := int(x % n); x /= n; return v }
+	l := charge.DefaultLimits()
+	l.MaxParamsRenderedChars = int64(1 + pick(48))
+	l.MaxParamsNodes = 1 + pick(12)
+	l.MaxParamsNesting = 1 + pick(5)
+	l.MaxNumberBytes = 1 + pick(8)
+	l.MaxNumberExponent = pick(4)
+	return l, 1 + pick(9)
+}
+
+// checkTinyLimits scans doc under tinyLimits with its small chunk and with
+// the default one: they must agree; and where the default limits admitted doc
+// (rep, ref), a slow token walk says which bound the small limits pass first,
+// and in which token.
+func checkTinyLimits(t *testing.T, d charge.Dialect, doc []byte, rep charge.Report, ref *charge.Refusal) {
+	t.Helper()
+	l, chunk := tinyLimits(doc)
+	small := gate(t, d, l)
+	charge.SetChunkBytes(small, chunk)
+	srep, sref := check(t, small, doc)
+	wrep, wref := check(t, gate(t, d, l), doc)
+	if (sref == nil) != (wref == nil) || (sref != nil && (sref.Bound != wref.Bound || sref.Offset != wref.Offset || sref.Pointer != wref.Pointer)) {
+		t.Fatalf("%s %+v: chunk %d refused %v, the default chunk %v", d, l, chunk, sref, wref)
+	}
+	if sref == nil && srep != wrep {
+		t.Fatalf("%s %+v: chunk %d reported %+v, the default chunk %+v", d, l, chunk, srep, wrep)
+	}
+	if ref != nil {
+		return // only a document the gate admits is one the walk reads as the gate does
+	}
+	cr, crossed := reference.FirstCrossing(d, doc, l)
+	switch {
+	case !crossed:
+		if sref != nil || srep != rep {
+			t.Fatalf("%s %+v: within every bound by the walk, but refused %v (report %+v, defaults %+v)", d, l, sref, srep, rep)
+		}
+	case sref == nil:
+		t.Fatalf("%s %+v: admitted, but the walk passes %s at [%d,%d)", d, l, cr.Bound, cr.Start, cr.End)
+	case sref.Bound != cr.Bound || sref.Offset < cr.Start || sref.Offset >= cr.End:
+		t.Fatalf("%s %+v: refused %v at %d, the walk passes %s at [%d,%d)", d, l, sref.Bound, sref.Offset, cr.Bound, cr.Start, cr.End)
+	case (cr.Bound == charge.BoundNodes || cr.Bound == charge.BoundNesting) && sref.Offset != cr.Start,
+		cr.Bound == charge.BoundNumberBytes && sref.Offset != cr.Start+l.MaxNumberBytes:
+		t.Fatalf("%s %+v: refused %s at %d, token at %d", d, l, sref.Bound, sref.Offset, cr.Start)
 	}
 }

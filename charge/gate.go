@@ -2,7 +2,6 @@ package charge
 
 import (
 	"bytes"
-	"encoding/binary"
 	"hash/maphash"
 	"sync"
 	"unicode/utf8"
@@ -14,6 +13,7 @@ type Gate struct {
 	dialect Dialect
 	limits  Limits
 	widths  *widthTable
+	chunk   int // chunkBytes; smaller only in tests
 	pool    sync.Pool
 }
 
@@ -60,7 +60,7 @@ func NewGate(d Dialect, l Limits) (*Gate, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Gate{dialect: d, limits: l, widths: widthsFor(d)}
+	g := &Gate{dialect: d, limits: l, widths: widthsFor(d), chunk: chunkBytes}
 	g.pool.New = func() any { return new(scanner) }
 	return g, nil
 }
@@ -179,9 +179,11 @@ func init() {
 }
 
 func (s *scanner) skipSpace() {
-	for s.pos < len(s.doc) && isSpace[s.doc[s.pos]] {
-		s.pos++
+	i, doc := s.pos, s.doc
+	for i < len(doc) && doc[i] <= ' ' && isSpace[doc[i]] {
+		i++
 	}
+	s.pos = i
 }
 
 func (s *scanner) refuse(b Bound, at int) *Refusal {
@@ -260,15 +262,18 @@ func (s *scanner) run() *Refusal {
 			}
 		default:
 			// Most numbers in tool arguments are short non-negative integers:
-			// one to three digits render as themselves in both dialects.
-			p, j := s.pos, s.pos
-			for j < len(doc) && j-p < 4 && isDigit(doc[j]) {
-				j++
+			// one to three digits render as themselves (widthTable.shortInts
+			// says so of the dialect's NumberWidth), within MaxNumberBytes;
+			// any other number takes number(), which refuses what this passes on.
+			p, j := s.pos, s.pos+1
+			if j < len(doc) && isDigit(doc[j]) {
+				if j++; j < len(doc) && isDigit(doc[j]) {
+					j++
+				}
 			}
-			if n := j - p; n > 0 && n < 4 && n <= s.l.MaxNumberBytes && (doc[p] != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
-				s.charge += int64(n)
-				if s.charge > s.l.MaxParamsRenderedChars {
-					return s.refuse(BoundCharge, p)
+			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.g.widths.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+				if r := s.spend(int64(n), p); r != nil {
+					return r
 				}
 				s.pos = j
 				break
@@ -280,17 +285,16 @@ func (s *scanner) run() *Refusal {
 
 		// A value ended: close containers until one takes another member.
 		for {
-			if len(s.stack) == 0 && s.embedded {
-				return nil
-			}
-			s.skipSpace()
 			if len(s.stack) == 0 {
-				if s.pos != len(doc) {
+				if s.embedded {
+					return nil
+				}
+				if s.skipSpace(); s.pos != len(doc) {
 					return s.refuse(BoundTrailing, s.pos)
 				}
 				return nil
 			}
-			if s.pos >= len(doc) {
+			if s.skipSpace(); s.pos >= len(doc) {
 				return s.syntax()
 			}
 			f := &s.stack[len(s.stack)-1]
@@ -367,10 +371,16 @@ func (s *scanner) literal() *Refusal {
 	return nil
 }
 
+// over reports whether spending w more would pass the charge budget. It is
+// the one place the budget is compared: every path that charges asks it,
+// through spend or directly where a string is still being read.
+func (s *scanner) over(w int64) bool { return w > s.l.MaxParamsRenderedChars-s.charge }
+
 // spend charges w for a token starting at at.
 func (s *scanner) spend(w int64, at int) *Refusal {
+	over := s.over(w)
 	s.charge += w
-	if s.charge > s.l.MaxParamsRenderedChars {
+	if over {
 		return s.refuse(BoundCharge, at)
 	}
 	return nil
@@ -388,7 +398,6 @@ func (s *scanner) number() *Refusal {
 	if doc[i] == '-' {
 		i++
 	}
-	digitsAt := i
 	switch {
 	case i < len(doc) && doc[i] == '0':
 		i++
@@ -400,7 +409,6 @@ func (s *scanner) number() *Refusal {
 		s.pos = i
 		return s.syntax()
 	}
-	intDigits := i - digitsAt
 	integer := true
 	if i < len(doc) && doc[i] == '.' {
 		integer = false
@@ -440,23 +448,7 @@ func (s *scanner) number() *Refusal {
 	if expAt >= 0 {
 		return s.refuse(BoundNumberExponent, expAt)
 	}
-	tok := doc[start:i]
-	var w int
-	switch {
-	case !integer:
-		w = s.dialect.NumberWidth(tok)
-	case s.dialect == Python:
-		w = len(tok) // an int's repr is its literal, but for -0
-		if w == 2 && tok[0] == '-' && tok[1] == '0' {
-			w = 1
-		}
-	case intDigits <= 3:
-		w = len(tok) // x/text prints integers below 1,000 digit for digit
-	case intDigits <= 15:
-		w = max(len(tok), xtextIntegerWidth(tok))
-	default:
-		w = s.dialect.NumberWidth(tok)
-	}
+	w := s.dialect.numberWidth(doc[start:i], integer)
 	if r := s.spend(int64(w), start); r != nil {
 		return r
 	}
@@ -469,180 +461,175 @@ func (s *scanner) number() *Refusal {
 //
 // The scan runs in chunks of at most chunkBytes: inside a chunk every
 // printable, DEL and multi-byte code point is charged from the width table
-// without a budget check; between chunks the budget is checked, and a chunk
-// that passed it is rescanned rune by rune to find the exact byte that tripped
-// it. Escapes, quotes and refusals leave the chunk loop.
+// without a budget check (widthTable.plain); between chunks the budget is
+// checked, and a chunk that passed it is rescanned rune by rune to find the
+// exact byte that tripped it. Escapes, quotes and refusals leave the chunk.
 func (s *scanner) str(name bool) *Refusal {
 	doc := s.doc
 	open := s.pos
 	i := open + 1
 	t := s.g.widths
-	left := s.l.MaxParamsRenderedChars - s.charge // what this string may still spend
+	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
+	if n, w := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
+		// Most names and many values: a few plain ASCII bytes.
+		return s.closeString(open, i+n, name, w, &q)
+	}
 	var w int64
-	doubles, escaped := false, false
-	escapedSingles, escapedPointer := int64(0), int64(0)
-	backslashEnd := -1 // where the last escape that decoded to a backslash ended
 	for {
-		from, wFrom := i, w
-		end := min(len(doc), i+chunkBytes)
-	chunk:
-		for i < end {
-			c := doc[i]
-			if c < utf8.RuneSelf {
-				// Eight ASCII bytes at a time while none is " \ or C0.
-				if i+8 <= end {
-					if n, ok := t.ascii8(doc[i : i+8]); ok {
-						w += n
-						i += 8
-						continue
-					}
-				}
-				wc := t.ascii[c]
-				if wc == 0 {
-					break chunk // " \\ or a control character
-				}
-				w += int64(wc)
-				i++
-				continue
-			}
-			// Multi-byte UTF-8, decoded inline; anything invalid leaves the
-			// loop for decodeRune to refuse.
-			var r rune
-			switch {
-			case c < 0xc2:
-				break chunk
-			case c < 0xe0:
-				// Four two-byte sequences at a time, for Arabic, Cyrillic,
-				// Greek, Hebrew and the rest of U+0080..U+07FF.
-				for i+8 <= end {
-					x := binary.LittleEndian.Uint64(doc[i : i+8])
-					if x&0xc0e0c0e0c0e0c0e0 != 0x80c080c080c080c0 || !leadsOK(x) {
-						break
-					}
-					w += int64(t.bmp[rune(x&0x1f)<<6|rune(x>>8&0x3f)]) +
-						int64(t.bmp[rune(x>>16&0x1f)<<6|rune(x>>24&0x3f)]) +
-						int64(t.bmp[rune(x>>32&0x1f)<<6|rune(x>>40&0x3f)]) +
-						int64(t.bmp[rune(x>>48&0x1f)<<6|rune(x>>56&0x3f)])
-					i += 8
-				}
-				if i >= end || doc[i] < 0xc2 || doc[i] >= 0xe0 {
-					continue
-				}
-				c = doc[i]
-				if i+1 >= len(doc) || doc[i+1]&0xc0 != 0x80 {
-					break chunk
-				}
-				w += int64(t.bmp[rune(c&0x1f)<<6|rune(doc[i+1]&0x3f)])
-				i += 2
-				continue
-			case c < 0xf0:
-				if i+2 >= len(doc) {
-					break chunk
-				}
-				b1, b2 := doc[i+1], doc[i+2]
-				if b1&0xc0 != 0x80 || b2&0xc0 != 0x80 || (c == 0xe0 && b1 < 0xa0) || (c == 0xed && b1 >= 0xa0) {
-					break chunk
-				}
-				w += int64(t.bmp[rune(c&0x0f)<<12|rune(b1&0x3f)<<6|rune(b2&0x3f)])
-				i += 3
-				continue
-			default:
-				if c > 0xf4 || i+3 >= len(doc) {
-					break chunk
-				}
-				b1, b2, b3 := doc[i+1], doc[i+2], doc[i+3]
-				if b1&0xc0 != 0x80 || b2&0xc0 != 0x80 || b3&0xc0 != 0x80 || (c == 0xf0 && b1 < 0x90) || (c == 0xf4 && b1 >= 0x90) {
-					break chunk
-				}
-				r = rune(c&0x07)<<18 | rune(b1&0x3f)<<12 | rune(b2&0x3f)<<6 | rune(b3&0x3f)
-				i += 4
-			}
-			w += int64(t.of(r))
+		from := i
+		end := min(len(doc), i+s.g.chunk)
+		var wc int64
+		i, wc = t.plain(doc, i, end)
+		if s.over(w + wc) {
+			at := s.trip(from, w)
+			s.charge += w + wc
+			return s.refuse(BoundCharge, at)
 		}
-		if w > left {
-			s.charge += w
-			return s.refuse(BoundCharge, s.trip(from, wFrom, left))
-		}
-		if i >= end { // the chunk ran out, not the loop
+		w += wc
+		if i >= end { // the chunk ran out, not the run
 			if i >= len(doc) {
 				s.pos = i
 				return s.syntax()
 			}
 			continue
 		}
-		at := i
-		c := doc[i]
-		switch {
+		switch c := doc[i]; {
 		case c == '"':
-			i++
-			switch s.dialect {
-			case Python:
-				if doubles {
-					// repr delimits with ' and escapes each ' as \'.
-					w += int64(bytes.Count(doc[open+1:at], []byte{'\''})) + escapedSingles
-				}
-			case Go:
-				if name {
-					// A name is also rendered as a pointer segment in every
-					// error's location, where ~ and / take two bytes each.
-					raw := doc[open+1 : at]
-					w += int64(bytes.Count(raw, []byte{'~'})+bytes.Count(raw, []byte{'/'})) + escapedPointer
-				} else if backslashEnd == at {
-					w-- // v6's quote renders a trailing backslash as one byte
-				}
-			}
-			s.pos = i
-			s.charge += w
-			if s.charge > s.l.MaxParamsRenderedChars {
-				return s.refuse(BoundCharge, at)
-			}
-			if name {
-				return s.name(open+1, at, escaped)
-			}
-			return nil
+			return s.closeString(open, i, name, w, &q)
 		case c == '\\':
-			escaped = true
-			r, n := escapeAt(doc, i)
-			if n == 0 {
-				next, bad := escapeBound(doc, i)
-				s.pos = next
-				return s.refuse(bad, at)
+			q.escaped = true
+			var r *Refusal
+			if i, w, r = s.escapes(i, w, &q); r != nil {
+				return r
 			}
-			i += n
-			switch r {
-			case '\'':
-				escapedSingles++
-			case '"':
-				doubles = true
-			case '\\':
-				backslashEnd = i
-			case '~', '/':
-				if n > 2 {
-					escapedPointer++ // \/ is counted with the raw bytes
-				}
-			}
-			w += int64(t.of(r))
-			if w > left {
-				s.charge += w
-				return s.refuse(BoundCharge, at)
+			if i < len(doc) && doc[i] == '"' {
+				// Straight to the quote: w may stand one past the budget
+				// for a trailing backslash closeString takes back.
+				return s.closeString(open, i, name, w, &q)
 			}
 		case c < 0x20:
 			s.pos = i
-			return s.refuse(BoundControl, at)
+			return s.refuse(BoundControl, i)
 		default:
 			s.pos = i
-			return s.refuse(BoundUTF8, at)
+			return s.refuse(BoundUTF8, i)
 		}
 	}
 }
 
-// chunkBytes bounds how far a string scan runs between budget checks.
+// quoting is what a string's escapes tell its closing quote about the
+// dialect's quoting rules.
+type quoting struct {
+	doubles, escaped bool  // holds a " (Python then delimits with '); holds an escape
+	escapedSingles   int64 // ' written as \u0027
+	escapedPointer   int64 // ~ or / written as \u escapes
+	backslashEnd     int   // where the last escape that decoded to a backslash ended
+	// trailingBackslash: a backslash just before the closing quote renders
+	// a byte narrower (go's values), so the escape that decodes to it may
+	// pass the budget by one when the quote follows.
+	trailingBackslash bool
+}
+
+// escapes charges the run of escapes starting at doc[i] (a backslash),
+// checking the budget after each, and returns where the run ended.
+func (s *scanner) escapes(i int, w int64, q *quoting) (int, int64, *Refusal) {
+	doc, t := s.doc, s.g.widths
+	for i < len(doc) && doc[i] == '\\' {
+		at := i
+		if i+1 < len(doc) && t.escape[doc[i+1]] != 0 {
+			// A two-byte escape: its width and what it stands for come
+			// straight from the byte after the backslash.
+			b := doc[i+1]
+			w += int64(t.escape[b])
+			i += 2
+			switch b {
+			case '"':
+				q.doubles = true
+			case '\\':
+				q.backslashEnd = i
+			}
+		} else {
+			r, n := escapeAt(doc, i)
+			if n == 0 {
+				next, bad := escapeBound(doc, i)
+				s.pos = next
+				return i, w, s.refuse(bad, at)
+			}
+			i += n
+			switch r {
+			case '\'':
+				q.escapedSingles++
+			case '"':
+				q.doubles = true
+			case '\\':
+				q.backslashEnd = i
+			case '~', '/':
+				q.escapedPointer++ // \u escapes only: \/ is counted with the raw bytes
+			}
+			w += int64(t.of(r))
+		}
+		if s.over(w) && !(q.trailingBackslash && q.backslashEnd == i && i < len(doc) && doc[i] == '"' && !s.over(w-1)) {
+			s.charge += w
+			return i, w, s.refuse(BoundCharge, at)
+		}
+	}
+	return i, w, nil
+}
+
+// closeString ends the string whose content is doc[open+1:at] (at is its
+// closing quote) with w charged for its code points: it adds what the
+// dialect's quoting rules add, checks the budget, and hands a member name on
+// to the duplicate check.
+func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Refusal {
+	doc := s.doc
+	switch s.dialect {
+	case Python:
+		if q.doubles {
+			// repr delimits with ' and escapes each ' as \'.
+			w += int64(bytes.Count(doc[open+1:at], []byte{'\''})) + q.escapedSingles
+		}
+	case Go:
+		if name {
+			// A name is also rendered as a pointer segment in every
+			// error's location, where ~ and / take two bytes each.
+			w += int64(pointerBytes(doc[open+1:at])) + q.escapedPointer
+		} else if q.backslashEnd == at {
+			w-- // v6's quote renders a trailing backslash as one byte
+		}
+	}
+	s.pos = at + 1
+	if r := s.spend(w, at); r != nil {
+		return r
+	}
+	if name {
+		return s.name(open+1, at, q.escaped)
+	}
+	return nil
+}
+
+// pointerBytes counts the ~ and / in raw: short names byte by byte, long
+// ones with bytes.Count.
+func pointerBytes(raw []byte) int {
+	if len(raw) >= 32 {
+		return bytes.Count(raw, []byte{'~'}) + bytes.Count(raw, []byte{'/'})
+	}
+	n := 0
+	for _, c := range raw {
+		if c == '~' || c == '/' {
+			n++
+		}
+	}
+	return n
+}
+
+// chunkBytes bounds how far a string scan runs between budget checks;
+// Gate.chunk holds it (tests shrink it through export_test.go).
 const chunkBytes = 64 << 10
 
 // trip finds the byte at which a chunk that started at from, with w already
 // spent, first passed left: the chunk holds only code points the chunk loop
 // charges, so it is rescanned with the same widths, one code point at a time.
-func (s *scanner) trip(from int, w, left int64) int {
+func (s *scanner) trip(from int, w int64) int {
 	t := s.g.widths
 	for i := from; i < len(s.doc); {
 		c := s.doc[i]
@@ -652,7 +639,7 @@ func (s *scanner) trip(from int, w, left int64) int {
 			r, n = decodeRune(s.doc[i:])
 			wc = int64(t.of(r))
 		}
-		if w += wc; w > left {
+		if w += wc; s.over(w) {
 			return i
 		}
 		i += n
@@ -743,9 +730,16 @@ func escapeBound(doc []byte, i int) (int, Bound) {
 	case r >= 0xdc00 && r < 0xe000:
 		return i + 6, BoundSurrogate // a low half with no high half before it
 	}
-	// A high half not followed by a low one.
-	if i+12 <= len(doc) && doc[i+6] == '\\' && doc[i+7] == 'u' && hex4Fast(doc, i+8) < 0 {
-		return i + 8, BoundSyntax
+	// A high half not followed by a low one. When \u follows it, the four
+	// bytes after decide, and a document that ends among them is cut short:
+	// a syntax error whatever would have followed, so the verdict never
+	// depends on bytes past the document's end.
+	if i+8 <= len(doc) && doc[i+6] == '\\' && doc[i+7] == 'u' {
+		for k := i + 8; k < i+12; k++ {
+			if k >= len(doc) || hexDigit[doc[k]] < 0 {
+				return k, BoundSyntax
+			}
+		}
 	}
 	return i + 6, BoundSurrogate
 }
@@ -769,7 +763,8 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	rec := nameRec{at: int32(at), end: int32(end), escaped: escaped}
 	if !f.mapped {
 		for j := int(f.namesAt); j < len(s.list); j++ {
-			if s.sameName(s.list[j], rec) {
+			// Raw lengths differ between equal names only through escapes.
+			if o := s.list[j]; (o.end-o.at == rec.end-rec.at || o.escaped || escaped) && s.sameName(o, rec) {
 				return s.refuse(BoundDuplicateName, at-1)
 			}
 		}

@@ -27,6 +27,12 @@ func (d Dialect) NumberWidth(tok []byte) int {
 			break
 		}
 	}
+	return d.numberWidth(tok, integer)
+}
+
+// numberWidth is NumberWidth for a token already known to be an integer
+// literal or not; the gate calls it with what its scan learnt.
+func (d Dialect) numberWidth(tok []byte, integer bool) int {
 	if d == Python {
 		if integer {
 			if len(tok) == 2 && tok[0] == '-' && tok[1] == '0' {
@@ -34,9 +40,84 @@ func (d Dialect) NumberWidth(tok []byte) int {
 			}
 			return len(tok)
 		}
+		if digits, exp, sign, ok := literalShortest(tok); ok {
+			return pythonWidth(digits, exp, sign)
+		}
 		return pythonFloatWidth(parseFloat(tok))
 	}
+	if integer {
+		digits := len(tok)
+		if tok[0] == '-' {
+			digits--
+		}
+		if digits <= 15 {
+			return max(len(tok), xtextIntegerWidth(tok)) // a float64 exactly
+		}
+	}
+	if digits, exp, sign, ok := literalShortest(tok); ok {
+		return max(len(tok), xtextWidth(digits, exp, sign))
+	}
 	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
+}
+
+// literalShortest reads shortest's answer off a number token without
+// converting it, when that is sure: a nonzero value of at most 15
+// significant digits (DBL_DIG: every such decimal survives the round trip
+// through float64, so no shorter decimal names the same float, and its
+// shortest digits are its own) and a decimal exponent well inside the normal
+// range. ok is false otherwise, and the caller converts.
+func literalShortest(tok []byte) (digits, exp, sign int, ok bool) {
+	i := 0
+	if tok[0] == '-' {
+		sign, i = 1, 1
+	}
+	first, last := -1, -1 // positions, among the mantissa's digits, of the first and last nonzero
+	pos, point := 0, -1   // digits read; how many preceded the point
+	for ; i < len(tok); i++ {
+		c := tok[i]
+		if c == '.' {
+			point = pos
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		if c != '0' {
+			if first < 0 {
+				first = pos
+			}
+			last = pos
+		}
+		pos++
+	}
+	if point < 0 {
+		point = pos
+	}
+	if first < 0 || last-first >= 15 {
+		return 0, 0, 0, false // zero, or too many digits to be sure
+	}
+	e := 0
+	if i < len(tok) { // e or E, then the exponent
+		i++
+		neg := tok[i] == '-'
+		if tok[i] == '-' || tok[i] == '+' {
+			i++
+		}
+		for ; i < len(tok); i++ {
+			if e > 1000 {
+				return 0, 0, 0, false
+			}
+			e = e*10 + int(tok[i]-'0')
+		}
+		if neg {
+			e = -e
+		}
+	}
+	exp = point - first - 1 + e
+	if exp < -300 || exp > 300 {
+		return 0, 0, 0, false
+	}
+	return last - first + 1, exp, sign, true
 }
 
 // parseFloat converts a valid number token to the nearest float64 (±Inf on
@@ -156,7 +237,12 @@ func pythonFloatWidth(f float64) int {
 	case math.IsNaN(f):
 		return 3 // JSON cannot spell NaN; kept total for callers
 	}
-	digits, exp, sign := shortest(f)
+	return pythonWidth(shortest(f))
+}
+
+// pythonWidth is pythonFloatWidth of a finite float with the given count of
+// shortest significant digits, decimal exponent of the first, and sign.
+func pythonWidth(digits, exp, sign int) int {
 	if exp < -4 || exp >= 16 {
 		// d[.ddd]e±XX with at least two exponent digits.
 		w := digits

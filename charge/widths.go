@@ -1,8 +1,10 @@
 package charge
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 )
@@ -18,6 +20,21 @@ type widthTable struct {
 	bmp       [0x10000]uint8
 	astral    [(utf8.MaxRune + 1 - 0x10000) / 8]uint8
 	printable uint8 // the width of a printable astral code point
+	// odd are the two printable-ASCII bytes the string scan charges at other
+	// than one (DEL in both dialects, ' in go's; a stop byte, which never
+	// reaches the count, fills an unused place), and oddExtra what each costs
+	// over one. widthsFor derives them from ascii.
+	odd      [2]byte
+	oddRep   [2]uint64 // each odd byte repeated in every byte of a word
+	oddExtra [2]int64
+	words    bool // odd holds every such byte: the word path is exact
+	// shortInts: every integer literal of one to three digits renders as
+	// itself under the dialect's NumberWidth, so the gate charges one its
+	// length without calling it.
+	shortInts bool
+	// escape is the width of the rune each two-byte escape (\" \\ \/ \b \f
+	// \n \r \t, indexed by its second byte) stands for; 0 for every other byte.
+	escape [256]uint8
 }
 
 const (
@@ -25,35 +42,154 @@ const (
 	highs = 0x8080808080808080
 )
 
-// ascii8 charges eight bytes at once when all are ASCII the string scan
-// charges from its table — printable or DEL, none " or \ — and reports
-// whether they were.
-func (t *widthTable) ascii8(b []byte) (int64, bool) {
-	x := binary.LittleEndian.Uint64(b)
-	if ((x-ones*0x20)|x|has(x, '"')|has(x, '\\'))&highs != 0 {
-		return 0, false
+// stops marks (in the high bit of each byte, the lowest mark exact) the bytes
+// of x that end a plain ASCII run: " \ C0 and every byte >= 0x80.
+func stops(x uint64) uint64 {
+	return ((x - ones*0x20) | x | has(x, '"') | has(x, '\\')) & highs
+}
+
+// shortPlain reads a short string's content at doc[i:] when up to four
+// words hold all of it — plain ASCII bytes, then the closing quote — and
+// returns its length and width; n is -1 when they do not.
+func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64) {
+	if !t.words {
+		return -1, 0
 	}
-	// Printable bytes cost 1; DEL costs 4 in both dialects; ' costs the
-	// dialect's quote width.
-	n := 8 + 3*count(x, 0x7f)
-	if t.ascii['\''] == 2 {
-		n += count(x, '\'')
+	for k := 0; k < 4 && i+n+8 <= len(doc); k++ {
+		x := binary.LittleEndian.Uint64(doc[i+n:])
+		st := stops(x)
+		m := 8
+		if st != 0 {
+			m = bits.TrailingZeros64(st) >> 3
+			x &= 1<<(8*m) - 1
+		}
+		w += int64(m)
+		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
+			w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+		}
+		n += m
+		if st != 0 {
+			if doc[i+n] != '"' {
+				return -1, 0
+			}
+			return n, w
+		}
 	}
-	return int64(n), true
+	return -1, 0
+}
+
+// oddIn is what the odd bytes of the plain ASCII run doc[from:to] cost over
+// one: counted with bytes.Count on a long run, a word at a time on a short
+// one (the last word masked to the run).
+func (t *widthTable) oddIn(doc []byte, from, to int) int64 {
+	var n int64
+	if to-from >= 512 {
+		for k := range t.odd {
+			if t.oddExtra[k] != 0 {
+				n += t.oddExtra[k] * int64(bytes.Count(doc[from:to], t.odd[k:k+1]))
+			}
+		}
+		return n
+	}
+	j := from
+	for ; j < to && j+8 <= len(doc); j += 8 {
+		x := binary.LittleEndian.Uint64(doc[j:])
+		if rest := to - j; rest < 8 {
+			x &= 1<<(8*rest) - 1
+		}
+		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
+			n += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+		}
+	}
+	for ; j < to; j++ { // the document's last few bytes
+		n += int64(t.ascii[doc[j]]) - 1
+	}
+	return n
+}
+
+// plain scans doc[i:end] while it holds code points the table charges — the
+// ASCII bytes with a nonzero ascii width and valid multi-byte UTF-8 (a
+// sequence may run past end, never past doc) — and returns where it stopped
+// and their total width. It stops at " \ C0, invalid UTF-8 and end.
+//
+// ASCII goes eight bytes at a time: a word with no stop byte costs 8, plus
+// what its odd bytes cost over one.
+func (t *widthTable) plain(doc []byte, i, end int) (int, int64) {
+	var w int64
+	for i < end {
+		// The run's first word is charged as it is read: most runs between
+		// escapes and multi-byte code points are short. A longer run's end
+		// is found first, then the run is charged whole.
+		if t.words && i+8 <= end {
+			x := binary.LittleEndian.Uint64(doc[i:])
+			st, n := stops(x), 8
+			if st != 0 {
+				n = bits.TrailingZeros64(st) >> 3
+				x &= 1<<(8*n) - 1
+			}
+			w += int64(n)
+			if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
+				w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+			}
+			i += n
+			if st == 0 {
+				from := i
+				for i+16 <= end && stops(binary.LittleEndian.Uint64(doc[i:]))|stops(binary.LittleEndian.Uint64(doc[i+8:])) == 0 {
+					i += 16
+				}
+				for i+8 <= end {
+					st := stops(binary.LittleEndian.Uint64(doc[i:]))
+					if st != 0 {
+						i += bits.TrailingZeros64(st) >> 3 // plain bytes before the first stop
+						break
+					}
+					i += 8
+				}
+				if i > from {
+					w += int64(i-from) + t.oddIn(doc, from, i)
+				}
+			}
+		}
+		if i >= end {
+			break
+		}
+		c := doc[i]
+		if c < utf8.RuneSelf {
+			wc := t.ascii[c]
+			if wc == 0 {
+				break // " \ or a control character
+			}
+			w += int64(wc)
+			i++
+			continue
+		}
+		j, wm := t.multi(doc, i, end)
+		if j == i {
+			break // invalid UTF-8: the caller refuses it
+		}
+		i, w = j, w+wm
+	}
+	return i, w
 }
 
 // has sets the high bit of a byte of x^(c repeated) that is zero, along with
 // possibly spurious bits above it: enough for "is there any", exact when every
 // byte of x is below 0x80.
-func has(x uint64, c byte) uint64 {
-	y := x ^ (ones * uint64(c))
+func has(x uint64, c byte) uint64 { return hasRep(x, ones*uint64(c)) }
+
+// hasRep is has with c already repeated in every byte of rep.
+func hasRep(x, rep uint64) uint64 {
+	y := x ^ rep
 	return (y - ones) &^ y
 }
 
 // count is exactly how many bytes of x equal c.
-func count(x uint64, c byte) int {
+func count(x uint64, c byte) int { return countRep(x, ones*uint64(c)) }
+
+// countRep is count with c already repeated in every byte of rep.
+func countRep(x, rep uint64) int {
 	const lows = 0x7f7f7f7f7f7f7f7f
-	y := x ^ (ones * uint64(c))
+	y := x ^ rep
 	return bits.OnesCount64(^((y&lows + lows) | y | lows))
 }
 
@@ -95,7 +231,124 @@ func widthsFor(d Dialect) *widthTable {
 				t.astral[(r-0x10000)>>3] |= 1 << (r & 7)
 			}
 		}
+		t.deriveFastPaths()
+		t.shortInts = true
+		for n := 0; n < 1000; n++ {
+			lit := strconv.AppendInt(nil, int64(n), 10)
+			t.shortInts = t.shortInts && d.NumberWidth(lit) == len(lit)
+		}
 		widthTables[d] = t
 	})
 	return widthTables[d]
+}
+
+// deriveFastPaths fills what the scan's word-at-a-time and escape paths read
+// from the tables the rest of the scan reads, so the two cannot disagree.
+// Should the ASCII widths ever hold more than two bytes that cost other than
+// one, the word path would miss the rest: words stays false and plain takes
+// ASCII one byte at a time.
+func (t *widthTable) deriveFastPaths() {
+	t.odd = [2]byte{'"', '"'}
+	k := 0
+	for c := 0x20; c <= 0x7f; c++ {
+		if w := t.ascii[c]; w != 0 && w != 1 {
+			if k < 2 {
+				t.odd[k], t.oddExtra[k] = byte(c), int64(w)-1
+			}
+			k++
+		}
+	}
+	t.words = k <= 2
+	t.oddRep = [2]uint64{ones * uint64(t.odd[0]), ones * uint64(t.odd[1])}
+	for b, r := range simpleEscape {
+		if r != 0 {
+			t.escape[b] = uint8(t.of(r))
+		}
+	}
+}
+
+// multi charges the run of code points that starts at doc[i] (a multi-byte
+// lead), each starting before end, one at a time, and returns where the run
+// stopped and its width. It stops at invalid UTF-8, at " \ and C0, at end,
+// and after a few ASCII bytes in a row, which plain's word loop takes on.
+func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
+	var w int64
+	run := 0 // ASCII bytes in a row
+	for i < end {
+		c := doc[i]
+		switch {
+		case c < utf8.RuneSelf:
+			wc := t.ascii[c]
+			if wc == 0 || run == 3 {
+				return i, w
+			}
+			w += int64(wc)
+			i++
+			run++
+			continue
+		case c < 0xc2: // a continuation byte, or an overlong lead
+			return i, w
+		case c < 0xe0:
+			// Four two-byte sequences at a time, for Arabic, Cyrillic,
+			// Greek, Hebrew and the rest of U+0080..U+07FF.
+			for i+8 <= end {
+				x := binary.LittleEndian.Uint64(doc[i:])
+				if x&0xc0e0c0e0c0e0c0e0 != 0x80c080c080c080c0 || !leadsOK(x) {
+					break
+				}
+				w += int64(t.bmp[rune(x&0x1f)<<6|rune(x>>8&0x3f)]) +
+					int64(t.bmp[rune(x>>16&0x1f)<<6|rune(x>>24&0x3f)]) +
+					int64(t.bmp[rune(x>>32&0x1f)<<6|rune(x>>40&0x3f)]) +
+					int64(t.bmp[rune(x>>48&0x1f)<<6|rune(x>>56&0x3f)])
+				i += 8
+			}
+			if i >= end || i+1 >= len(doc) {
+				return i, w
+			}
+			c, b1 := doc[i], doc[i+1]
+			if c < 0xc2 || c >= 0xe0 {
+				break // the loop above stopped at another kind of byte
+			}
+			if b1&0xc0 != 0x80 {
+				return i, w
+			}
+			w += int64(t.bmp[rune(c&0x1f)<<6|rune(b1&0x3f)])
+			i += 2
+		case c < 0xf0:
+			// Three-byte sequences while they last: CJK and the rest of the BMP.
+			for {
+				if i+2 >= len(doc) {
+					return i, w
+				}
+				b1, b2 := doc[i+1], doc[i+2]
+				r := rune(c&0x0f)<<12 | rune(b1&0x3f)<<6 | rune(b2&0x3f)
+				if b1&0xc0 != 0x80 || b2&0xc0 != 0x80 || r < 0x800 || uint32(r-0xd800) < 0x800 {
+					return i, w // not a continuation, overlong, or a surrogate
+				}
+				w += int64(t.bmp[r])
+				if i += 3; i >= end || doc[i]&0xf0 != 0xe0 {
+					break
+				}
+				c = doc[i]
+			}
+		default:
+			// Four-byte sequences while they last.
+			for {
+				if i+4 > len(doc) {
+					return i, w
+				}
+				x := binary.LittleEndian.Uint32(doc[i:])
+				r := rune(x&0x07)<<18 | rune(x>>8&0x3f)<<12 | rune(x>>16&0x3f)<<6 | rune(x>>24&0x3f)
+				if x&0xc0c0c0f8 != 0x808080f0 || r < 0x10000 || r > utf8.MaxRune {
+					return i, w // not a continuation, overlong, or past U+10FFFF
+				}
+				w += int64(t.of(r))
+				if i += 4; i >= end || doc[i] < 0xf0 {
+					break
+				}
+			}
+		}
+		run = 0
+	}
+	return i, w
 }

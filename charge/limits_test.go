@@ -1,0 +1,119 @@
+package charge_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// chunkSizes are the chunk sizes the bound tests scan with: bytes at a time
+// up to past every test string, so each bound is met at a chunk boundary,
+// inside a chunk and in the trip path.
+var chunkSizes = []int{1, 2, 3, 5, 8, 13, 1 << 16}
+
+// TestTheBudgetAtAndOnePastOnEveryPath: each document is admitted under a
+// budget of exactly its charge and refused, at the byte that passes it, under
+// one less — through every way the scan charges: short strings whole, the
+// word loop, odd ASCII, multi-byte runs, two-byte and \u escapes, surrogate
+// pairs, member names short and long, short integers, other numbers and
+// literals — at every chunk size.
+func TestTheBudgetAtAndOnePastOnEveryPath(t *testing.T) {
+	long := strings.Repeat("a", 40)
+	cases := []struct {
+		doc string
+		off int // where the refusal under one less lands
+	}{
+		{`"aaaaa"`, 5},
+		{`{"aaaa":1}`, 8},
+		{`{"aaaa":"b"}`, 9},
+		{`"` + long + `"`, 40},
+		{`"` + strings.Repeat("\x7f", 6) + `"`, 6},
+		{`"` + strings.Repeat("\u0600", 4) + `"`, 7},
+		{`"` + strings.Repeat("中", 4) + `"`, 10},
+		{`"😀😀😀"`, 9},
+		{`"a\n\n"`, 4},
+		{`"a\\"`, 2}, // go renders a trailing backslash a byte narrower
+		{`"a\\b"`, 4},
+		{`"a\u00e9\u00e9"`, 8},
+		{`"\ud83d\ude00\ud83d\ude00"`, 13},
+		{`[1,22,333]`, 6},
+		{`[1,1.5]`, 3},
+		{`[true,null]`, 6},
+		{`{"k":"v","` + long + `":[]}`, 10 + 39},
+		{`{"` + long + `":[]}`, 41},
+	}
+	for _, d := range charge.Dialects() {
+		for _, c := range cases {
+			full, ref := check(t, gate(t, d, charge.DefaultLimits()), []byte(c.doc))
+			if ref != nil {
+				t.Fatalf("%s %q: refused under the defaults: %v", d, c.doc, ref)
+			}
+			for _, chunk := range chunkSizes {
+				l := charge.DefaultLimits()
+				l.MaxParamsRenderedChars = full.Charge
+				g := gate(t, d, l)
+				charge.SetChunkBytes(g, chunk)
+				if _, ref := check(t, g, []byte(c.doc)); ref != nil {
+					t.Errorf("%s chunk %d %q: refused at its own charge %d: %v", d, chunk, c.doc, full.Charge, ref)
+				}
+				l.MaxParamsRenderedChars--
+				g = gate(t, d, l)
+				charge.SetChunkBytes(g, chunk)
+				_, ref := check(t, g, []byte(c.doc))
+				if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != c.off || ref.Limit != l.MaxParamsRenderedChars {
+					t.Errorf("%s chunk %d %q under %d: got %v, want a charge refusal at %d", d, chunk, c.doc, l.MaxParamsRenderedChars, ref, c.off)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryCountedLimitAtAndOnePast: each structural and number bound admits
+// a document at it and refuses one a unit past it at the byte that passes it:
+// nodes ending on an element, a name and a value; nesting by arrays and by
+// objects; number length on the short-integer path and the general one, in
+// arrays and as member values; exponents both signs.
+func TestEveryCountedLimitAtAndOnePast(t *testing.T) {
+	type limit func(*charge.Limits)
+	nodes := func(n int) limit { return func(l *charge.Limits) { l.MaxParamsNodes = n } }
+	nesting := func(n int) limit { return func(l *charge.Limits) { l.MaxParamsNesting = n } }
+	numBytes := func(n int) limit { return func(l *charge.Limits) { l.MaxNumberBytes = n } }
+	exponent := func(n int) limit { return func(l *charge.Limits) { l.MaxNumberExponent = n } }
+	cases := []struct {
+		name     string
+		set      limit
+		at, past string
+		bound    charge.Bound
+		off      int
+	}{
+		{"nodes, an element", nodes(3), `[1,2]`, `[1,2,3]`, charge.BoundNodes, 5},
+		{"nodes, a name", nodes(3), `{"a":1}`, `{"a":1,"b":2}`, charge.BoundNodes, 7},
+		{"nodes, a value", nodes(4), `{"a":[1]}`, `{"a":[],"b":"x"}`, charge.BoundNodes, 12},
+		{"nesting, arrays", nesting(2), `[[1]]`, `[[[1]]]`, charge.BoundNesting, 2},
+		{"nesting, objects", nesting(2), `{"a":{"b":1}}`, `{"a":{"b":{}}}`, charge.BoundNesting, 10},
+		{"number bytes, short integer", numBytes(2), `[12]`, `[123]`, charge.BoundNumberBytes, 3},
+		{"number bytes, short integer value", numBytes(2), `{"a":12}`, `{"a":123}`, charge.BoundNumberBytes, 7},
+		{"number bytes, general", numBytes(4), `-1.5`, `-1.25`, charge.BoundNumberBytes, 4},
+		{"number bytes, long integer", numBytes(5), `[12345]`, `[123456]`, charge.BoundNumberBytes, 6},
+		{"exponent", exponent(12), `1e12`, `1e13`, charge.BoundNumberExponent, 3},
+		{"negative exponent", exponent(12), `[1E-012]`, `[1E-013]`, charge.BoundNumberExponent, 6},
+	}
+	for _, d := range charge.Dialects() {
+		for _, c := range cases {
+			l := charge.DefaultLimits()
+			c.set(&l)
+			for _, chunk := range chunkSizes {
+				g := gate(t, d, l)
+				charge.SetChunkBytes(g, chunk)
+				if _, ref := check(t, g, []byte(c.at)); ref != nil {
+					t.Errorf("%s %s: at the bound, refused: %v", d, c.name, ref)
+				}
+				_, ref := check(t, g, []byte(c.past))
+				if ref == nil || ref.Bound != c.bound || ref.Offset != c.off {
+					t.Errorf("%s %s: one past, got %v, want %s at %d", d, c.name, ref, c.bound, c.off)
+				}
+			}
+		}
+	}
+}
