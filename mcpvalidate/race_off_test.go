@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpvalidate_test
+
+const raceEnabled = false
