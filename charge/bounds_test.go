@@ -200,3 +200,22 @@ func TestEveryPrefixRefusedWithoutReadingPast(t *testing.T) {
 		}
 	}
 }
+
+// TestRawCharactersCutAtTheEnd: a string whose last character is cut inside
+// its UTF-8 sequence at the document's end is refused, never read past (each
+// fast path checks the bytes it reads exist).
+func TestRawCharactersCutAtTheEnd(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, ch := range []string{"é", "中", "😀"} {
+			for _, lead := range []string{`"`, `"` + strings.Repeat("\u0600", 9), `["abcdefghij`} {
+				for cut := 1; cut < len(ch); cut++ {
+					doc := lead + ch[:cut]
+					if _, ref := check(t, g, []byte(doc)); ref == nil {
+						t.Errorf("%s %q admitted", d, doc)
+					}
+				}
+			}
+		}
+	}
+}
