@@ -156,3 +156,66 @@ func everyBoundsRefusal(t *testing.T, d charge.Dialect) []*charge.Refusal {
 	}
 	return out
 }
+
+// TestExponentPrefixAtTheLimit: an exponent whose leading digits equal the
+// limit and go on is past it (the scan keeps reading once it reaches the
+// limit), refused at the digit that passes it.
+func TestExponentPrefixAtTheLimit(t *testing.T) {
+	l := charge.DefaultLimits() // MaxNumberExponent 999
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, l)
+		for doc, at := range map[string]int{`[1e9990]`: 6, `[1e-9990]`: 7, `[1E+09990]`: 8} {
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundNumberExponent || ref.Offset != at {
+				t.Errorf("%s %s: %v, want number-exponent at byte %d", d, doc, ref, at)
+			}
+		}
+		if _, ref := check(t, g, []byte(`[1e0999]`)); ref != nil {
+			t.Errorf("%s: 1e0999 (exponent 999, a leading zero): %v", d, ref)
+		}
+	}
+}
+
+// TestEveryPrefixRefusedWithoutReadingPast: a document cut at any byte is
+// refused (never read past its end), and a bare literal or number that ends
+// the document is admitted; a continuation byte opening a character is not
+// UTF-8.
+func TestEveryPrefixRefusedWithoutReadingPast(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		full := `{"a" : [true, false, null, -1.5e3, "x\u00e9y"], "b":{}}`
+		for n := 1; n < len(full); n++ {
+			if _, ref := check(t, g, []byte(full[:n])); ref == nil {
+				t.Errorf("%s: cut at %d admitted: %q", d, n, full[:n])
+			}
+		}
+		for _, doc := range []string{full, "true", "false", "null", "7", "123", "1234", `"s"`} {
+			if _, ref := check(t, g, []byte(doc)); ref != nil {
+				t.Errorf("%s %s: %v", d, doc, ref)
+			}
+		}
+		for _, doc := range []string{"[\"\x80\"]", "[\"a\x80\"]", "[\"\xc3\"]", "{\"\x80\":1}"} {
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundUTF8 {
+				t.Errorf("%s %q: %v, want utf8", d, doc, ref)
+			}
+		}
+	}
+}
+
+// TestRawCharactersCutAtTheEnd: a string whose last character is cut inside
+// its UTF-8 sequence at the document's end is refused, never read past (each
+// fast path checks the bytes it reads exist).
+func TestRawCharactersCutAtTheEnd(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, ch := range []string{"é", "中", "😀"} {
+			for _, lead := range []string{`"`, `"` + strings.Repeat("\u0600", 9), `["abcdefghij`} {
+				for cut := 1; cut < len(ch); cut++ {
+					doc := lead + ch[:cut]
+					if _, ref := check(t, g, []byte(doc)); ref == nil {
+						t.Errorf("%s %q admitted", d, doc)
+					}
+				}
+			}
+		}
+	}
+}

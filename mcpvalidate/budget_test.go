@@ -263,3 +263,18 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 		t.Fatalf("in use %d after every release", got)
 	}
 }
+
+// A budget whose small lane admits more than its general capacity still
+// grants a request of exactly SmallWeight (from the reserve): only a weight
+// past both is refused outright.
+func TestBudgetSmallWeightAboveGeneral(t *testing.T) {
+	b := budget(t, 15, 10, 10) // general 5
+	g, err := b.Acquire(ctxFor(t, time.Second), 10)
+	if err != nil {
+		t.Fatalf("a request of exactly SmallWeight above general capacity: %v", err)
+	}
+	g.Release()
+	if _, err := b.Acquire(ctxFor(t, time.Second), 11); err == nil || errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
+		t.Fatalf("a request past both lanes: %v, want an outright refusal", err)
+	}
+}

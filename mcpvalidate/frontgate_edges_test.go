@@ -182,3 +182,27 @@ func TestFrontRefusalShapeByProtocol(t *testing.T) {
 		t.Errorf("a 413 keeps the connection: %v", rec.Header())
 	}
 }
+
+// The read path: a body of unknown length of exactly the cap is read whole; one
+// byte more is a 413 naming body-bytes (not the read deadline); a 503 has no
+// offset.
+func TestFrontGateReadPathAtTheCap(t *testing.T) {
+	fg, _, limit := edgeGate(t, 10*time.Millisecond)
+	msg := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	at := msg + strings.Repeat(" ", int(limit)-len(msg))
+	if rec := serveOne(fg, at, -1); rec.Code != http.StatusOK {
+		t.Fatalf("an unknown-length body of exactly the cap: HTTP %d %.200s", rec.Code, rec.Body)
+	}
+	rec := serveOne(fg, at+" ", -1)
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), `"bound":"body-bytes"`) {
+		t.Fatalf("an unknown-length body one past the cap: HTTP %d %.300s", rec.Code, rec.Body)
+	}
+	g, _ := fg.Budget().TryAcquire(fg.Budget().General())
+	s, _ := fg.Budget().TryAcquire(fg.Budget().SmallWeight())
+	rec = serveOne(fg, msg, int64(len(msg)))
+	g.Release()
+	s.Release()
+	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), `"offset"`) || !strings.Contains(rec.Body.String(), `"bound":"in-flight-budget"`) {
+		t.Fatalf("a 503: HTTP %d %.300s", rec.Code, rec.Body)
+	}
+}

@@ -212,3 +212,25 @@ func TestMiddlewareFailsClosedOnAnUnreadableCall(t *testing.T) {
 		t.Fatalf("a refused call: %v %v, next ran %d times", res, err, called)
 	}
 }
+
+// Leaves are ordered by pointer, then keyword, then the schema-side limit,
+// and a refusal hook counts every failing leaf, the elided ones included.
+func TestLeafOrderAndHookCount(t *testing.T) {
+	set := mapFS(map[string]string{"o.schema.json": `{"$schema":"https://json-schema.org/draft/2020-12/schema",
+ "$id":"https://x.test/o.schema.json","x-mcp-tool":"o","type":"object",
+ "properties":{"s":{"type":"string","maxLength":1,"pattern":"0"},"n":{"anyOf":[{"type":"string"},{"type":"boolean"}]},
+ "a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"unevaluatedProperties":false}`})
+	var seen RefusalEvent
+	v := mustNew(t, WithSchemaFiles(set, "s"), WithRefusalHook(func(_ context.Context, ev RefusalEvent) { seen = ev }))
+	r := refusalOf(t, v, "o", []byte(`{"s":"ab","n":1}`))
+	got := r.Error()
+	for _, order := range [][2]string{{`"/n": type boolean`, `"/n": type string`}, {`"/s": maxLength 1`, `"/s": pattern 0`}, {`"/n"`, `"/s"`}} {
+		if i, j := strings.Index(got, order[0]), strings.Index(got, order[1]); i < 0 || j < 0 || i > j {
+			t.Errorf("want %s before %s: %s", order[0], order[1], got)
+		}
+	}
+	r = refusalOf(t, v, "o", []byte(`{"s":"ab","n":1,"a":"x","b":"x","c":"x"}`))
+	if r.Elided == 0 || seen.Leaves != len(r.Leaves)+r.Elided || seen.Leaves != 7 {
+		t.Errorf("hook saw %d leaves; refusal names %d and elides %d (want 7 in all)", seen.Leaves, len(r.Leaves), r.Elided)
+	}
+}

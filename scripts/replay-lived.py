@@ -10,7 +10,10 @@ The mutation is gremlins' token swap at the reported line and column
 ARITHMETIC_BASE + -, * /, % *; INCREMENT_DECREMENT ++ --; INVERT_NEGATIVES
 drops the unary minus). The file is restored after each run. Output: one
 line per mutant, status then position, and a count."""
-import json, subprocess, sys, os
+import json, os, signal, subprocess, sys
+
+# A SIGTERM unwinds like an interrupt, so the file under mutation is restored.
+signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
 
 SWAP = {
     "CONDITIONALS_BOUNDARY": {"<": "<=", "<=": "<", ">": ">=", ">=": ">"},

@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	// The mutation records have no verb of their own: they come from saved
+	// runs of scripts/mutation.sh, registered by the package's init.
+	_ "github.com/theurian/boundlab/mutation"
 	"github.com/theurian/boundlab/results"
 )
 
