@@ -674,13 +674,15 @@ func (s *scanner) trip(from int, w int64) int {
 
 // leadsOK reports whether each of the four two-byte lead bytes in x (bytes 0,
 // 2, 4, 6) is at least 0xC2: C0 and C1 would start an overlong form.
+//
+// Given the lead bytes are 110xxxxx, a lead is C0 or C1 exactly when its bits
+// 0x1e are clear; m holds those bits in each 16-bit lane (at most 0x1e), and
+// only a lane of zero sets its top bit when decremented (a borrow runs up
+// from a zero lane alone, so the lowest such lane is exact).
 func leadsOK(x uint64) bool {
-	for k := 0; k < 64; k += 16 {
-		if x>>k&0x1e == 0 {
-			return false
-		}
-	}
-	return true
+	const lanes = 0x0001000100010001
+	m := x & (0x1e * lanes)
+	return (m-lanes)&(0x8000*lanes) == 0
 }
 
 // simpleEscape maps the letter after a backslash to the rune a two-byte
