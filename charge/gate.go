@@ -253,6 +253,13 @@ func (s *scanner) run() *Refusal {
 			}
 			continue
 		case '"':
+			// A short plain value is charged here whole: no escape, so no
+			// quoting rule of either dialect adds to it.
+			if n, w := s.g.widths.shortPlain(doc, s.pos+1); n >= 0 && !s.over(w) {
+				s.charge += w
+				s.pos += n + 2
+				break
+			}
 			if r := s.str(false); r != nil {
 				return r
 			}
@@ -339,7 +346,7 @@ func (s *scanner) member() *Refusal {
 	if r := s.node(); r != nil {
 		return r
 	}
-	if r := s.str(true); r != nil {
+	if r := s.shortName(); r != nil {
 		return r
 	}
 	s.skipSpace()
@@ -348,6 +355,24 @@ func (s *scanner) member() *Refusal {
 	}
 	s.pos++
 	return nil
+}
+
+// shortName reads a member name, charging a short plain one here (go adds
+// its pointer bytes, as closeString would) and any other through str.
+func (s *scanner) shortName() *Refusal {
+	at := s.pos + 1
+	n, w := s.g.widths.shortPlain(s.doc, at)
+	if n < 0 || s.over(w) {
+		return s.str(true) // which finds the byte that passes the budget
+	}
+	if s.dialect == Go {
+		w += int64(pointerBytes(s.doc[at : at+n]))
+	}
+	s.pos = at + n + 1
+	if r := s.spend(w, at+n); r != nil {
+		return r
+	}
+	return s.name(at, at+n, false)
 }
 
 func (s *scanner) literal() *Refusal {
@@ -649,13 +674,15 @@ func (s *scanner) trip(from int, w int64) int {
 
 // leadsOK reports whether each of the four two-byte lead bytes in x (bytes 0,
 // 2, 4, 6) is at least 0xC2: C0 and C1 would start an overlong form.
+//
+// Given the lead bytes are 110xxxxx, a lead is C0 or C1 exactly when its bits
+// 0x1e are clear; m holds those bits in each 16-bit lane (at most 0x1e), and
+// only a lane of zero sets its top bit when decremented (a borrow runs up
+// from a zero lane alone, so the lowest such lane is exact).
 func leadsOK(x uint64) bool {
-	for k := 0; k < 64; k += 16 {
-		if x>>k&0x1e == 0 {
-			return false
-		}
-	}
-	return true
+	const lanes = 0x0001000100010001
+	m := x & (0x1e * lanes)
+	return (m-lanes)&(0x8000*lanes) == 0
 }
 
 // simpleEscape maps the letter after a backslash to the rune a two-byte

@@ -27,6 +27,8 @@ func TestTheBudgetAtAndOnePastOnEveryPath(t *testing.T) {
 		{`"aaaaa"`, 5},
 		{`{"aaaa":1}`, 8},
 		{`{"aaaa":"b"}`, 9},
+		{`{"aaaaa":[]}`, 6},
+		{`["aaaaa"]`, 6},
 		{`"` + long + `"`, 40},
 		{`"` + strings.Repeat("\x7f", 6) + `"`, 6},
 		{`"` + strings.Repeat("\u0600", 4) + `"`, 7},

@@ -115,3 +115,33 @@ func TestPlainRunsOfEveryLengthAreChargedExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidSequencesInsideRunsAreRefusedWhereTheyStart: an overlong form, a
+// surrogate, a value past U+10FFFF or a bad continuation, placed at every
+// position among runs of valid sequences of its own length (where the scan
+// takes two or four sequences at once), is refused as UTF-8 at its first byte.
+func TestInvalidSequencesInsideRunsAreRefusedWhereTheyStart(t *testing.T) {
+	cases := []struct {
+		valid string
+		bad   []string
+	}{
+		{"\u0600", []string{"\xc0\x80", "\xc1\xbf", "\xd8\x40", "\xd8\xc0"}},
+		{"中", []string{"\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", "\xe4\x40\xad", "\xe4\xb8\x40"}},
+		{"😀", []string{"\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf0\x9f\x98\x40"}},
+	}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, c := range cases {
+			for _, bad := range c.bad {
+				for before := 0; before < 6; before++ {
+					pre := `"` + strings.Repeat(c.valid, before)
+					doc := pre + bad + strings.Repeat(c.valid, 5) + `"`
+					_, ref := check(t, g, []byte(doc))
+					if ref == nil || ref.Bound != charge.BoundUTF8 || ref.Offset != len(pre) {
+						t.Fatalf("%s: %q after %d %q: got %v, want utf8 at %d", d, bad, before, c.valid, ref, len(pre))
+					}
+				}
+			}
+		}
+	}
+}

@@ -315,8 +315,23 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 			w += int64(t.bmp[rune(c&0x1f)<<6|rune(b1&0x3f)])
 			i += 2
 		case c < 0xf0:
-			// Three-byte sequences while they last: CJK and the rest of the BMP.
-			for {
+			// Three-byte sequences while they last: CJK and the rest of the
+			// BMP, two at a time first.
+			for i+8 <= end {
+				x := binary.LittleEndian.Uint64(doc[i:])
+				if x&0xc0c0f0c0c0f0 != 0x8080e08080e0 {
+					break
+				}
+				r1 := rune(x&0x0f)<<12 | rune(x>>8&0x3f)<<6 | rune(x>>16&0x3f)
+				r2 := rune(x>>24&0x0f)<<12 | rune(x>>32&0x3f)<<6 | rune(x>>40&0x3f)
+				if r1 < 0x800 || uint32(r1-0xd800) < 0x800 || r2 < 0x800 || uint32(r2-0xd800) < 0x800 {
+					break
+				}
+				w += int64(t.bmp[r1]) + int64(t.bmp[r2])
+				i += 6
+			}
+			for i < end && doc[i]&0xf0 == 0xe0 {
+				c := doc[i]
 				if i+2 >= len(doc) {
 					return i, w
 				}
@@ -326,10 +341,7 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 					return i, w // not a continuation, overlong, or a surrogate
 				}
 				w += int64(t.bmp[r])
-				if i += 3; i >= end || doc[i]&0xf0 != 0xe0 {
-					break
-				}
-				c = doc[i]
+				i += 3
 			}
 		default:
 			// Four-byte sequences while they last.
