@@ -165,7 +165,7 @@ if start is not None:
 // findPython313 returns a CPython 3.13 interpreter or skips the test.
 func findPython313(t *testing.T) string {
 	t.Helper()
-	if py := os.Getenv("BOUNDLAB_PYTHON313"); py != "" {
+	if py := os.Getenv("BOUNDLAB_PYTHON"); py != "" {
 		return py // the caller insists; a wrong version fails the test
 	}
 	var roots []string
@@ -197,7 +197,7 @@ func findPython313(t *testing.T) string {
 	}
 	t.Skip("skipping the CPython 3.13 isprintable() oracle: no CPython 3.13 found " +
 		"(looked at $(pyenv root)/versions/3.13.*/bin/python3 and python3.13 on PATH; python3 may be another version " +
-		"with other Unicode data and is not used); set BOUNDLAB_PYTHON313=/path/to/python3.13 to run it")
+		"with other Unicode data and is not used); set BOUNDLAB_PYTHON=/path/to/python3.13 to run it")
 	return ""
 }
 
