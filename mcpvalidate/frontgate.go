@@ -225,6 +225,9 @@ func boundOf(status int) string {
 	return "body-bytes"
 }
 
+// unknownLengthStart is the first buffer a body of unknown length gets.
+const unknownLengthStart = 64 << 10
+
 // read reads the body into a pooled buffer under a deadline. It returns nil
 // and the status to refuse with (0: the client is gone, answer nothing).
 func (fg *FrontGate) read(w http.ResponseWriter, r *http.Request, declared, limit int64) (*pooledBody, int) {
@@ -238,8 +241,15 @@ func (fg *FrontGate) read(w http.ResponseWriter, r *http.Request, declared, limi
 		bp = new(pooledBody)
 	}
 	buf := bp.buf[:0]
-	if int64(cap(buf)) < declared+1 {
-		buf = make([]byte, 0, declared+1)
+	// A declared length is allocated once; a body of unknown length (weighed
+	// at the cap) starts small and grows as it arrives, so a short chunked
+	// body does not cost a cap-sized buffer.
+	want := declared + 1
+	if r.ContentLength < 0 {
+		want = min(want, unknownLengthStart)
+	}
+	if int64(cap(buf)) < want {
+		buf = make([]byte, 0, want)
 	}
 	for {
 		if int64(len(buf)) > limit {
