@@ -168,14 +168,14 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 	}
 }
 
-// Each envelope bound at its limit and one past it.
+// Each envelope bound at its limit and one past it (the method and the
+// other methods' params: TestMethodBytesAtAndPast, TestOtherParamsBytesAtAndPast).
 func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 	fg := frontGate(t)
 	// members: the message has jsonrpc, id, method (3) + n-3 more.
 	members := func(n int) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"ping"` + manyMembers(n-3) + `}`
 	}
-	method := func(n int) string { return `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("m", n) + `"}` }
 	name := func(n int) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"ping","` + strings.Repeat("k", n) + `":1}`
 	}
@@ -185,20 +185,15 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 	nodes := func(n int) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":[` + strings.TrimSuffix(strings.Repeat("0,", n-13), ",") + `]}}}`
 	}
-	params := func(n int) string {
-		pre := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"v":"`
-		return pre + strings.Repeat("x", n-len(`{"v":""}`)) + `"}}`
-	}
+
 	for _, c := range []struct {
 		name     string
 		at, past string
 		bound    string
 	}{
 		{"members", members(mcpvalidate.MaxEnvelopeMembers), members(mcpvalidate.MaxEnvelopeMembers + 1), "envelope-members"},
-		{"method bytes", method(mcpvalidate.MaxMethodBytes), method(mcpvalidate.MaxMethodBytes + 1), "method"},
 		{"name bytes", name(mcpvalidate.MaxEnvelopeNameBytes), name(mcpvalidate.MaxEnvelopeNameBytes + 1), "envelope-name-bytes"},
 		{"nodes", nodes(mcpvalidate.MaxEnvelopeNodes), nodes(mcpvalidate.MaxEnvelopeNodes + 1), "envelope-nodes"},
-		{"other params bytes", params(mcpvalidate.MaxOtherParamsBytes), params(mcpvalidate.MaxOtherParamsBytes + 1), "params-bytes"},
 	} {
 		if _, err := fg.Check([]byte(c.at)); err != nil {
 			t.Errorf("%s at the bound: %v", c.name, err)
