@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/bytedance/sonic"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
@@ -165,17 +164,14 @@ func TestValidatorPanicRefusesOnEveryPath(t *testing.T) {
 	}
 }
 
-// failingDecoder is the sonic API with UnmarshalFromString failing: no input
-// the gate admits is known to make sonic fail, so the decode stage is driven
-// by swapping the decoder.
-type failingDecoder struct{ sonic.API }
-
-func (failingDecoder) UnmarshalFromString(string, any) error { return errors.New("decoder failed") }
+// failingDecoder fails every decode: no input the gate admits makes the
+// decoder fail, so the decode stage is driven by swapping it.
+func failingDecoder([]byte) (any, error) { return nil, errors.New("decoder failed") }
 
 // A decoder failure refuses the call (StageDecode) on every path.
 func TestDecodeFailureRefusesOnEveryPath(t *testing.T) {
 	v := mustNew(t, WithSchemaFiles(openSet, "s"))
-	v.dec = failingDecoder{v.dec}
+	v.decode = failingDecoder
 	refusedEverywhere(t, callEveryPath(t, v, "open", `{"data":"s3cr3t"}`), StageDecode, "s3cr3t")
 }
 

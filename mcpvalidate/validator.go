@@ -11,9 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unsafe"
 
-	"github.com/bytedance/sonic"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -27,8 +25,10 @@ type Validator struct {
 	gate  *charge.Gate
 	tools map[string]*tool
 	names []string
-	dec   sonic.API
-	body  charge.BodyCapDerivation
+	// decode is the decode stage: tree, bound to the nesting limit; tests
+	// swap it to drive the stage's refusal and to measure other decoders.
+	decode func([]byte) (any, error)
+	body   charge.BodyCapDerivation
 }
 
 type config struct {
@@ -129,9 +129,10 @@ func New(opts ...Option) (*Validator, error) {
 		cfg:   cfg,
 		gate:  gate,
 		tools: tools,
-		dec:   sonic.Config{UseNumber: true, ValidateString: true}.Froze(),
 		body:  charge.BodyCap(cfg.limits, cfg.encoders...),
 	}
+	depth := cfg.limits.MaxParamsNesting
+	v.decode = func(doc []byte) (any, error) { return tree(doc, depth) }
 	for n := range tools {
 		v.names = append(v.names, n)
 	}
@@ -216,8 +217,9 @@ func (v *Validator) MaxRequestBodyBytes() int64 { return v.body.Cap }
 var emptyObject = []byte("{}")
 
 // Check validates one tool call: resolve the tool's schema (or refuse,
-// fail-closed) → charge gate over the raw bytes → decode (sonic, UseNumber,
-// ValidateString) → jsonschema/v6 Validate with panics recovered → a bounded
+// fail-closed) → charge gate over the raw bytes → decode into the values
+// encoding/json gives with UseNumber (decode.go: nothing checked twice, each
+// piece allocated at its size) → jsonschema/v6 Validate with panics recovered → a bounded
 // refusal built from the error tree. It returns nil when the call is
 // admitted, and otherwise an error that is a *Refusal (errors.As). ctx is
 // handed to the refusal hooks.
@@ -271,13 +273,10 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 		}
 		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageGate, Gate: gr}
 	}
-	var doc any
-	// UnmarshalFromString over the arguments' own bytes: sonic's Unmarshal
-	// copies the whole input into a string first (1x the wire bytes), and
-	// with CopyString off the decoded strings alias it. Safe because doc
-	// dies with this call and nothing writes to arguments meanwhile.
-	// The decoder's error text can quote the input: it is never read.
-	if err := v.dec.UnmarshalFromString(unsafe.String(unsafe.SliceData(arguments), len(arguments)), &doc); err != nil {
+	// The tree's unescaped strings alias arguments: it dies with this call
+	// (see tree). A decoder's error is never read.
+	doc, err := v.decode(arguments)
+	if err != nil {
 		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageDecode}
 	}
 	err, panicked := validate(t.schema, doc)

@@ -1,0 +1,34 @@
+package mcpvalidate
+
+import (
+	"unsafe"
+
+	"github.com/bytedance/sonic"
+	"github.com/theurian/boundlab/charge"
+)
+
+// defaultDepth is the nesting bound Check decodes under by default.
+var defaultDepth = charge.DefaultLimits().MaxParamsNesting
+
+// sonicAPI is the decoder Check ran before decode.go: sonic with UseNumber and
+// ValidateString.
+var sonicAPI = sonic.Config{UseNumber: true, ValidateString: true}.Froze()
+
+// sonicTree is that decode as Check ran it: over the arguments' own bytes
+// (sonic's Unmarshal copies its input into a string first), strings without
+// escapes aliasing them.
+func sonicTree(doc []byte) (any, error) {
+	var v any
+	err := sonicAPI.UnmarshalFromString(unsafe.String(unsafe.SliceData(doc), len(doc)), &v)
+	return v, err
+}
+
+// UseSonicDecode makes v decode with sonic, as Check did before decode.go: the
+// benchmarks' "before".
+func UseSonicDecode(v *Validator) { v.decode = sonicTree }
+
+// Tree is tree at the default nesting bound, for the external benchmarks.
+func Tree(doc []byte) (any, error) { return tree(doc, defaultDepth) }
+
+// SonicTree is sonicTree, for the external benchmarks.
+func SonicTree(doc []byte) (any, error) { return sonicTree(doc) }

@@ -1,0 +1,314 @@
+package mcpvalidate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// treeCases are documents the gate admits, each reaching a different path of
+// the decoder: every escape form, surrogate pairs, quotes and backslashes next
+// to the closing quote, escaped and unescaped names, every number form,
+// literals, empty and nested containers, white space everywhere, top-level
+// scalars and nesting at the default bound.
+func treeCases() []string {
+	cases := []string{
+		`{}`, `[]`, `""`, `0`, `-0`, `true`, `false`, `null`, `"a"`,
+		` { } `, "\t[\n1 ,\r2 ]\n", `{"a":{},"b":[],"c":"","d":[{}],"e":{"f":[]}}`,
+		`{"projectId":"demo","query":"schema refusal","limit":10,"taskId":"task-42"}`,
+		`[0,-0,1,-1,1.5,-1.5,1e5,1E5,1e+5,1e-5,1.25E-300,-9007199254740993,123456789012345678901234567890,0.000001]`,
+		`["\"","\\","\/","\b","\f","\n","\r","\t"]`,
+		`["a\"","\"a","a\"b","\\\"","\"\\","\\\\\"","x\\"]`,
+		`"\\"`, `"\""`, `"\\\\"`, `"a\\"`, `"\\a"`,
+		`["\u0000","\u001f","\u007f","\u0080","\u07ff","\u0800","\ud7ff","\ue000","\uffff","\u00e9\u00E9","\u20AC"]`,
+		`["\ud800\udc00","\uD83D\uDE00","\udbff\udfff","a\ud83d\ude00b","\ud83d\ude00\ud83d\ude00"]`,
+		`{"\u006e\u0061\u006d\u0065":1,"n\u00e9":"v\u00e9","\ud83d\ude00":[],"\"":"\\","":""}`,
+		`["é","日本","😀","é\u00e9é","\u00e9é\u00e9"]`,
+		`{"a" : 1 , "b" :[ true ,false, null ] }`,
+		`[[[[[]]]],{"a":{"b":{"c":[1,{"d":"e"}]}}}]`,
+		`["` + strings.Repeat(`\u00e9`, 1000) + `","` + strings.Repeat("a", 5000) + `","` + strings.Repeat(`a\"`, 300) + `"]`,
+	}
+	deep := charge.DefaultLimits().MaxParamsNesting
+	cases = append(cases,
+		strings.Repeat("[", deep)+strings.Repeat("]", deep),
+		strings.Repeat(`{"a":`, deep-1)+`{}`+strings.Repeat("}", deep-1),
+		strings.Repeat(`[{"k\u00e9":`, deep/2)+`"\ud83d\ude00"`+strings.Repeat("}]", deep/2),
+	)
+	return cases
+}
+
+func defaultGate(t testing.TB) *charge.Gate {
+	t.Helper()
+	g, err := charge.NewGate(charge.Go, charge.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// stdTree is encoding/json's decode with UseNumber: the reference.
+func stdTree(doc []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// sameTree checks tree(doc) against encoding/json (UseNumber) and sonic (the
+// decoder Check used before), value for value and type for type.
+func sameTree(t testing.TB, doc []byte, depth int) {
+	t.Helper()
+	got, err := tree(doc, depth)
+	if err != nil {
+		t.Fatalf("%.80q: tree: %v", doc, err)
+	}
+	want, err := stdTree(doc)
+	if err != nil {
+		t.Fatalf("%.80q: encoding/json: %v", doc, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%.80q: tree %#.200v, encoding/json %#.200v", doc, got, want)
+	}
+	if s, err := sonicTree(doc); err != nil || !reflect.DeepEqual(got, s) {
+		t.Fatalf("%.80q: tree %#.200v, sonic %#.200v (%v)", doc, got, s, err)
+	}
+}
+
+func TestTreeEqualsEncodingJSONAndSonic(t *testing.T) {
+	g := defaultGate(t)
+	for _, c := range treeCases() {
+		if _, err := g.Check([]byte(c)); err != nil {
+			t.Fatalf("the gate refuses case %.60q: %v", c, err)
+		}
+		sameTree(t, []byte(c), charge.DefaultLimits().MaxParamsNesting)
+	}
+}
+
+// Every Unicode scalar value, written as a \u escape (lower and upper case
+// hex, astral ones as surrogate pairs) and, where JSON allows, raw: the
+// decoder agrees with encoding/json on all of them.
+func TestTreeEveryScalarValue(t *testing.T) {
+	l := charge.DefaultLimits()
+	l.MaxParamsRenderedChars = 64 << 20 // every code point in one document
+	g, err := charge.NewGate(charge.Go, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lower, upper, raw bytes.Buffer
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xd800 && r < 0xe000 {
+			continue
+		}
+		var u string
+		if r < 0x10000 {
+			u = fmt.Sprintf(`\u%04x`, r)
+		} else {
+			s := r - 0x10000
+			u = fmt.Sprintf(`\u%04x\u%04x`, 0xd800+s>>10, 0xdc00+s&0x3ff)
+		}
+		lower.WriteString(u)
+		upper.WriteString(strings.ToUpper(u[:2]) + strings.ToUpper(u[2:]))
+		if r >= 0x20 && r != '"' && r != '\\' {
+			raw.WriteRune(r)
+		}
+	}
+	upperDoc := bytes.ReplaceAll(upper.Bytes(), []byte(`\U`), []byte(`\u`))
+	doc := []byte(`["` + lower.String() + `","` + string(upperDoc) + `","` + raw.String() + `"]`)
+	if _, err := g.Check(doc); err != nil {
+		t.Fatalf("the gate refuses every scalar value: %v", err)
+	}
+	sameTree(t, doc, l.MaxParamsNesting)
+}
+
+// Nesting at the bound decodes; one past it is refused by the decoder as by
+// the gate (which refuses it first), so the decoder's recursion is bounded
+// whatever it is handed.
+func TestTreeNestingBound(t *testing.T) {
+	nest := func(n int) map[string][]byte {
+		return map[string][]byte{
+			"arrays":  []byte(strings.Repeat("[", n) + "0" + strings.Repeat("]", n)),
+			"objects": []byte(strings.Repeat(`{"a":`, n) + "0" + strings.Repeat("}", n)),
+		}
+	}
+	for _, depth := range []int{1, 2, 64, 997} {
+		l := charge.DefaultLimits()
+		l.MaxParamsNesting = depth
+		g, err := charge.NewGate(charge.Go, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for kind, doc := range nest(depth) {
+			if _, err := g.Check(doc); err != nil {
+				t.Fatalf("%s at depth %d: the gate refuses: %v", kind, depth, err)
+			}
+			sameTree(t, doc, depth)
+		}
+		for kind, doc := range nest(depth + 1) {
+			if _, err := g.Check(doc); err == nil {
+				t.Errorf("%s at depth %d+1: the gate admits", kind, depth)
+			}
+			if v, err := tree(doc, depth); err != errNotDecoded || v != nil {
+				t.Errorf("%s at depth %d+1: tree gave %v, %v", kind, depth, v, err)
+			}
+		}
+	}
+}
+
+// Documents the gate refuses and the decoder cannot read are refused by it
+// with errNotDecoded — no panic, no loop, no value.
+func TestTreeRefusesWhatItCannotRead(t *testing.T) {
+	g := defaultGate(t)
+	for _, c := range []string{
+		"", " ", "{", "[", "}", "]", ",", ":", "x", `{"a"`, `{"a":`, `{"a":1`, `{"a":1,`, `{"a":1,}`,
+		`[1,`, `[1 2]`, `[1,]`, `{"a" 1}`, `{1:2}`, `{"a":1 "b":2}`, `tru`, `nul`, `fals`, `truex`,
+		`"abc`, `"\`, `"\"`, `"a\"`, `"\x"`, `"\u12"`, `"\u12g4"`, `"\ud800"`, `"\ud800x"`,
+		`"\ud800\u0041"`, `"\udc00\ud800"`, `"\udc00"`, `{} x`, `[]]`, `{}}`, `"a" "b"`,
+	} {
+		if _, err := g.Check([]byte(c)); err == nil {
+			t.Fatalf("the gate admits %q", c)
+		}
+		if v, err := tree([]byte(c), 64); err != errNotDecoded || v != nil {
+			t.Errorf("%q: tree gave %#v, %v; want errNotDecoded", c, v, err)
+		}
+	}
+}
+
+// A string without escapes, a name and a number share the document's bytes;
+// a string with escapes has its own.
+func TestTreeAliasesOnlyUnescapedText(t *testing.T) {
+	doc := []byte(`{"name":"value","esc":"v\u00e9","n":-12.5e3}`)
+	v, err := tree(doc, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inDoc := func(s string) bool {
+		p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(&doc[0]))
+		return p >= lo && p+uintptr(len(s)) <= lo+uintptr(len(doc))
+	}
+	m := v.(map[string]any)
+	for k := range m {
+		if !inDoc(k) {
+			t.Errorf("name %q is a copy", k)
+		}
+	}
+	if s := m["name"].(string); !inDoc(s) {
+		t.Errorf("value %q is a copy", s)
+	}
+	if n := m["n"].(json.Number); !inDoc(string(n)) {
+		t.Errorf("number %q is a copy", n)
+	}
+	if s := m["esc"].(string); s != "vé" || inDoc(s) {
+		t.Errorf("escaped value %q: in the document %v", s, inDoc(s))
+	}
+}
+
+// allocated is the fewest bytes f allocated over three runs.
+func allocated(f func()) uint64 {
+	best := ^uint64(0)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		best = min(best, after.TotalAlloc-before.TotalAlloc)
+	}
+	return best
+}
+
+// An escaped string is allocated at its decoded length, not its escaped one:
+// 512 KiB of U+00E9 written as 1.5 MiB of \u00e9 costs 512 KiB and the
+// interface that holds it.
+func TestTreeAllocatesAnEscapedStringAtItsDecodedLength(t *testing.T) {
+	const n = 1 << 18
+	doc := []byte(`"` + strings.Repeat(`\u00e9`, n) + `"`)
+	var v any
+	got := allocated(func() { v, _ = tree(doc, 64) })
+	if s, _ := v.(string); s != strings.Repeat("é", n) {
+		t.Fatal("decoded wrong")
+	}
+	if want := uint64(2*n + 16); got != want {
+		t.Fatalf("decoding %d bytes of escapes into %d allocated %d bytes, want %d", len(doc), 2*n, got, want)
+	}
+}
+
+// Maps and slices are made once at their final size: an array's capacity is
+// its length, and an object of 1,000 members costs what a map made with that
+// hint and filled costs, plus nothing.
+func TestTreeSizesContainersExactly(t *testing.T) {
+	const n = 1000
+	var arr, obj strings.Builder
+	names := make([]string, n)
+	for i := range n {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		names[i] = fmt.Sprintf("k%d", i)
+		fmt.Fprintf(&arr, "%s%d", sep, i)
+		fmt.Fprintf(&obj, `%s"%s":%d`, sep, names[i], i)
+	}
+	v, err := tree([]byte("["+arr.String()+"]"), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := v.([]any); len(a) != n || cap(a) != n {
+		t.Fatalf("array of %d: len %d cap %d", n, len(a), cap(a))
+	}
+	doc := []byte("{" + obj.String() + "}")
+	got := allocated(func() { tree(doc, 64) })
+	want := allocated(func() {
+		m := make(map[string]any, n)
+		for _, k := range names {
+			m[k] = json.Number(k[1:]) // boxed like the tree's numbers
+		}
+		sink = m // on the heap, as the tree's map is
+	})
+	if got != want {
+		t.Fatalf("an object of %d members allocated %d bytes; a map made with its size and filled, %d", n, got, want)
+	}
+}
+
+var sink any
+
+// The pooled stacks hold no reference into a decoded document once the
+// decode is over, whether it succeeded or stopped half way.
+func TestTreeLeavesNothingOnItsStacks(t *testing.T) {
+	clean := func(d *decoder) bool {
+		for _, m := range d.members[:cap(d.members)] {
+			if m != (member{}) {
+				return false
+			}
+		}
+		for _, it := range d.items[:cap(d.items)] {
+			if it != nil {
+				return false
+			}
+		}
+		return d.doc == nil
+	}
+	for _, c := range []string{
+		`{"a":[1,"x",{"b":["y","z"]}],"c":"w"}`,
+		`{"a":[1,"x",{"b":["y","z"]}],"c":"w"`, // cut short: the stacks still hold entries
+	} {
+		d := new(decoder)
+		d.decode([]byte(c), 64)
+		if cap(d.members) == 0 || cap(d.items) == 0 {
+			t.Fatalf("%s: the stacks were not used", c)
+		}
+		d.release()
+		if !clean(d) {
+			t.Errorf("%s: the stacks still reference the document after release", c)
+		}
+	}
+}
