@@ -1,7 +1,6 @@
 package mcpvalidate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -27,7 +26,7 @@ import (
 //   - a string without escapes is not copied: it aliases the arguments (see
 //     tree below for why that is safe);
 //   - a string with escapes is allocated once at its decoded length
-//     (charge.UnescapedLen) and decoded into place by the gate's own escape
+//     (charge.StringSpan) and decoded into place by the gate's own escape
 //     decoder (charge.AppendUnescaped);
 //   - an object's members and an array's elements are collected on a pooled
 //     stack and the map or slice is made once, at its final size;
@@ -176,51 +175,18 @@ func (d *decoder) alias(from, to int) string {
 
 // str decodes the string whose opening quote is at d.pos.
 func (d *decoder) str() (string, bool) {
-	doc := d.doc
 	start := d.pos + 1
-	if start > len(doc) {
-		return "", false
-	}
-	// The first quote is the closing one unless a backslash escapes it:
-	// look for backslashes only before it, and look again past an escaped
-	// quote, so every byte is searched a bounded number of times.
-	end := bytes.IndexByte(doc[start:], '"')
+	end, n := charge.StringSpan(d.doc, start)
 	if end < 0 {
 		return "", false
 	}
-	end += start
-	escaped := false
-	for i := start; ; {
-		b := bytes.IndexByte(doc[i:end], '\\')
-		if b < 0 {
-			break
-		}
-		escaped = true
-		i += b + 2 // past the backslash and the byte it escapes
-		if i > end {
-			// The quote was escaped (\"); the closing one lies further.
-			if i > len(doc) {
-				return "", false
-			}
-			e := bytes.IndexByte(doc[i:], '"')
-			if e < 0 {
-				return "", false
-			}
-			end = i + e
-		}
-	}
 	d.pos = end + 1
-	if !escaped {
-		return d.alias(start, end), true
+	if n == end-start {
+		return d.alias(start, end), true // no escape: every escape is longer than what it stands for
 	}
-	raw := doc[start:end]
-	n := charge.UnescapedLen(raw)
-	if n < 0 {
-		return "", false
-	}
-	buf := charge.AppendUnescaped(make([]byte, 0, n), raw)
+	buf := charge.AppendUnescaped(make([]byte, 0, n), d.doc[start:end])
 	if len(buf) != n {
-		return "", false // not reached: UnescapedLen and AppendUnescaped share the gate's rule
+		return "", false // not reached: StringSpan and AppendUnescaped share the gate's rule
 	}
 	// buf is this string's own, never written again.
 	return unsafe.String(unsafe.SliceData(buf), n), true

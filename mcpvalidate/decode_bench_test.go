@@ -1,0 +1,67 @@
+package mcpvalidate_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+// heapPerWire runs f under b.Loop and reports heap/wire: the bytes allocated
+// per call over the arguments' wire bytes.
+func heapPerWire(b *testing.B, wire int, f func()) {
+	b.SetBytes(int64(wire))
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := 0
+	for b.Loop() {
+		f()
+		n++
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(wire), "heap/wire")
+}
+
+// BenchmarkCheckDecoders is BenchmarkCheck's impl=mcpvalidate with each
+// decoder the decode stage has had, on the same arguments in the same run:
+// decode=tree is Check as it is (decode.go), decode=sonic is Check as it was
+// (sonic, UseNumber and ValidateString, over the arguments' own bytes).
+func BenchmarkCheckDecoders(b *testing.B) {
+	for _, dec := range []string{"tree", "sonic"} {
+		v, err := mcpvalidate.New(published)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if dec == "sonic" {
+			mcpvalidate.UseSonicDecode(v)
+		}
+		for _, c := range benchCases() {
+			if err := v.Check(context.Background(), "knowledge.search", c.args); (err == nil) != c.valid {
+				b.Fatalf("%s %s: %v", c.name, dec, err)
+			}
+			b.Run("case="+c.name+"/decode="+dec, func(b *testing.B) {
+				heapPerWire(b, len(c.args), func() { _ = v.Check(context.Background(), "knowledge.search", c.args) })
+			})
+		}
+	}
+}
+
+// BenchmarkDecode is the decode stage alone on BenchmarkCheck's arguments
+// (which the gate admits): the tree decoder against sonic as Check ran it.
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range benchCases() {
+		for _, impl := range []struct {
+			name string
+			dec  func([]byte) (any, error)
+		}{{"tree", mcpvalidate.Tree}, {"sonic", mcpvalidate.SonicTree}} {
+			if _, err := impl.dec(c.args); err != nil {
+				b.Fatalf("%s %s: %v", c.name, impl.name, err)
+			}
+			b.Run("case="+c.name+"/decode="+impl.name, func(b *testing.B) {
+				heapPerWire(b, len(c.args), func() { _, _ = impl.dec(c.args) })
+			})
+		}
+	}
+}
