@@ -44,6 +44,10 @@ var Baselines = map[string]string{
 	"BenchmarkServed":   "go-sdk-typed",
 	"BenchmarkCheck":    "go-sdk-typed", // mcpvalidate's own (validation alone)
 	"BenchmarkInMemory": "go-sdk-typed", // mcpvalidate's own (over the in-memory transport)
+	// mcpvalidate's decode stage: Check (and the stage alone) with its own
+	// decoder against the sonic decode it ran before.
+	"BenchmarkCheckDecoders": "sonic",
+	"BenchmarkDecode":        "sonic",
 }
 
 // Modules are the peers whose versions a saved run records.

@@ -869,44 +869,6 @@ func nextRune(raw []byte, i int) (rune, int) {
 	return r, i + n
 }
 
-// appendUnescaped appends the decoded form of validated string content.
-func appendUnescaped(dst, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		if raw[i] != '\\' {
-			j := bytes.IndexByte(raw[i:], '\\')
-			if j < 0 {
-				return append(dst, raw[i:]...)
-			}
-			dst = append(dst, raw[i:i+j]...)
-			i += j
-			continue
-		}
-		// A \uXXXX below the surrogates (most \u escapes) inline;
-		// everything else through escapeAt.
-		if i+6 <= len(raw) && raw[i+1] == 'u' {
-			if r := hex4Fast(raw[i:i+6], 2); r >= 0 && r < 0xd800 {
-				switch {
-				case r < 0x80:
-					dst = append(dst, byte(r))
-				case r < 0x800:
-					dst = append(dst, 0xc0|byte(r>>6), 0x80|byte(r)&0x3f)
-				default:
-					dst = append(dst, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
-				}
-				i += 6
-				continue
-			}
-		}
-		r, n := escapeAt(raw, i)
-		if n == 0 {
-			return append(dst, raw[i:]...) // not admitted: undefined, but finite
-		}
-		dst = utf8.AppendRune(dst, r)
-		i += n
-	}
-	return dst
-}
-
 // pointer renders where the scan stands as a display-escaped JSON pointer.
 func (s *scanner) pointer() string {
 	var tokens []string

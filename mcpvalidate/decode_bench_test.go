@@ -26,7 +26,7 @@ func heapPerWire(b *testing.B, wire int, f func()) {
 
 // BenchmarkCheckDecoders is BenchmarkCheck's impl=mcpvalidate with each
 // decoder the decode stage has had, on the same arguments in the same run:
-// decode=tree is Check as it is (decode.go), decode=sonic is Check as it was
+// impl=tree is Check as it is (decode.go), impl=sonic is Check as it was
 // (sonic, UseNumber and ValidateString, over the arguments' own bytes).
 func BenchmarkCheckDecoders(b *testing.B) {
 	for _, dec := range []string{"tree", "sonic"} {
@@ -41,7 +41,7 @@ func BenchmarkCheckDecoders(b *testing.B) {
 			if err := v.Check(context.Background(), "knowledge.search", c.args); (err == nil) != c.valid {
 				b.Fatalf("%s %s: %v", c.name, dec, err)
 			}
-			b.Run("case="+c.name+"/decode="+dec, func(b *testing.B) {
+			b.Run("case="+c.name+"/impl="+dec, func(b *testing.B) {
 				heapPerWire(b, len(c.args), func() { _ = v.Check(context.Background(), "knowledge.search", c.args) })
 			})
 		}
@@ -59,7 +59,7 @@ func BenchmarkDecode(b *testing.B) {
 			if _, err := impl.dec(c.args); err != nil {
 				b.Fatalf("%s %s: %v", c.name, impl.name, err)
 			}
-			b.Run("case="+c.name+"/decode="+impl.name, func(b *testing.B) {
+			b.Run("case="+c.name+"/impl="+impl.name, func(b *testing.B) {
 				heapPerWire(b, len(c.args), func() { _, _ = impl.dec(c.args) })
 			})
 		}

@@ -79,7 +79,8 @@
 // charge.Go, charge.DefaultLimits unless WithLimits) checks the raw
 // arguments bytes in one pass — syntax, UTF-8, lone surrogates, raw controls,
 // duplicate member names, nesting, nodes, number length and exponent, and the
-// rendered-width budget; sonic decodes them (UseNumber, ValidateString);
+// rendered-width budget; they are decoded into the values encoding/json
+// gives with UseNumber, without checking again what the gate checked;
 // jsonschema/v6 validates with panics recovered; a failure becomes a Refusal
 // built from the error tree — pointer (caller keys escaped and cut to
 // charge.KeyCut), keyword and schema-side limit per leaf, leaves sorted, at
@@ -121,11 +122,16 @@
 // StdioTransport.MaxLineLength from MaxRequestBodyBytes to admit the same
 // files there.
 //
-// Memory: Check decodes zero-copy (sonic's strings alias the arguments when
-// they hold no escape), so what it allocates per call is mostly jsonschema/v6's:
-// it copies every string leaf it validates ([]byte(str) before its
-// contentEncoding check, and again to count runes for min/maxLength) — about
-// 1x the wire bytes for an at-cap ASCII leaf. An escaped leaf costs more: sonic
-// sizes the unescaped string's buffer at the escaped length (24 MiB for 8 MiB
-// of ensure_ascii-escaped 2-byte text). BenchmarkCheck reports heap/wire.
+// Memory: Check's decode allocates the tree and nothing more. A string
+// without escapes, a member name and a number alias the arguments (the tree
+// dies with the call; nothing Check returns or hands a hook holds any of it);
+// a string with escapes is allocated once at its decoded length; maps and
+// slices are made at their final size. What a call allocates beyond that is
+// jsonschema/v6's: it copies every string leaf it validates
+// ([]byte(str) before its contentEncoding check), and utf8.RuneCount copies a
+// non-ASCII leaf's tail again for min/maxLength — about 1x the wire bytes for
+// an at-cap ASCII leaf, 2x the decoded bytes for a non-ASCII one — and builds
+// its own per-call state (scopes, unevaluated-property sets, a big.Rat per
+// number). BenchmarkCheck reports heap/wire; BenchmarkCheckDecoders sets the
+// decode beside the sonic decode Check ran before.
 package mcpvalidate
