@@ -19,8 +19,9 @@ import (
 
 // The parsers a tools/call's arguments meet on the request path:
 //
-//   - sonic with UseNumber and ValidateString: mcpvalidate's own parse, the
-//     value the schema is checked against;
+//   - sonic with UseNumber and ValidateString: the parse mcpvalidate ran
+//     before its own decoder (mcpvalidate/decode.go), which FuzzTree holds
+//     to encoding/json with UseNumber on whatever the gate admits;
 //   - encoding/json with UseNumber: what a handler that decodes the raw
 //     arguments itself most likely uses;
 //   - segmentio/encoding/json: the go-sdk's decoder (internal/json wraps it:

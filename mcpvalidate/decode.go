@@ -92,15 +92,16 @@ func (d *decoder) decode(doc []byte, maxDepth int) (any, bool) {
 
 // release clears what the decode left on the stacks (only an aborted one
 // leaves anything) and pools the decoder unless its stacks grew past
-// keepStack.
-func (d *decoder) release() {
+// keepStack, reporting whether it did.
+func (d *decoder) release() bool {
 	clear(d.members)
 	clear(d.items)
 	d.doc, d.members, d.items = nil, d.members[:0], d.items[:0]
 	if cap(d.members) > keepStack || cap(d.items) > keepStack {
-		return
+		return false
 	}
 	decoders.Put(d)
+	return true
 }
 
 func (d *decoder) space() {

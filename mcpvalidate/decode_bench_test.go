@@ -65,3 +65,30 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckStages splits Check on BenchmarkCheck's arguments into its
+// stages, each alone: the gate (allocates nothing), the decode (the tree),
+// and jsonschema/v6's Validate of a tree decoded beforehand (everything else
+// a call allocates). heap/wire is each stage's share of the call's.
+func BenchmarkCheckStages(b *testing.B) {
+	v, err := mcpvalidate.New(published)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gate, decode, validate := mcpvalidate.Stages(v, "knowledge.search")
+	for _, c := range benchCases() {
+		doc, err := decode(c.args)
+		if err != nil || gate(c.args) != nil || (validate(doc) == nil) != c.valid {
+			b.Fatalf("%s: the stages do not run as Check does", c.name)
+		}
+		b.Run("case="+c.name+"/stage=gate", func(b *testing.B) {
+			heapPerWire(b, len(c.args), func() { _ = gate(c.args) })
+		})
+		b.Run("case="+c.name+"/stage=decode", func(b *testing.B) {
+			heapPerWire(b, len(c.args), func() { _, _ = decode(c.args) })
+		})
+		b.Run("case="+c.name+"/stage=validate", func(b *testing.B) {
+			heapPerWire(b, len(c.args), func() { _ = validate(doc) })
+		})
+	}
+}

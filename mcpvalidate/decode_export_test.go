@@ -32,3 +32,11 @@ func Tree(doc []byte) (any, error) { return tree(doc, defaultDepth) }
 
 // SonicTree is sonicTree, for the external benchmarks.
 func SonicTree(doc []byte) (any, error) { return sonicTree(doc) }
+
+// Stages are Check's stages for tool, to be run one at a time: the gate over
+// the arguments, the decode, and jsonschema/v6's Validate of a decoded tree.
+func Stages(v *Validator, tool string) (gate func([]byte) error, decode func([]byte) (any, error), validate func(any) error) {
+	t := v.tools[tool]
+	gate = func(a []byte) error { _, err := v.gate.Check(a); return err }
+	return gate, v.decode, func(doc any) error { return t.schema.Validate(doc) }
+}

@@ -312,3 +312,21 @@ func TestTreeLeavesNothingOnItsStacks(t *testing.T) {
 		}
 	}
 }
+
+// A decoder goes back to the pool with stacks of up to keepStack entries, and
+// not with larger ones.
+func TestTreePoolsOnlySmallStacks(t *testing.T) {
+	for _, c := range []struct {
+		members, items int
+		pooled         bool
+	}{
+		{keepStack, keepStack, true},
+		{keepStack + 1, 0, false},
+		{0, keepStack + 1, false},
+	} {
+		d := &decoder{members: make([]member, 0, c.members), items: make([]any, 0, c.items)}
+		if got := d.release(); got != c.pooled {
+			t.Errorf("stacks of %d members and %d items: pooled %v, want %v", c.members, c.items, got, c.pooled)
+		}
+	}
+}
