@@ -2,11 +2,15 @@ package mcpvalidate
 
 import (
 	"testing"
+
+	"github.com/theurian/boundlab/fuzz"
 )
 
 // FuzzTree: whatever the gate admits, the decoder gives exactly what
 // encoding/json (UseNumber) and sonic give; whatever it refuses, the decoder
-// returns without panicking.
+// returns without panicking. Each input is tried as a raw document and as the
+// seed of a generated one (fuzz.Document: escapes of every kind, surrogate
+// pairs, numbers, nesting to the bound), plain and hostile.
 func FuzzTree(f *testing.F) {
 	for _, c := range treeCases() {
 		f.Add([]byte(c))
@@ -16,11 +20,16 @@ func FuzzTree(f *testing.F) {
 	}
 	g := defaultGate(f)
 	depth := defaultDepth
-	f.Fuzz(func(t *testing.T, doc []byte) {
+	try := func(t *testing.T, doc []byte) {
 		if _, err := g.Check(doc); err != nil {
 			tree(doc, depth) // undefined, but returns
 			return
 		}
 		sameTree(t, doc, depth)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		try(t, data)
+		try(t, fuzz.Document(data, fuzz.Options{MaxDepth: depth + 1, MaxString: 256}))
+		try(t, fuzz.Document(data, fuzz.Options{MaxDepth: depth + 1, Hostile: true}))
 	})
 }
