@@ -25,7 +25,6 @@ import (
 // tests run the whole path at them (serve and validate take the same flags).
 var smallLimits = []string{"--max-source-file-bytes", "64KiB", "--envelope", "4KiB", "--budget", "96KiB", "--max-nodes", "2000"}
 
-
 func planAt(t *testing.T, extra ...string) manifestJSON {
 	t.Helper()
 	code, out, errOut := runVerb(t, "", append(append([]string{"derive", "--instances", "--list", "--json"}, smallLimits...), extra...)...)
