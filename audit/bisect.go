@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,11 +35,20 @@ func pingBody(n int64) []byte {
 	return append(b, '}')
 }
 
-// bodyCap bisects the largest ping body answered with a result, to the
-// byte, between 1 KiB and the ceiling.
+// bodyCap finds the largest ping body answered with a result, to the byte:
+// it doubles from 1 KiB until a body is refused or the ceiling is answered,
+// then bisects between the last answered and the first refused. A server
+// with a cap is never sent more than twice it, nor more than the ceiling.
 func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 	try := func(n int64) (Shape, error) {
-		_, sh, err := s.call(ctx, pingBody(n), 2)
+		ans, err := s.sendWithin(ctx, pingBody(n), json.RawMessage("2"), a.bodyWait(n))
+		sh := ShapeOf(ans, json.RawMessage("2"))
+		if err == nil && ans.Silent {
+			// slowness is not a cap: a body the server neither answers nor
+			// refuses within the time allowed stops the audit
+			return sh, fmt.Errorf("a %d-byte ping drew no answer within %s (the request timeout plus a second per %d bytes): raise --timeout or lower --body-ceiling",
+				n, a.bodyWait(n), BodyRate)
+		}
 		if err != nil {
 			// a transport that hangs up on a large body refuses it; go on
 			// with a fresh session
@@ -53,21 +63,31 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 		return sh, nil
 	}
 	ok := func(sh Shape) bool { return !sh.Refused() }
-	hiSh, err := try(a.limits.BodyCeiling)
-	if err != nil {
-		return err
-	}
-	if ok(hiSh) {
-		b.AtCap = &hiSh
-		return nil
-	}
-	lo, hi := int64(1<<10), a.limits.BodyCeiling
+	lo, ceiling := int64(1<<10), a.limits.BodyCeiling
 	loSh, err := try(lo)
 	if err != nil {
 		return err
 	}
 	if !ok(loSh) {
 		return fmt.Errorf("a %d-byte ping is refused (%s): no body cap to bisect", lo, loSh)
+	}
+	var hi int64
+	var hiSh Shape
+	for hi == 0 {
+		n := min(2*lo, ceiling)
+		sh, err := try(n)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok(sh):
+			hi, hiSh = n, sh
+		case n == ceiling:
+			b.AtCap = &sh
+			return nil
+		default:
+			lo, loSh = n, sh
+		}
 	}
 	lo, err = largest(lo, hi, func(n int64) (bool, error) {
 		sh, err := try(n)
@@ -126,17 +146,55 @@ func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Bounda
 		return err
 	}
 	if same(sh) {
+		b.AtDepth = &sh
+	} else {
+		at, past := base, sh
+		lo, err := largest(2, int64(hi), func(d int64) (bool, error) {
+			sh, err := try(int(d))
+			if same(sh) {
+				at = sh
+			} else {
+				past = sh
+			}
+			return same(sh), err
+		})
+		if err != nil {
+			return err
+		}
+		depth := int(lo)
+		b.MaxDepth, b.AtDepth, b.PastDepth = &depth, &at, &past
+	}
+	if a.obs == nil {
 		return nil
 	}
-	lo, err := largest(2, int64(hi), func(d int64) (bool, error) {
-		sh, err := try(int(d))
-		return same(sh), err
-	})
+	a.progress("nesting depth that reaches the handler (observed)")
+	return a.observedDepth(ctx, s, c)
+}
+
+// observedDepth bisects, for an observing target, the deepest arguments
+// nesting whose tools/call reaches the server's middleware.
+func (a *auditor) observedDepth(ctx context.Context, s *session, c *toolProbe) error {
+	reaches := func(d int64) (bool, error) {
+		id := a.nextID()
+		_, sh, err := s.call(ctx, callBody(id, c.name, nested(int(d))), id)
+		return sh.Reached != nil && *sh.Reached, err
+	}
+	hi := int64(a.limits.DepthCeiling)
+	if ok, err := reaches(hi); err != nil || ok {
+		return err // none below the ceiling: ArgumentsMaxDepth stays null
+	}
+	if ok, err := reaches(1); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("a tools/call with empty arguments does not reach the middleware")
+		}
+		return err
+	}
+	lo, err := largest(1, hi, reaches)
 	if err != nil {
 		return err
 	}
-	depth := int(lo)
-	b.MaxDepth = &depth
+	d := int(lo)
+	a.obs.ArgumentsMaxDepth = &d
 	return nil
 }
 

@@ -105,6 +105,10 @@ func TestTypeScriptEverything(t *testing.T) {
 	index := everything(t)
 	l := audit.DefaultLimits()
 	l.BodyCeiling = 32 << 20 // node holds a body several times over; keep it small
+	// the body-cap probe doubles from 1 KiB, so the largest body sent is
+	// twice the cap (16 MiB over stdio, 8 MiB over HTTP), and it waits the
+	// timeout plus a second per audit.BodyRate bytes: a slow answer stops
+	// the run with an error naming the probe and the size, never a cap
 	l.Timeout = 5 * time.Second
 	// trigger-long-running-operation is annotated read-only and sleeps 10 s
 	// a call by default
@@ -128,6 +132,11 @@ func TestTypeScriptEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDirect(t, urlPoster(t, url), web)
+	// express's JSON body limit (4 MiB over HTTP), refused with 413: a
+	// timeout or a dropped connection here is a failure, not a cap
+	if b := web.Boundary; b.BodyCap == nil || *b.BodyCap != 4<<20 || b.PastCap == nil || b.PastCap.Status != 413 {
+		t.Errorf("HTTP body cap %v, one past %v; want 4,194,304 and HTTP 413", b.BodyCap, b.PastCap)
+	}
 	// the TypeScript SDK's stdio transport dies on a line past its read
 	// buffer; over HTTP express answers 413
 	if stdio.Boundary.PastCap == nil || stdio.Boundary.PastCap.Kind != audit.KindClosed {

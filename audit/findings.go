@@ -31,12 +31,18 @@ const (
 	RuleBeforeInitialized = "BLA012"
 	RuleRefusalNoID       = "BLA013"
 	RuleClosedPastCap     = "BLA014"
+	RuleBeforeInitialize  = "BLA015"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
 	RuleUnbounded         = "BLA104"
-	RuleRendersInstance   = "BLA105"
 )
+
+// BLA105 (renders-instance) was a note on every schema holding a keyword
+// whose error text renders the instance: nearly every schema, so every audit
+// exited 1. What it reported is not a defect but a figure, and stays in each
+// tool's schema audit (renders, worst_render, refusal_ceiling); the id is
+// not reused.
 
 // Rules returns every rule, in id order, in a fresh slice.
 func Rules() []Rule {
@@ -55,11 +61,11 @@ func Rules() []Rule {
 		{RuleBeforeInitialized, "served-before-initialized", SeverityNote, "a tools/call before notifications/initialized is served"},
 		{RuleRefusalNoID, "refusal-without-id", SeverityNote, "a JSON-RPC error answer does not carry the request's id"},
 		{RuleClosedPastCap, "closed-past-cap", SeverityWarning, "one byte past the body cap the transport ends (the process exits, the connection is cut): one oversized message ends the session"},
+		{RuleBeforeInitialize, "served-before-initialize", SeverityWarning, "a tools/call on a connection that never sent initialize is served"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
 		{RuleUnbounded, "unbounded", SeverityNote, "strings, arrays or open objects without a bound"},
-		{RuleRendersInstance, "renders-instance", SeverityNote, "keywords that render the instance into error text; the figure is the refusal ceiling at the cap"},
 	}
 }
 
@@ -117,6 +123,9 @@ func (r *Report) boundaryFindings() []Finding {
 			out = append(out, finding(d.rule, "", d.what+" is "+d.v, 1, "admitted"))
 		}
 	}
+	if b.BeforeInitialize == VerdictServed {
+		out = append(out, finding(RuleBeforeInitialize, "", "a tools/call on a connection that never sent initialize is answered as after it: "+b.BeforeInitializeAnswer.String(), 1, "served"))
+	}
 	if b.BeforeInitialized == VerdictServed {
 		out = append(out, finding(RuleBeforeInitialized, "", "a tools/call after initialize and before notifications/initialized is answered as after it: "+b.BeforeInitializedAnswer.String(), 1, "served"))
 	}
@@ -168,15 +177,6 @@ func schemaFindings(t ToolReport) []Finding {
 	}
 	if len(sa.Unbounded) > 0 {
 		out = append(out, finding(RuleUnbounded, t.Name, strings.Join(cut(sa.Unbounded, 5), "; "), float64(len(sa.Unbounded)), "unbounded places"))
-	}
-	for _, d := range charge.Dialects() {
-		k := d.String()
-		if sa.RenderPath[k] == 0 {
-			continue
-		}
-		out = append(out, finding(RuleRendersInstance, t.Name, fmt.Sprintf("%s: %s; one string under the %d-byte cap renders to %d %s, a refusal up to %d",
-			validatorName(d), strings.Join(cut(sa.Renders[k], 4), ", "), sa.Cap, sa.WorstRender[k], d.Unit(), sa.RefusalCeiling[k]),
-			float64(sa.RefusalCeiling[k]), d.Unit()))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ProtocolVersion is the version the auditor asks for in initialize.
@@ -59,14 +60,30 @@ func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
 
 // send delivers one message and counts it against the request budget.
 func (s *session) send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
+	return s.sendWithin(ctx, body, id, s.a.limits.Timeout)
+}
+
+// sendWithin is send with the answer awaited for at most wait.
+func (s *session) sendWithin(ctx context.Context, body []byte, id json.RawMessage, wait time.Duration) (Answer, error) {
 	if s.a.sent >= s.a.limits.MaxRequests {
 		return Answer{}, fmt.Errorf("the probe budget of %d requests is spent", s.a.limits.MaxRequests)
 	}
 	s.a.sent++
-	ctx, cancel := context.WithTimeout(ctx, s.a.limits.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	return s.conn.Send(ctx, body, id)
 }
+
+// bodyWait is how long the answer to an n-byte body is awaited: the
+// request timeout, plus a second for every BodyRate bytes, so a large body
+// is not taken for a refused one because it is slow to carry and parse.
+func (a *auditor) bodyWait(n int64) time.Duration {
+	return a.limits.Timeout + time.Duration(n/BodyRate)*time.Second
+}
+
+// BodyRate is the slowest transfer (bytes a second) a body-cap probe allows
+// for beside the request timeout: 4 MiB/s.
+const BodyRate = 4 << 20
 
 // call sends a request with id and returns the answer and its shape.
 func (s *session) call(ctx context.Context, body []byte, id int) (Answer, Shape, error) {
@@ -75,7 +92,43 @@ func (s *session) call(ctx context.Context, body []byte, id int) (Answer, Shape,
 	if err != nil {
 		return a, Shape{}, err
 	}
+	s.a.observe(body, a)
 	return a, ShapeOf(a, rid), nil
+}
+
+// observe counts, for an observing target, a tools/call whose arguments
+// reached the middleware, and whether they arrived as the bytes sent.
+func (a *auditor) observe(body []byte, ans Answer) {
+	if !ans.Observed {
+		return
+	}
+	o := a.observed()
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != "tools/call" || m.Params.Arguments == nil {
+		return // a body the auditor made unreadable on purpose
+	}
+	for _, r := range ans.Reached {
+		if r.Method != "tools/call" {
+			continue
+		}
+		o.Calls++
+		if !bytes.Equal(r.Arguments, m.Params.Arguments) {
+			o.ArgumentsAltered++
+		}
+	}
+}
+
+// observed is the report's white-box section, made on first use.
+func (a *auditor) observed() *Observed {
+	if a.obs == nil {
+		a.obs = &Observed{}
+	}
+	return a.obs
 }
 
 // Tool is one tool as tools/list published it.

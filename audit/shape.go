@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Shape is how a server answered, without its content: what a refusal looks
@@ -15,6 +16,22 @@ type Shape struct {
 	IDEchoed  bool   `json:"id_echoed"` // the answer's id equals the request's
 	Bytes     int    `json:"bytes"`     // the answer's length
 	Truncated bool   `json:"truncated,omitempty"`
+	// Reached says, for an observing target only (GoSDK), whether the
+	// message reached the server's receiving middleware; ReachedAs is the
+	// tool name a tools/call reached it with, as the SDK decoded it.
+	Reached   *bool  `json:"reached_handler,omitempty"`
+	ReachedAs string `json:"reached_as,omitempty"`
+}
+
+// requests are the messages of reached that are not notifications.
+func requests(reached []Reached) []Reached {
+	var out []Reached
+	for _, r := range reached {
+		if !strings.HasPrefix(r.Method, "notifications/") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Answer kinds.
@@ -31,6 +48,16 @@ const (
 // nil for none).
 func ShapeOf(a Answer, id json.RawMessage) Shape {
 	s := Shape{Status: a.Status, Bytes: len(a.Raw), Truncated: a.Truncated}
+	if a.Observed {
+		got := requests(a.Reached)
+		reached := len(got) > 0
+		s.Reached = &reached
+		for _, r := range got {
+			if r.Method == "tools/call" {
+				s.ReachedAs = r.Name
+			}
+		}
+	}
 	if a.Silent {
 		s.Kind = KindSilent
 		return s

@@ -4,15 +4,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/theurian/boundlab/audit"
 	"github.com/theurian/boundlab/results"
 )
 
-// TestRecords measures every residual and holds the facts the package doc and
-// mcpvalidate's doc state about them.
-func TestRecords(t *testing.T) {
+func bareReport(t *testing.T) *audit.Report {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("measures over HTTP (~1 s); skipped in -short")
+		t.Skip("audits the bare go-sdk in process (~5 s); skipped in -short")
 	}
+	rep, err := BareReport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestRecords reads every residual from the audit and holds the facts the
+// package doc and mcpvalidate's doc state about them.
+func TestRecords(t *testing.T) {
+	bareReport(t)
 	recs, err := Records()
 	if err != nil {
 		t.Fatal(err)
@@ -23,42 +34,85 @@ func TestRecords(t *testing.T) {
 			t.Errorf("%s: not a complete measured record: %+v", r.ID, r)
 		}
 		byID[strings.TrimPrefix(r.ID, "mcpvalidate.residual.")] = r
-		t.Logf("%s = %v %s (%s)", r.ID, r.Value, r.Unit, r.Instance)
 	}
-	// The echo is worse than the 4.00x the notes recorded for \" and no MCP
-	// middleware can bound it.
+	if len(byID) != 12 {
+		t.Errorf("%d residual records, want the 12 the hand-written probes made", len(byID))
+	}
 	if v := byID["params-echo.worst-ratio"].Value; v < 4.99 || v > 5.01 {
 		t.Errorf("params echo worst ratio %v", v)
 	}
-	if byID["init-gate.code"].Value != 0 {
-		t.Errorf("init gate code %v", byID["init-gate.code"].Value)
+	if byID["init-gate.code"].Value != 0 || byID["init-gate.served-before-initialized-notification"].Value != 1 {
+		t.Errorf("init gate: code %v, served %v", byID["init-gate.code"].Value, byID["init-gate.served-before-initialized-notification"].Value)
 	}
-	if byID["sdk.tolerates.raw-control-in-string"].Value != 0 || byID["sdk.tolerates.duplicate-params-name"].Value != 1 {
-		t.Error("the envelope probes moved")
+	for id, want := range map[string]float64{"duplicate-params-name": 1, "invalid-utf8-tool-name": 1, "lone-surrogate-tool-name": 1,
+		"trailing-bytes": 1, "unknown-params-member": 1, "arguments-bytes-intact": 1, "raw-control-in-string": 0} {
+		if got := byID["sdk.tolerates."+id].Value; got != want {
+			t.Errorf("sdk.tolerates.%s = %v, want %v", id, got, want)
+		}
 	}
-	if v := byID["sdk.malformed-400-answer-bytes"].Value; v > 200 {
-		t.Errorf("the SDK's 400 grew with the body: %v bytes", v)
+	if v := byID["sdk.malformed-400-answer-bytes"].Value; v < 64 || v > 200 {
+		t.Errorf("the SDK's 400 is %v bytes: grew with the body, or no longer quotes it", v)
 	}
 }
 
-// TestEchoPremiseControl: a params member the SDK does decode reaches
-// middleware, so the echo instances' failure to reach it is the SDK's refusal
-// and not a broken probe.
-func TestEchoPremiseControl(t *testing.T) {
-	s, err := NewServer()
-	if err != nil {
-		t.Fatal(err)
+// TestBareSDKBlackBoxAgreesWithWhiteBox holds every black-box verdict of the
+// audit of the bare go-sdk to what the observing middleware saw reach the
+// SDK's middleware tier in the same run.
+func TestBareSDKBlackBoxAgreesWithWhiteBox(t *testing.T) {
+	rep := bareReport(t)
+	b, o := rep.Boundary, rep.Boundary.Observed
+	if e := b.EnvelopeEcho; !e.Echoed || reached(&e.Answer) {
+		t.Errorf("params echo: echoed %v, reached middleware %v; want an echo the SDK writes before middleware", e.Echoed, reached(&e.Answer))
 	}
-	defer s.Close()
-	se, err := s.Open(true)
-	if err != nil {
-		t.Fatal(err)
+	// the depth the answers show (params._meta) is the depth at which
+	// arguments stop reaching middleware: one decoder bounds both
+	if b.MaxDepth == nil || o.ArgumentsMaxDepth == nil || *b.MaxDepth != *o.ArgumentsMaxDepth {
+		t.Errorf("max depth: answers %v, reached middleware %v", b.MaxDepth, o.ArgumentsMaxDepth)
 	}
-	body := strings.Replace(string(EchoBody(EchoFillers[0], 16)), `"name":1`, `"name":"project.list"`, 1)
-	if _, _, err := se.Post([]byte(body)); err != nil {
-		t.Fatal(err)
+	if !reached(b.AtDepth) || reached(b.PastDepth) {
+		t.Errorf("at the depth: reached %v; one past: reached %v", reached(b.AtDepth), reached(b.PastDepth))
 	}
-	if got := s.Take(); len(got) != 1 {
-		t.Fatalf("a well-typed name with the same filler reached middleware %d times", len(got))
+	if b.BodyCap == nil || !reached(b.AtCap) || reached(b.PastCap) || b.PastCap.Status != 413 {
+		t.Errorf("body cap %v: at it %v, one past %v", b.BodyCap, b.AtCap, b.PastCap)
+	}
+	for _, d := range b.Differentials {
+		r := reached(&d.Answer)
+		switch d.Verdict {
+		case audit.VerdictRefused:
+			if r {
+				t.Errorf("%s in the %s: refused by its answer, yet it reached middleware", d.Probe, d.Placement)
+			}
+		case audit.VerdictNormalised:
+			if !r || (d.Placement == "name" && !strings.Contains(d.Answer.ReachedAs, "\ufffd")) {
+				t.Errorf("%s in the %s: normalised by its answer; reached %v as %q", d.Probe, d.Placement, r, d.Answer.ReachedAs)
+			}
+		case audit.VerdictAccepted:
+			if !r {
+				t.Errorf("%s in the %s: accepted by its answer, yet it did not reach middleware", d.Probe, d.Placement)
+			}
+		}
+	}
+	for _, c := range []struct {
+		what    string
+		verdict string
+		s       *audit.Shape
+		yes     string
+	}{
+		{"trailing bytes", b.TrailingBytes, b.TrailingAnswer, audit.VerdictAccepted},
+		{"unknown params member", b.UnknownParamsMember, b.UnknownParamsAnswer, audit.VerdictAccepted},
+		{"before initialize", b.BeforeInitialize, b.BeforeInitializeAnswer, audit.VerdictServed},
+		{"before initialized", b.BeforeInitialized, b.BeforeInitializedAnswer, audit.VerdictServed},
+	} {
+		if (c.verdict == c.yes) != reached(c.s) {
+			t.Errorf("%s: the answers say %s, middleware reached: %v", c.what, c.verdict, reached(c.s))
+		}
+	}
+	dup := b.DuplicateNamesEnvelopeAnswers
+	lastWins := len(dup) == 2 && dup[0].ReachedAs != b.Carrier && dup[1].ReachedAs == b.Carrier
+	if (b.DuplicateNamesEnvelope == audit.VerdictLastWins) != lastWins {
+		t.Errorf("duplicate name in params: the answers say %s; reached as %q then %q (carrier %s)", b.DuplicateNamesEnvelope, dup[0].ReachedAs, dup[1].ReachedAs, b.Carrier)
+	}
+	if o.Calls == 0 || o.ArgumentsAltered != 0 {
+		t.Errorf("%d tools/calls reached middleware, %d with their arguments altered", o.Calls, o.ArgumentsAltered)
 	}
 }
