@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -311,4 +312,31 @@ func TestDozenToolsWithinAMinute(t *testing.T) {
 		t.Errorf("the audit of twelve tools took %s, past the minute", took)
 	}
 	t.Logf("12 tools: %d requests in %s; %s", rep.Requests, took.Round(time.Millisecond), headline(rep))
+}
+
+// TestSlowBodyIsAnErrorNamingTheProbe: a server that neither answers nor
+// refuses a large body within the time allowed stops the audit with an error
+// naming the probe and the size; it is not reported as a body cap.
+func TestSlowBodyIsAnErrorNamingTheProbe(t *testing.T) {
+	h := bareSDK(t)
+	const stall = 512 << 10
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > stall {
+			<-r.Context().Done() // hold the body until the client gives up
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	l := audit.DefaultLimits()
+	l.Timeout = 300 * time.Millisecond
+	rep, err := audit.Run(context.Background(), audit.Config{Target: audit.Handler("slow", slow, "/mcp"), Call: calls, Seed: 7, Limits: l})
+	if err == nil {
+		t.Fatalf("no error; body cap %v", rep.Boundary.BodyCap)
+	}
+	if !errors.Is(err, audit.ErrTarget) || !strings.Contains(err.Error(), "body cap: a 1048576-byte ping drew no answer within 1.3s") {
+		t.Errorf("error %q does not name the probe, the size and the wait", err)
+	}
+	if rep.Boundary != nil && rep.Boundary.BodyCap != nil {
+		t.Errorf("a stalled body was reported as a cap of %d", *rep.Boundary.BodyCap)
+	}
 }

@@ -31,7 +31,7 @@ func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
 	s := &session{a: a, conn: conn}
 	init := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + ProtocolVersion +
 		`","capabilities":{},"clientInfo":{"name":"boundlab-audit","version":"` + a.canary + `"}}}`)
-	ans, err := s.send(ctx, init, json.RawMessage("0"))
+	ans, err := s.sendWithin(ctx, init, json.RawMessage("0"), a.limits.Timeout+StartWait)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -74,6 +74,11 @@ func (s *session) sendWithin(ctx context.Context, body []byte, id json.RawMessag
 	return s.conn.Send(ctx, body, id)
 }
 
+// StartWait is the time initialize is allowed beside the request timeout:
+// over stdio each connection is a new process, and node took more than 5 s
+// to answer its first message on a loaded machine.
+const StartWait = 20 * time.Second
+
 // bodyWait is how long the answer to an n-byte body is awaited: the
 // request timeout, plus a second for every BodyRate bytes, so a large body
 // is not taken for a refused one because it is slow to carry and parse.
@@ -82,8 +87,10 @@ func (a *auditor) bodyWait(n int64) time.Duration {
 }
 
 // BodyRate is the slowest transfer (bytes a second) a body-cap probe allows
-// for beside the request timeout: 4 MiB/s.
-const BodyRate = 4 << 20
+// for beside the request timeout: 1 MiB/s. The TypeScript SDK's stdio
+// transport concatenates its read buffer chunk by chunk, so a 10 MiB line
+// took it more than 7 s on a loaded machine.
+const BodyRate = 1 << 20
 
 // call sends a request with id and returns the answer and its shape.
 func (s *session) call(ctx context.Context, body []byte, id int) (Answer, Shape, error) {

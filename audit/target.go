@@ -154,6 +154,9 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.obs.last, t.obs.reached = t.obs.reached, nil
 		t.obs.mu.Unlock()
 	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err // the handler gave up with the request: no answer in time
+	}
 	return rec.Result(), nil
 }
 
