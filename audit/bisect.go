@@ -21,14 +21,12 @@ func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Bound
 	return a.depth(ctx, s, c, b)
 }
 
-// pingPrefix is a ping whose body is padded with JSON whitespace to any
-// length: whitespace inside an object is legal everywhere, so only the
+// pingBody is a ping with id whose body is padded with JSON whitespace to
+// n bytes: whitespace inside an object is legal everywhere, so only the
 // body's size can make a server refuse it.
-const pingPrefix = `{"jsonrpc":"2.0","id":2,"method":"ping"`
-
-func pingBody(n int64) []byte {
+func pingBody(n int64, id int) []byte {
 	b := make([]byte, 0, n)
-	b = append(b, pingPrefix...)
+	b = append(b, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"ping"`...)
 	for int64(len(b)) < n-1 {
 		b = append(b, ' ')
 	}
@@ -39,13 +37,36 @@ func pingBody(n int64) []byte {
 // it doubles from 1 KiB until a body is refused or the ceiling is answered,
 // then bisects between the last answered and the first refused. A server
 // with a cap is never sent more than twice it, nor more than the ceiling.
+//
+// An answer that does not come within bodyWait is not taken for a refusal
+// unless the server shows it dropped the message: over stdio, when a small
+// ping right after it is answered (a process that skips a line it cannot
+// hold: silent), or, when that ping is not answered either, the process is
+// restarted (hung: the line wedged it). Over HTTP, where a refusal has a
+// status, it stops the run with an error naming the size and the wait.
 func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 	try := func(n int64) (Shape, error) {
-		ans, err := s.sendWithin(ctx, pingBody(n), json.RawMessage("2"), a.bodyWait(n))
-		sh := ShapeOf(ans, json.RawMessage("2"))
+		id := a.nextID()
+		rid := json.RawMessage(strconv.Itoa(id))
+		ans, err := s.sendWithin(ctx, pingBody(n, id), rid, a.bodyWait(n))
+		sh := ShapeOf(ans, rid)
 		if err == nil && ans.Silent {
-			// slowness is not a cap: a body the server neither answers nor
-			// refuses within the time allowed stops the audit
+			if _, stdio := s.conn.(*stdioConn); stdio {
+				lid := a.nextID()
+				_, live, lerr := s.call(ctx, pingBody(64, lid), lid)
+				if lerr == nil && !live.Refused() {
+					return sh, nil // dropped: the server answers the next message
+				}
+				// the process lives and answers nothing more: the line
+				// wedged it; a new process goes on
+				s.conn.Close()
+				ns, oerr := a.open(ctx, true)
+				if oerr != nil {
+					return Shape{}, fmt.Errorf("the server stopped answering after a %d-byte body: %v", n, oerr)
+				}
+				*s = *ns
+				return Shape{Kind: KindHung}, nil
+			}
 			return sh, fmt.Errorf("a %d-byte ping drew no answer within %s (the request timeout plus a second per %d bytes): raise --timeout or lower --body-ceiling",
 				n, a.bodyWait(n), BodyRate)
 		}

@@ -32,6 +32,7 @@ const (
 	RuleRefusalNoID       = "BLA013"
 	RuleClosedPastCap     = "BLA014"
 	RuleBeforeInitialize  = "BLA015"
+	RuleSilentPastCap     = "BLA016"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -62,6 +63,7 @@ func Rules() []Rule {
 		{RuleRefusalNoID, "refusal-without-id", SeverityNote, "a JSON-RPC error answer does not carry the request's id"},
 		{RuleClosedPastCap, "closed-past-cap", SeverityWarning, "one byte past the body cap the transport ends (the process exits, the connection is cut): one oversized message ends the session"},
 		{RuleBeforeInitialize, "served-before-initialize", SeverityWarning, "a tools/call on a connection that never sent initialize is served"},
+		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -97,6 +99,12 @@ func (r *Report) boundaryFindings() []Finding {
 	}
 	if b.BodyCap == nil && b.AtCap != nil {
 		out = append(out, finding(RuleNoBodyCap, "", fmt.Sprintf("a %d-byte body is answered (%s): no cap below the probe ceiling", b.BodyCeiling, b.AtCap), float64(b.BodyCeiling), "bytes"))
+	}
+	if b.PastCap != nil && b.PastCap.Kind == KindSilent {
+		out = append(out, finding(RuleSilentPastCap, "", fmt.Sprintf("a %d-byte body is dropped without an answer, and the next message is answered", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
+	}
+	if b.PastCap != nil && b.PastCap.Kind == KindHung {
+		out = append(out, finding(RuleSilentPastCap, "", fmt.Sprintf("a %d-byte body draws no answer, and the server answers nothing after it (the process lives): one oversized message wedges the session", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
 	}
 	if b.PastCap != nil && b.PastCap.Kind == KindClosed {
 		out = append(out, finding(RuleClosedPastCap, "", fmt.Sprintf("a %d-byte body ends the transport instead of drawing a refusal", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))

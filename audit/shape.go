@@ -11,7 +11,7 @@ import (
 // like, and what two answers are compared by.
 type Shape struct {
 	Status    int    `json:"http_status,omitempty"` // HTTP status; 0 over stdio
-	Kind      string `json:"kind"`                  // "result", "tool-error" (isError), "rpc-error", "not-json", "silent", "closed"
+	Kind      string `json:"kind"`                  // "result", "tool-error" (isError), "rpc-error", "not-json", "silent", "closed", "hung"
 	Code      *int   `json:"jsonrpc_code,omitempty"`
 	IDEchoed  bool   `json:"id_echoed"` // the answer's id equals the request's
 	Bytes     int    `json:"bytes"`     // the answer's length
@@ -42,6 +42,7 @@ const (
 	KindNotJSON   = "not-json"
 	KindSilent    = "silent"
 	KindClosed    = "closed" // the transport ended: the process exited, the connection was cut
+	KindHung      = "hung"   // no answer, and none to a small message after it: the server (a stdio process, restarted) answers nothing more
 )
 
 // ShapeOf classifies a, the answer to a request with the given id (raw JSON,
