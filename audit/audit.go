@@ -89,6 +89,9 @@ type auditor struct {
 	rep    *Report
 	obs    *Observed // the white-box view, when the target observes
 	step   string    // the probe under way, named in a target error
+	// typical is the moving average of the small messages' answer times:
+	// the wait for the next one follows it (wait)
+	typical time.Duration
 }
 
 // Run audits the target (or the static tools) and returns the report.

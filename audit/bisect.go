@@ -67,7 +67,7 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 				*s = *ns
 				return Shape{Kind: KindHung}, nil
 			}
-			return sh, fmt.Errorf("a %d-byte ping drew no answer within %s (the request timeout plus a second per %d bytes): raise --timeout or lower --body-ceiling",
+			return sh, fmt.Errorf("a %d-byte ping drew no answer within %s (the answer wait plus a second per %d bytes): raise --timeout or lower --body-ceiling",
 				n, a.bodyWait(n), BodyRate)
 		}
 		if err != nil {

@@ -58,9 +58,29 @@ func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
 	return s, nil
 }
 
-// send delivers one message and counts it against the request budget.
+// send delivers one message and counts it against the request budget,
+// awaiting its answer for the auditor's current wait.
 func (s *session) send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
-	return s.sendWithin(ctx, body, id, s.a.limits.Timeout)
+	return s.sendWithin(ctx, body, id, s.a.wait())
+}
+
+// QuickWait is the least time a message's answer is awaited once the
+// server has answered: the wait is WaitFactor times the typical answer so
+// far (a moving average over the small messages), at least QuickWait and at
+// most Limits.Timeout (the whole timeout until a first answer). A server that drops malformed messages without
+// answering (server-everything over stdio) then costs seconds a probe, not
+// the timeout.
+const (
+	QuickWait  = 2 * time.Second
+	WaitFactor = 20
+)
+
+// wait is how long the next ordinary message's answer is awaited.
+func (a *auditor) wait() time.Duration {
+	if a.typical == 0 {
+		return a.limits.Timeout
+	}
+	return min(a.limits.Timeout, max(QuickWait, WaitFactor*a.typical))
 }
 
 // sendWithin is send with the answer awaited for at most wait.
@@ -71,8 +91,20 @@ func (s *session) sendWithin(ctx context.Context, body []byte, id json.RawMessag
 	s.a.sent++
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	return s.conn.Send(ctx, body, id)
+	start := time.Now()
+	ans, err := s.conn.Send(ctx, body, id)
+	if took := time.Since(start); err == nil && !ans.Silent && id != nil && len(body) <= quickBody {
+		if s.a.typical == 0 {
+			s.a.typical = took
+		}
+		s.a.typical = (7*s.a.typical + took) / 8 // a moving average: one slow answer does not set the wait
+	}
+	return ans, err
 }
+
+// quickBody bounds the messages whose answer time sets the wait: the
+// body-cap probe's large bodies are timed by bodyWait.
+const quickBody = 1 << 20
 
 // StartWait is the time initialize is allowed beside the request timeout:
 // over stdio each connection is a new process, and node took more than 5 s
@@ -80,10 +112,10 @@ func (s *session) sendWithin(ctx context.Context, body []byte, id json.RawMessag
 const StartWait = 20 * time.Second
 
 // bodyWait is how long the answer to an n-byte body is awaited: the
-// request timeout, plus a second for every BodyRate bytes, so a large body
+// current wait, plus a second for every BodyRate bytes, so a large body
 // is not taken for a refused one because it is slow to carry and parse.
 func (a *auditor) bodyWait(n int64) time.Duration {
-	return a.limits.Timeout + time.Duration(n/BodyRate)*time.Second
+	return a.wait() + time.Duration(n/BodyRate)*time.Second
 }
 
 // BodyRate is the slowest transfer (bytes a second) a body-cap probe allows
