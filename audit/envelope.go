@@ -162,6 +162,12 @@ type Differential struct {
 	Long Shape `json:"long_answer"`
 }
 
+// MarshalJSON writes a "" verdict as null.
+func (d Differential) MarshalJSON() ([]byte, error) {
+	type plain Differential
+	return marshalNulls(plain(d))
+}
+
 // runDifferentials places each differential right after a canary in a
 // string, next to the same string without the bad bytes: always in a tool
 // name no tool has, and, when the carrier is a called tool, in its

@@ -33,6 +33,7 @@ const (
 	RuleClosedPastCap     = "BLA014"
 	RuleBeforeInitialize  = "BLA015"
 	RuleSilentPastCap     = "BLA016"
+	RuleBoundNotEnforced  = "BLA017"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -64,6 +65,7 @@ func Rules() []Rule {
 		{RuleClosedPastCap, "closed-past-cap", SeverityWarning, "one byte past the body cap the transport ends (the process exits, the connection is cut): one oversized message ends the session"},
 		{RuleBeforeInitialize, "served-before-initialize", SeverityWarning, "a tools/call on a connection that never sent initialize is served"},
 		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
+		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -162,6 +164,11 @@ func toolFindings(t ToolReport) []Finding {
 	}
 	if v := t.Duplicates; v != "" && v != VerdictRefused {
 		out = append(out, finding(RuleDuplicateNames, t.Name, "an arguments member named twice is admitted: "+v, 1, "admitted"))
+	}
+	for _, bv := range t.BoundaryValues {
+		if bv.Verdict == VerdictAccepted {
+			out = append(out, finding(RuleBoundNotEnforced, t.Name, fmt.Sprintf("member %q past its %s (%s) is answered as a valid value", bv.Member, bv.Keyword, bv.Sent), bv.Bound, bv.Keyword))
+		}
 	}
 	if t.IntegralFloat == VerdictRefused {
 		out = append(out, finding(RuleIntegralFloat, t.Name, "an integer member sent as 5.0 is refused", 1, "refused"))

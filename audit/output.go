@@ -126,6 +126,25 @@ func cell(s string) string {
 	return strings.ReplaceAll(q, "\t", " ")
 }
 
+// NDJSONFinding is one line of WriteNDJSON: a finding and the target it
+// was found on.
+type NDJSONFinding struct {
+	Target string `json:"target"`
+	Finding
+}
+
+// WriteNDJSON writes one finding a line, each a JSON object (the finding's
+// members and "target"); no finding, no line.
+func WriteNDJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	for _, f := range r.Findings {
+		if err := enc.Encode(NDJSONFinding{r.Target, f}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteJSON writes the report as one indented JSON value.
 func WriteJSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)

@@ -102,6 +102,9 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 	if tr.IntegralFloat, err = a.integralFloat(ctx, s, tp); err != nil {
 		return err
 	}
+	if err := a.boundaryValues(ctx, s, tp, tr); err != nil {
+		return err
+	}
 	return a.toolEcho(ctx, s, tp, tr)
 }
 

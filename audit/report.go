@@ -33,10 +33,12 @@ type ToolReport struct {
 	Duplicates    Verdict `json:"duplicate_names"`
 	// DuplicateAnswers are the answers to the key member twice: valid value
 	// first, then mistyped first.
-	DuplicateAnswers []Shape      `json:"duplicate_answers,omitempty"`
-	IntegralFloat    Verdict      `json:"integral_float"`
-	Echo             *Echo        `json:"echo,omitempty"`
-	Schema           *SchemaAudit `json:"schema"`
+	DuplicateAnswers []Shape `json:"duplicate_answers,omitempty"`
+	IntegralFloat    Verdict `json:"integral_float"`
+	// BoundaryValues are values just past the bounds the schema publishes.
+	BoundaryValues []BoundaryValue `json:"boundary_values,omitempty"`
+	Echo           *Echo           `json:"echo,omitempty"`
+	Schema         *SchemaAudit    `json:"schema"`
 }
 
 // Verdict is a probe's classification; "" (not measured) is null in JSON.
@@ -143,7 +145,7 @@ func marshalNulls(v any) ([]byte, error) {
 
 var verdictFields = []string{"unknown_member", "type_mismatch", "duplicate_names", "integral_float", "unknown_keys",
 	"duplicate_names_envelope", "invalid_utf8", "lone_surrogates", "raw_controls", "trailing_bytes", "before_initialized",
-	"before_initialize", "unknown_params_member"}
+	"before_initialize", "unknown_params_member", "verdict"}
 
 // Observed is what an observing target (GoSDK) saw reach the server's
 // receiving middleware over the whole run: the white-box measurements the

@@ -224,6 +224,22 @@ func TestDemoMiddlewareOnlyAndGuarded(t *testing.T) {
 	wantRule(t, rg, audit.RuleTrailingBytes, false)
 	wantRule(t, rb, audit.RuleDuplicateNames, true)
 	wantRule(t, rg, audit.RuleDuplicateNames, false)
+	// mcpvalidate holds every published bound: nothing past one is served
+	for _, r := range []*audit.Report{rb, rg} {
+		wantRule(t, r, audit.RuleBoundNotEnforced, false)
+		n := 0
+		for _, tr := range r.Tools {
+			for _, bv := range tr.BoundaryValues {
+				n++
+				if bv.Verdict == audit.VerdictAccepted {
+					t.Errorf("%s: %s %s past %s accepted", r.Target, tr.Name, bv.Member, bv.Keyword)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no boundary value was sent", r.Target)
+		}
+	}
 	t.Logf("%s\n%s", headline(rb), headline(rg))
 }
 
@@ -241,6 +257,15 @@ func TestMark3labs(t *testing.T) {
 	}
 	wantRule(t, rep, audit.RuleNoBodyCap, true)
 	wantRule(t, rep, audit.RuleOpenSchema, true)
+	// lookup publishes maxLength 64 on "key" and validates nothing: 65
+	// characters are answered as 64, here and directly
+	wantRule(t, rep, audit.RuleBoundNotEnforced, true)
+	d := open(t, handlerPoster(h, "/mcp"))
+	for _, n := range []int{64, 65} {
+		if _, k, _ := d.answer([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup","arguments":{"key":"` + strings.Repeat("k", n) + `"}}}`)); k != "result" {
+			t.Errorf("lookup with a %d-character key is answered %q", n, k)
+		}
+	}
 	t.Logf("%s", headline(rep))
 }
 
@@ -255,6 +280,21 @@ func wantRule(t *testing.T, rep *audit.Report, rule string, want bool) {
 	}
 }
 
+// ruleCounts is "BLA001 x1, ..." in rule order.
+func ruleCounts(r *audit.Report) string {
+	n := map[string]int{}
+	for _, f := range r.Findings {
+		n[f.Rule]++
+	}
+	var out []string
+	for _, rule := range audit.Rules() {
+		if n[rule.ID] > 0 {
+			out = append(out, rule.ID+" x"+strconv.Itoa(n[rule.ID]))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 func headline(r *audit.Report) string {
 	b := r.Boundary
 	capText, depth := "none", "none"
@@ -267,8 +307,9 @@ func headline(r *audit.Report) string {
 	return r.Target + ": echo " + strconv.FormatFloat(b.EchoRatio, 'f', 3, 64) + ", cap " + capText + ", depth " + depth +
 		", unknown " + b.UnknownKeys + ", dup " + b.DuplicateNames + "/" + b.DuplicateNamesEnvelope +
 		", utf8 " + b.InvalidUTF8 + ", surrogate " + b.LoneSurrogates + ", control " + b.RawControls +
-		", trailing " + b.TrailingBytes + ", float " + b.IntegralFloat + ", before-init " + b.BeforeInitialized +
-		", findings " + strconv.Itoa(len(r.Findings))
+		", trailing " + b.TrailingBytes + ", float " + b.IntegralFloat + ", before-initialized " + b.BeforeInitialized +
+		", before-initialize " + b.BeforeInitialize + ", unknown-params " + b.UnknownParamsMember +
+		", requests " + strconv.Itoa(r.Requests) + ", findings " + strconv.Itoa(len(r.Findings)) + " (" + ruleCounts(r) + ")"
 }
 
 // dozen is a go-sdk server with twelve tools annotated readOnlyHint: true,

@@ -54,7 +54,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c.Var(&tools, "tool", "also call the tool `NAME` (repeatable)")
 	c.Var(&skip, "skip", "never call the tool `NAME` (repeatable)")
 	allTools := c.Bool("all-tools", false, "call every tool, whatever its annotations")
-	format := c.String("format", "text", "output: text, json or sarif (SARIF 2.1.0)")
+	format := c.String("format", "text", "output: text, json, sarif (SARIF 2.1.0) or ndjson (one finding a line)")
 	asJSON := c.Bool("json", false, "the same as --format json")
 	staticCap := c.Int64("cap", 0, "with --schemas: the body cap the figures are taken at (0: the 25 MiB mcpvalidate derives)")
 	seed := c.Uint64("seed", 1, "the seed of the canary and the probe ids")
@@ -73,9 +73,9 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		*format = "json"
 	}
 	write, ok := map[string]func(io.Writer, *audit.Report) error{
-		"text": audit.WriteText, "json": audit.WriteJSON, "sarif": audit.WriteSARIF}[*format]
+		"text": audit.WriteText, "json": audit.WriteJSON, "sarif": audit.WriteSARIF, "ndjson": audit.WriteNDJSON}[*format]
 	if !ok {
-		return c.usageError(stderr, "--format is text, json or sarif")
+		return c.usageError(stderr, "--format is text, json, sarif or ndjson")
 	}
 	if !slices.Contains([]string{audit.SeverityError, audit.SeverityWarning, audit.SeverityNote}, *failOn) {
 		return c.usageError(stderr, "--fail-on is error, warning or note")

@@ -128,4 +128,15 @@ func TestAuditJSONAndSARIF(t *testing.T) {
 	if !strings.Contains(sarif, `"BLA103"`) {
 		t.Errorf("no closure-pitfall result")
 	}
+	_, nd, _ := runVerb(t, "", "audit", "--schemas", dir, "--format", "ndjson")
+	lines := strings.Split(strings.TrimSuffix(nd, "\n"), "\n")
+	if len(lines) != len(rep.Findings) {
+		t.Fatalf("%d NDJSON lines for %d findings:\n%s", len(lines), len(rep.Findings), nd)
+	}
+	for i, l := range lines {
+		var f struct{ Target, Rule, Tool, Severity string }
+		if err := json.Unmarshal([]byte(l), &f); err != nil || f.Target != "static" || f.Rule != rep.Findings[i].Rule || f.Tool != rep.Findings[i].Tool || f.Severity == "" {
+			t.Errorf("line %d %q: %+v (%v), want finding %+v", i, l, f, err, rep.Findings[i])
+		}
+	}
 }
