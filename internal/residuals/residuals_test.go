@@ -1,6 +1,7 @@
 package residuals
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -114,5 +115,59 @@ func TestBareSDKBlackBoxAgreesWithWhiteBox(t *testing.T) {
 	}
 	if o.Calls == 0 || o.ArgumentsAltered != 0 {
 		t.Errorf("%d tools/calls reached middleware, %d with their arguments altered", o.Calls, o.ArgumentsAltered)
+	}
+}
+
+// TestGuardedAuditAgreesWithFrontGateRecords: the front gate's records come
+// from hand-written probes (frontgate.go); an observed audit of the same
+// server must find the same: what reaches middleware through the gate, the
+// arguments' depth bound, the initialization gate, no echo.
+func TestGuardedAuditAgreesWithFrontGateRecords(t *testing.T) {
+	recs := gateRecords(t)
+	target, err := GuardedTarget()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := audit.Run(context.Background(), audit.Config{Target: target, Call: Calls, Seed: Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, o := rep.Boundary, rep.Boundary.Observed
+	if o == nil {
+		t.Fatal("the guarded target observed nothing")
+	}
+	diff := func(probe string, placement string) *audit.Shape {
+		for _, d := range b.Differentials {
+			if d.Probe == probe && d.Placement == placement {
+				return &d.Answer
+			}
+		}
+		t.Fatalf("no %s differential in the %s", probe, placement)
+		return nil
+	}
+	dup := b.DuplicateNamesEnvelopeAnswers
+	for id, s := range map[string]*audit.Shape{
+		"tolerates.duplicate-params-name":    &dup[0],
+		"tolerates.invalid-utf8-tool-name":   diff("invalid_utf8", "name"),
+		"tolerates.lone-surrogate-tool-name": diff("lone_surrogate", "name"),
+		"tolerates.trailing-bytes":           b.TrailingAnswer,
+		"tolerates.unknown-params-member":    b.UnknownParamsAnswer,
+		"tolerates.raw-control-in-string":    diff("raw_control", "arguments"),
+	} {
+		if got := b2f(reached(s)); got != recs[id].Value {
+			t.Errorf("%s: the record says %v, the audit saw it reach middleware: %v (%s)", id, recs[id].Value, got, s)
+		}
+	}
+	if o.ArgumentsMaxDepth == nil || float64(*o.ArgumentsMaxDepth) != recs["arguments-max-depth"].Value {
+		t.Errorf("arguments depth through the gate: audit %v, record %v", o.ArgumentsMaxDepth, recs["arguments-max-depth"].Value)
+	}
+	if c := b.BeforeInitializeAnswer.Code; c == nil || float64(*c) != recs["init-gate.code"].Value {
+		t.Errorf("init gate code: audit %v, record %v", c, recs["init-gate.code"].Value)
+	}
+	if b2f(b.BeforeInitialized == audit.VerdictServed) != recs["init-gate.served-before-initialized-notification"].Value {
+		t.Errorf("before initialized: audit %s, record %v", b.BeforeInitialized, recs["init-gate.served-before-initialized-notification"].Value)
+	}
+	if b.EnvelopeEcho.Echoed || recs["params-echo.canary-answers"].Value != 0 {
+		t.Errorf("params echo through the gate: audit echoed %v, canary answers %v", b.EnvelopeEcho.Echoed, recs["params-echo.canary-answers"].Value)
 	}
 }

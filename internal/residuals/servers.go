@@ -82,3 +82,31 @@ func Mark3labs() http.Handler {
 		})
 	return m3server.NewStreamableHTTPServer(s)
 }
+
+// GuardedTarget is Demo(true) as an observing target: the demo behind
+// mcpvalidate's front gate (default options), the SDK's handler with the
+// derived body cap, an observing middleware outermost on the server (so it
+// sees what passed the gate and the SDK's decoding, before the validator).
+func GuardedTarget() (*audit.HTTP, error) {
+	v, err := demo.NewValidator()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := demo.NewServer(v, demo.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var gateErr error
+	t := audit.GoSDK("demo guarded (observed)", srv, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()},
+		func(h http.Handler) http.Handler {
+			fg, err := v.FrontGate(h, nil)
+			if err != nil {
+				gateErr = err
+				return h
+			}
+			mux := http.NewServeMux()
+			mux.Handle(demo.Path, fg)
+			return mux
+		}, demo.Path)
+	return t, gateErr
+}
