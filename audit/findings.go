@@ -63,7 +63,7 @@ func Rules() []Rule {
 		{RuleBeforeInitialized, "served-before-initialized", SeverityNote, "a tools/call before notifications/initialized is served"},
 		{RuleRefusalNoID, "refusal-without-id", SeverityNote, "a JSON-RPC error answer does not carry the request's id"},
 		{RuleClosedPastCap, "closed-past-cap", SeverityWarning, "one byte past the body cap the transport ends (the process exits, the connection is cut): one oversized message ends the session"},
-		{RuleBeforeInitialize, "served-before-initialize", SeverityWarning, "a tools/call on a connection that never sent initialize is served"},
+		{RuleBeforeInitialize, "served-before-initialize", SeverityNote, "a tools/call on a connection that never sent initialize is served (a stateless server does so by design)"},
 		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
 		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
