@@ -87,6 +87,11 @@ type auditor struct {
 	canary string
 	sent   int
 	rep    *Report
+	obs    *Observed // the white-box view, when the target observes
+	step   string    // the probe under way, named in a target error
+	// typical is the moving average of the small messages' answer times:
+	// the wait for the next one follows it (wait)
+	typical time.Duration
 }
 
 // Run audits the target (or the static tools) and returns the report.
@@ -107,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	setLimits(cfg.Target, l)
 	a.rep.Target = cfg.Target.Name()
 	if err := a.probe(ctx); err != nil {
-		return a.rep, fmt.Errorf("%w: %v", ErrTarget, err)
+		return a.rep, fmt.Errorf("%w: %s: %v", ErrTarget, a.step, err)
 	}
 	a.rep.Requests = a.sent
 	a.rep.finish(cfg.Cap)
@@ -127,6 +132,7 @@ func setLimits(t Target, l Limits) {
 }
 
 func (a *auditor) progress(step string) {
+	a.step = step
 	if a.cfg.Progress != nil {
 		a.cfg.Progress(step)
 	}
@@ -169,7 +175,11 @@ func (a *auditor) probe(ctx context.Context) error {
 	if s, err = a.envelope(ctx, s, carrier, b); err != nil {
 		return err
 	}
-	return a.bisect(ctx, s, carrier, b)
+	if err := a.bisect(ctx, s, carrier, b); err != nil {
+		return err
+	}
+	b.Observed = a.obs
+	return nil
 }
 
 // choose decides which tools are called: readOnlyHint: true, named in

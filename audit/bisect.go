@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,25 +21,55 @@ func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Bound
 	return a.depth(ctx, s, c, b)
 }
 
-// pingPrefix is a ping whose body is padded with JSON whitespace to any
-// length: whitespace inside an object is legal everywhere, so only the
+// pingBody is a ping with id whose body is padded with JSON whitespace to
+// n bytes: whitespace inside an object is legal everywhere, so only the
 // body's size can make a server refuse it.
-const pingPrefix = `{"jsonrpc":"2.0","id":2,"method":"ping"`
-
-func pingBody(n int64) []byte {
+func pingBody(n int64, id int) []byte {
 	b := make([]byte, 0, n)
-	b = append(b, pingPrefix...)
+	b = append(b, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"ping"`...)
 	for int64(len(b)) < n-1 {
 		b = append(b, ' ')
 	}
 	return append(b, '}')
 }
 
-// bodyCap bisects the largest ping body answered with a result, to the
-// byte, between 1 KiB and the ceiling.
+// bodyCap finds the largest ping body answered with a result, to the byte:
+// it doubles from 1 KiB until a body is refused or the ceiling is answered,
+// then bisects between the last answered and the first refused. A server
+// with a cap is never sent more than twice it, nor more than the ceiling.
+//
+// An answer that does not come within bodyWait is not taken for a refusal
+// unless the server shows it dropped the message: over stdio, when a small
+// ping right after it is answered (a process that skips a line it cannot
+// hold: silent), or, when that ping is not answered either, the process is
+// restarted (hung: the line wedged it). Over HTTP, where a refusal has a
+// status, it stops the run with an error naming the size and the wait.
 func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 	try := func(n int64) (Shape, error) {
-		_, sh, err := s.call(ctx, pingBody(n), 2)
+		id := a.nextID()
+		rid := json.RawMessage(strconv.Itoa(id))
+		ans, err := s.sendWithin(ctx, pingBody(n, id), rid, a.bodyWait(n))
+		sh := ShapeOf(ans, rid)
+		if err == nil && ans.Silent {
+			if _, stdio := s.conn.(*stdioConn); stdio {
+				lid := a.nextID()
+				_, live, lerr := s.call(ctx, pingBody(64, lid), lid)
+				if lerr == nil && !live.Refused() {
+					return sh, nil // dropped: the server answers the next message
+				}
+				// the process lives and answers nothing more: the line
+				// wedged it; a new process goes on
+				s.conn.Close()
+				ns, oerr := a.open(ctx, true)
+				if oerr != nil {
+					return Shape{}, fmt.Errorf("the server stopped answering after a %d-byte body: %v", n, oerr)
+				}
+				*s = *ns
+				return Shape{Kind: KindHung}, nil
+			}
+			return sh, fmt.Errorf("a %d-byte ping drew no answer within %s (the answer wait plus a second per %d bytes): raise --timeout or lower --body-ceiling",
+				n, a.bodyWait(n), BodyRate)
+		}
 		if err != nil {
 			// a transport that hangs up on a large body refuses it; go on
 			// with a fresh session
@@ -53,21 +84,31 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 		return sh, nil
 	}
 	ok := func(sh Shape) bool { return !sh.Refused() }
-	hiSh, err := try(a.limits.BodyCeiling)
-	if err != nil {
-		return err
-	}
-	if ok(hiSh) {
-		b.AtCap = &hiSh
-		return nil
-	}
-	lo, hi := int64(1<<10), a.limits.BodyCeiling
+	lo, ceiling := int64(1<<10), a.limits.BodyCeiling
 	loSh, err := try(lo)
 	if err != nil {
 		return err
 	}
 	if !ok(loSh) {
 		return fmt.Errorf("a %d-byte ping is refused (%s): no body cap to bisect", lo, loSh)
+	}
+	var hi int64
+	var hiSh Shape
+	for hi == 0 {
+		n := min(2*lo, ceiling)
+		sh, err := try(n)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok(sh):
+			hi, hiSh = n, sh
+		case n == ceiling:
+			b.AtCap = &sh
+			return nil
+		default:
+			lo, loSh = n, sh
+		}
 	}
 	lo, err = largest(lo, hi, func(n int64) (bool, error) {
 		sh, err := try(n)
@@ -126,17 +167,55 @@ func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Bounda
 		return err
 	}
 	if same(sh) {
+		b.AtDepth = &sh
+	} else {
+		at, past := base, sh
+		lo, err := largest(2, int64(hi), func(d int64) (bool, error) {
+			sh, err := try(int(d))
+			if same(sh) {
+				at = sh
+			} else {
+				past = sh
+			}
+			return same(sh), err
+		})
+		if err != nil {
+			return err
+		}
+		depth := int(lo)
+		b.MaxDepth, b.AtDepth, b.PastDepth = &depth, &at, &past
+	}
+	if a.obs == nil {
 		return nil
 	}
-	lo, err := largest(2, int64(hi), func(d int64) (bool, error) {
-		sh, err := try(int(d))
-		return same(sh), err
-	})
+	a.progress("nesting depth that reaches the handler (observed)")
+	return a.observedDepth(ctx, s, c)
+}
+
+// observedDepth bisects, for an observing target, the deepest arguments
+// nesting whose tools/call reaches the server's middleware.
+func (a *auditor) observedDepth(ctx context.Context, s *session, c *toolProbe) error {
+	reaches := func(d int64) (bool, error) {
+		id := a.nextID()
+		_, sh, err := s.call(ctx, callBody(id, c.name, nested(int(d))), id)
+		return sh.Reached != nil && *sh.Reached, err
+	}
+	hi := int64(a.limits.DepthCeiling)
+	if ok, err := reaches(hi); err != nil || ok {
+		return err // none below the ceiling: ArgumentsMaxDepth stays null
+	}
+	if ok, err := reaches(1); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("a tools/call with empty arguments does not reach the middleware")
+		}
+		return err
+	}
+	lo, err := largest(1, hi, reaches)
 	if err != nil {
 		return err
 	}
-	depth := int(lo)
-	b.MaxDepth = &depth
+	d := int(lo)
+	a.obs.ArgumentsMaxDepth = &d
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strconv"
+	"strings"
 )
 
 // differential is one parser-differential probe: bad bytes placed right
@@ -42,17 +43,52 @@ func (a *auditor) envelope(ctx context.Context, s *session, c *toolProbe, b *Bou
 	if err := a.runDifferentials(ctx, s, c, b); err != nil {
 		return s, err
 	}
-	if b.TrailingBytes, err = a.trailing(ctx, s, c); err != nil {
+	if b.TrailingBytes, b.TrailingAnswer, err = a.trailing(ctx, s, c); err != nil {
 		return s, err
 	}
-	b.BeforeInitializedAnswer, err = a.beforeInitialized(ctx, c)
-	if err == nil {
-		b.BeforeInitialized = VerdictRefused
-		if b.BeforeInitializedAnswer.Same(b.CarrierBaseline) {
-			b.BeforeInitialized = VerdictServed
-		}
+	if b.UnknownParamsMember, b.UnknownParamsAnswer, err = a.unknownParams(ctx, s, c); err != nil {
+		return s, err
 	}
-	return s, err
+	a.progress("before initialized")
+	if b.BeforeInitializedAnswer, err = a.beforeInitialized(ctx, c, true); err != nil {
+		return s, err
+	}
+	b.BeforeInitialized = servedOrRefused(*b.BeforeInitializedAnswer, b.CarrierBaseline)
+	a.progress("before initialize")
+	if b.BeforeInitializeAnswer, err = a.beforeInitialized(ctx, c, false); err != nil {
+		return s, err
+	}
+	b.BeforeInitialize = servedOrRefused(*b.BeforeInitializeAnswer, b.CarrierBaseline)
+	return s, nil
+}
+
+// servedOrRefused: "served" when answered as the carrier's baseline.
+func servedOrRefused(sh, base Shape) string {
+	if sh.Same(base) {
+		return VerdictServed
+	}
+	return VerdictRefused
+}
+
+// unknownParams sends the carrier's call with a params member no MCP
+// version names, holding a 256-byte mark: "accepted" when answered as the
+// call without it, "echoed" when the answer holds the mark, else "refused".
+func (a *auditor) unknownParams(ctx context.Context, s *session, c *toolProbe) (string, *Shape, error) {
+	mark := a.longMark("up")
+	id := a.nextID()
+	body := []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":` + c.name +
+		`,"arguments":` + a.carrierArgs(c) + `,` + marshal(a.canary+"up") + `:` + marshal(mark) + `}}`)
+	ans, sh, err := s.call(ctx, body, id)
+	if err != nil {
+		return "", nil, err
+	}
+	switch {
+	case bytes.Contains(ans.Raw, []byte(mark)):
+		return VerdictEchoed, &sh, nil
+	case sh.Same(a.rep.Boundary.CarrierBaseline):
+		return VerdictAccepted, &sh, nil
+	}
+	return VerdictRefused, &sh, nil
 }
 
 func (a *auditor) carrierArgs(c *toolProbe) string { return object(c.base) }
@@ -94,6 +130,7 @@ func (a *auditor) envelopeDuplicates(ctx context.Context, s *session, c *toolPro
 	if err != nil {
 		return "", nil, err
 	}
+	a.rep.Boundary.DuplicateNamesEnvelopeAnswers = []Shape{xy, yx}
 	v := winner(x, y, xy, yx)
 	if v == VerdictAccepted && c.absent { // two absent names answer alike: the name quoted tells
 		v = quotedWinner(xa, ya, c.name, other)
@@ -120,12 +157,23 @@ type Differential struct {
 	Verdict   string `json:"verdict"`   // refused, accepted, normalised
 	Answer    Shape  `json:"answer"`
 	Base      Shape  `json:"base"` // the same request without the bad bytes
+	// Long is the answer when Limits.EchoBytes of "b" follow the bad bytes:
+	// whether the answer grows with the body.
+	Long Shape `json:"long_answer"`
+}
+
+// MarshalJSON writes a "" verdict as null.
+func (d Differential) MarshalJSON() ([]byte, error) {
+	type plain Differential
+	return marshalNulls(plain(d))
 }
 
 // runDifferentials places each differential right after a canary in a
-// string, next to the same string without the bad bytes: in the carrier's
-// key member when it is a free string and the carrier's baseline is a
-// result, and always in a tool name no tool has.
+// string, next to the same string without the bad bytes: always in a tool
+// name no tool has, and, when the carrier is a called tool, in its
+// arguments: in its key member when that is a free string, else in an
+// unknown member (the bad bytes' effect shows against the same unknown
+// member without them).
 func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
 	mark := a.canary + "dv"
 	type placement struct {
@@ -135,11 +183,16 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 	places := []placement{{"name", func(id int, content string) []byte {
 		return callBody(id, `"`+mark+content+`z"`, "{}")
 	}}}
-	if k := c.key; k != nil && !c.absent && !c.baseShape.Refused() && freeString(k.schema) {
+	if !c.absent {
+		member := a.canary + "dv"
+		if k := c.key; k != nil && freeString(k.schema) {
+			member = k.name
+		}
 		places = append(places, placement{"arguments", func(id int, content string) []byte {
-			return callBody(id, c.name, object(with(c.base, k.name, `"`+mark+content+`z"`)))
+			return callBody(id, c.name, object(with(c.base, member, `"`+mark+content+`z"`)))
 		}})
 	}
+	tail := strings.Repeat("b", a.limits.EchoBytes)
 	for _, pl := range places {
 		id := a.nextID()
 		_, base, err := s.call(ctx, pl.body(id, ""), id)
@@ -152,14 +205,25 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 			if err != nil {
 				return err
 			}
+			id = a.nextID()
+			_, long, err := s.call(ctx, pl.body(id, d.bad+tail), id)
+			if err != nil {
+				return err
+			}
 			v := VerdictAccepted
 			switch {
 			case !sh.Same(base):
 				v = VerdictRefused
 			case followedBy(ans.Raw, mark, d.normalised):
 				v = VerdictNormalised
+			case base.Refused() && pl.name == "arguments":
+				// the arguments are refused with and without the bad bytes,
+				// perhaps by the layer that would refuse them: it does not
+				// show (a name no tool has is refused after decoding, so
+				// there the same refusal means the bytes got through)
+				v = ""
 			}
-			b.Differentials = append(b.Differentials, Differential{d.id, pl.name, v, sh, base})
+			b.Differentials = append(b.Differentials, Differential{d.id, pl.name, v, sh, base, long})
 			field := map[string]*string{"invalid_utf8": &b.InvalidUTF8, "lone_surrogate": &b.LoneSurrogates, "raw_control": &b.RawControls}[d.id]
 			if permissive[v] > permissive[*field] {
 				*field = v
@@ -194,29 +258,39 @@ func followedBy(raw []byte, mark string, forms []string) bool {
 }
 
 // trailing sends the carrier's call with bytes after the message.
-func (a *auditor) trailing(ctx context.Context, s *session, c *toolProbe) (string, error) {
+func (a *auditor) trailing(ctx context.Context, s *session, c *toolProbe) (string, *Shape, error) {
 	id := a.nextID()
 	_, base, err := s.call(ctx, callBody(id, c.name, a.carrierArgs(c)), id)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	id = a.nextID()
 	_, sh, err := s.call(ctx, append(callBody(id, c.name, a.carrierArgs(c)), []byte(` {"x":1}`)...), id)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if sh.Same(base) {
-		return VerdictAccepted, nil
+		return VerdictAccepted, &sh, nil
 	}
-	return VerdictRefused, nil
+	return VerdictRefused, &sh, nil
 }
 
-// beforeInitialized calls the carrier on a fresh session that sent
-// initialize and not notifications/initialized.
-func (a *auditor) beforeInitialized(ctx context.Context, c *toolProbe) (*Shape, error) {
-	s, err := a.open(ctx, false)
-	if err != nil {
-		return nil, err
+// beforeInitialized calls the carrier on a fresh connection: one that sent
+// initialize and not notifications/initialized (initialize true), or one
+// that sent nothing before (initialize false: over HTTP, no session id).
+func (a *auditor) beforeInitialized(ctx context.Context, c *toolProbe, initialize bool) (*Shape, error) {
+	var s *session
+	if initialize {
+		var err error
+		if s, err = a.open(ctx, false); err != nil {
+			return nil, err
+		}
+	} else {
+		conn, err := a.target.Open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s = &session{a: a, conn: conn}
 	}
 	defer s.conn.Close()
 	id := a.nextID()

@@ -31,12 +31,20 @@ const (
 	RuleBeforeInitialized = "BLA012"
 	RuleRefusalNoID       = "BLA013"
 	RuleClosedPastCap     = "BLA014"
+	RuleBeforeInitialize  = "BLA015"
+	RuleSilentPastCap     = "BLA016"
+	RuleBoundNotEnforced  = "BLA017"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
 	RuleUnbounded         = "BLA104"
-	RuleRendersInstance   = "BLA105"
 )
+
+// BLA105 (renders-instance) was a note on every schema holding a keyword
+// whose error text renders the instance: nearly every schema, so every audit
+// exited 1. What it reported is not a defect but a figure, and stays in each
+// tool's schema audit (renders, worst_render, refusal_ceiling); the id is
+// not reused.
 
 // Rules returns every rule, in id order, in a fresh slice.
 func Rules() []Rule {
@@ -55,11 +63,13 @@ func Rules() []Rule {
 		{RuleBeforeInitialized, "served-before-initialized", SeverityNote, "a tools/call before notifications/initialized is served"},
 		{RuleRefusalNoID, "refusal-without-id", SeverityNote, "a JSON-RPC error answer does not carry the request's id"},
 		{RuleClosedPastCap, "closed-past-cap", SeverityWarning, "one byte past the body cap the transport ends (the process exits, the connection is cut): one oversized message ends the session"},
+		{RuleBeforeInitialize, "served-before-initialize", SeverityNote, "a tools/call on a connection that never sent initialize is served (a stateless server does so by design)"},
+		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
+		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
 		{RuleUnbounded, "unbounded", SeverityNote, "strings, arrays or open objects without a bound"},
-		{RuleRendersInstance, "renders-instance", SeverityNote, "keywords that render the instance into error text; the figure is the refusal ceiling at the cap"},
 	}
 }
 
@@ -92,6 +102,12 @@ func (r *Report) boundaryFindings() []Finding {
 	if b.BodyCap == nil && b.AtCap != nil {
 		out = append(out, finding(RuleNoBodyCap, "", fmt.Sprintf("a %d-byte body is answered (%s): no cap below the probe ceiling", b.BodyCeiling, b.AtCap), float64(b.BodyCeiling), "bytes"))
 	}
+	if b.PastCap != nil && b.PastCap.Kind == KindSilent {
+		out = append(out, finding(RuleSilentPastCap, "", fmt.Sprintf("a %d-byte body is dropped without an answer, and the next message is answered", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
+	}
+	if b.PastCap != nil && b.PastCap.Kind == KindHung {
+		out = append(out, finding(RuleSilentPastCap, "", fmt.Sprintf("a %d-byte body draws no answer, and the server answers nothing after it (the process lives): one oversized message wedges the session", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
+	}
 	if b.PastCap != nil && b.PastCap.Kind == KindClosed {
 		out = append(out, finding(RuleClosedPastCap, "", fmt.Sprintf("a %d-byte body ends the transport instead of drawing a refusal", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
 	}
@@ -116,6 +132,9 @@ func (r *Report) boundaryFindings() []Finding {
 		if d.v != "" && d.v != VerdictRefused {
 			out = append(out, finding(d.rule, "", d.what+" is "+d.v, 1, "admitted"))
 		}
+	}
+	if b.BeforeInitialize == VerdictServed {
+		out = append(out, finding(RuleBeforeInitialize, "", "a tools/call on a connection that never sent initialize is answered as after it: "+b.BeforeInitializeAnswer.String(), 1, "served"))
 	}
 	if b.BeforeInitialized == VerdictServed {
 		out = append(out, finding(RuleBeforeInitialized, "", "a tools/call after initialize and before notifications/initialized is answered as after it: "+b.BeforeInitializedAnswer.String(), 1, "served"))
@@ -146,6 +165,11 @@ func toolFindings(t ToolReport) []Finding {
 	if v := t.Duplicates; v != "" && v != VerdictRefused {
 		out = append(out, finding(RuleDuplicateNames, t.Name, "an arguments member named twice is admitted: "+v, 1, "admitted"))
 	}
+	for _, bv := range t.BoundaryValues {
+		if bv.Verdict == VerdictAccepted {
+			out = append(out, finding(RuleBoundNotEnforced, t.Name, fmt.Sprintf("member %q past its %s (%s) is answered as a valid value", bv.Member, bv.Keyword, bv.Sent), bv.Bound, bv.Keyword))
+		}
+	}
 	if t.IntegralFloat == VerdictRefused {
 		out = append(out, finding(RuleIntegralFloat, t.Name, "an integer member sent as 5.0 is refused", 1, "refused"))
 	}
@@ -168,15 +192,6 @@ func schemaFindings(t ToolReport) []Finding {
 	}
 	if len(sa.Unbounded) > 0 {
 		out = append(out, finding(RuleUnbounded, t.Name, strings.Join(cut(sa.Unbounded, 5), "; "), float64(len(sa.Unbounded)), "unbounded places"))
-	}
-	for _, d := range charge.Dialects() {
-		k := d.String()
-		if sa.RenderPath[k] == 0 {
-			continue
-		}
-		out = append(out, finding(RuleRendersInstance, t.Name, fmt.Sprintf("%s: %s; one string under the %d-byte cap renders to %d %s, a refusal up to %d",
-			validatorName(d), strings.Join(cut(sa.Renders[k], 4), ", "), sa.Cap, sa.WorstRender[k], d.Unit(), sa.RefusalCeiling[k]),
-			float64(sa.RefusalCeiling[k]), d.Unit()))
 	}
 	return out
 }

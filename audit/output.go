@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/theurian/boundlab/charge"
 )
 
 // WriteText writes the report for people: the boundary, one row per tool,
@@ -43,6 +45,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(tw, "skipped %s: %s\n", cell(t.Name), t.Skipped)
 		}
 	}
+	writeRenders(tw, r.Tools)
 	fmt.Fprintf(tw, "\n%d findings\n", len(r.Findings))
 	for _, f := range r.Findings {
 		where := "target"
@@ -52,6 +55,31 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Rule, f.Severity, where, f.Message)
 	}
 	return tw.Flush()
+}
+
+// writeRenders lists, per tool and validator, the keywords whose error text
+// renders the instance and what one refusal can then quote: figures, not
+// findings (nearly every schema has such a keyword).
+func writeRenders(w io.Writer, tools []ToolReport) {
+	first := true
+	for _, t := range tools {
+		sa := t.Schema
+		if sa == nil {
+			continue
+		}
+		for _, d := range charge.Dialects() {
+			k := d.String()
+			if sa.RenderPath[k] == 0 {
+				continue
+			}
+			if first {
+				fmt.Fprintf(w, "\nrenders the instance (not findings: the figures at the %d-byte cap)\n", sa.Cap)
+				first = false
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\tworst render %d %s, a refusal up to %d\n", cell(t.Name), validatorName(d),
+				strings.Join(cut(sa.Renders[k], 4), ", "), sa.WorstRender[k], d.Unit(), sa.RefusalCeiling[k])
+		}
+	}
 }
 
 func writeBoundary(w io.Writer, b *Boundary) {
@@ -71,6 +99,7 @@ func writeBoundary(w io.Writer, b *Boundary) {
 		{"duplicate names (envelope)", b.DuplicateNamesEnvelope}, {"invalid UTF-8", b.InvalidUTF8},
 		{"lone surrogates", b.LoneSurrogates}, {"raw controls", b.RawControls}, {"trailing bytes", b.TrailingBytes},
 		{"integral float", b.IntegralFloat}, {"before initialized", b.BeforeInitialized},
+		{"before initialize", b.BeforeInitialize}, {"unknown params member", b.UnknownParamsMember},
 	} {
 		fmt.Fprintf(w, "%s\t%s\n", kv[0], dash(kv[1]))
 	}
@@ -95,6 +124,25 @@ func cell(s string) string {
 		q = q[:45] + "..."
 	}
 	return strings.ReplaceAll(q, "\t", " ")
+}
+
+// NDJSONFinding is one line of WriteNDJSON: a finding and the target it
+// was found on.
+type NDJSONFinding struct {
+	Target string `json:"target"`
+	Finding
+}
+
+// WriteNDJSON writes one finding a line, each a JSON object (the finding's
+// members and "target"); no finding, no line.
+func WriteNDJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	for _, f := range r.Findings {
+		if err := enc.Encode(NDJSONFinding{r.Target, f}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteJSON writes the report as one indented JSON value.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // toolProbe is one tool the per-tool probes call, and what they learnt.
@@ -100,6 +102,9 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 	if tr.IntegralFloat, err = a.integralFloat(ctx, s, tp); err != nil {
 		return err
 	}
+	if err := a.boundaryValues(ctx, s, tp, tr); err != nil {
+		return err
+	}
 	return a.toolEcho(ctx, s, tp, tr)
 }
 
@@ -154,8 +159,9 @@ func (a *auditor) argDuplicates(ctx context.Context, s *session, tp *toolProbe) 
 	}
 	rest := object(without(tp.base, tp.key.name))
 	dup := func(first, second string) string {
-		k := marshal(tp.key.name)
-		head := "{" + k + ":" + first + "," + k + ":" + second
+		// the second occurrence spells the name with its first character
+		// escaped: a duplicate check that compares raw bytes misses it
+		head := "{" + marshal(tp.key.name) + ":" + first + "," + escapedName(tp.key.name) + ":" + second
 		if rest == "{}" {
 			return head + "}"
 		}
@@ -169,6 +175,7 @@ func (a *auditor) argDuplicates(ctx context.Context, s *session, tp *toolProbe) 
 	if err != nil {
 		return "", err
 	}
+	a.rep.Tools[tp.idx].DuplicateAnswers = []Shape{gb, bg}
 	return winner(goodSh, badSh, gb, bg), nil
 }
 
@@ -187,6 +194,24 @@ func winner(x, y, xy, yx Shape) string {
 		return VerdictLastWins
 	}
 	return VerdictRefused
+}
+
+// escapedName is name as a JSON string whose first character is written as
+// a \u escape (a surrogate pair past U+FFFF).
+func escapedName(name string) string {
+	if name == "" {
+		return `""`
+	}
+	r, size := utf8.DecodeRuneInString(name)
+	var esc string
+	if r >= 0x10000 {
+		r1, r2 := utf16.EncodeRune(r)
+		esc = fmt.Sprintf(`\u%04x\u%04x`, r1, r2)
+	} else {
+		esc = fmt.Sprintf(`\u%04x`, r)
+	}
+	rest := marshal(name[size:])
+	return `"` + esc + rest[1:]
 }
 
 func without(ms []member, k string) []member {

@@ -22,18 +22,23 @@ type Report struct {
 // ToolReport is one tool: probed or skipped, what the probes saw, and its
 // schema's static audit.
 type ToolReport struct {
-	Name          string       `json:"name"`
-	Probed        bool         `json:"probed"`
-	Why           string       `json:"why,omitempty"`     // why it was probed
-	Skipped       string       `json:"skipped,omitempty"` // why it was not
-	Baseline      *Shape       `json:"baseline,omitempty"`
-	UnknownMember Verdict      `json:"unknown_member"`
-	TypeMismatch  Verdict      `json:"type_mismatch"`
-	Refusal       *Shape       `json:"refusal,omitempty"`
-	Duplicates    Verdict      `json:"duplicate_names"`
-	IntegralFloat Verdict      `json:"integral_float"`
-	Echo          *Echo        `json:"echo,omitempty"`
-	Schema        *SchemaAudit `json:"schema"`
+	Name          string  `json:"name"`
+	Probed        bool    `json:"probed"`
+	Why           string  `json:"why,omitempty"`     // why it was probed
+	Skipped       string  `json:"skipped,omitempty"` // why it was not
+	Baseline      *Shape  `json:"baseline,omitempty"`
+	UnknownMember Verdict `json:"unknown_member"`
+	TypeMismatch  Verdict `json:"type_mismatch"`
+	Refusal       *Shape  `json:"refusal,omitempty"`
+	Duplicates    Verdict `json:"duplicate_names"`
+	// DuplicateAnswers are the answers to the key member twice: valid value
+	// first, then mistyped first.
+	DuplicateAnswers []Shape `json:"duplicate_answers,omitempty"`
+	IntegralFloat    Verdict `json:"integral_float"`
+	// BoundaryValues are values just past the bounds the schema publishes.
+	BoundaryValues []BoundaryValue `json:"boundary_values,omitempty"`
+	Echo           *Echo           `json:"echo,omitempty"`
+	Schema         *SchemaAudit    `json:"schema"`
 }
 
 // Verdict is a probe's classification; "" (not measured) is null in JSON.
@@ -62,14 +67,32 @@ type Boundary struct {
 	LoneSurrogates          Verdict        `json:"lone_surrogates"`
 	RawControls             Verdict        `json:"raw_controls"`
 	TrailingBytes           Verdict        `json:"trailing_bytes"`
+	TrailingAnswer          *Shape         `json:"trailing_answer"`
 	Differentials           []Differential `json:"differentials"`
 	IntegralFloat           Verdict        `json:"integral_float"`
 	BeforeInitialized       Verdict        `json:"before_initialized"` // served | refused
 	BeforeInitializedAnswer *Shape         `json:"before_initialized_answer"`
-	Carrier                 string         `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
-	CarrierBaseline         Shape          `json:"carrier_baseline"`
-	UnknownTool             *Shape         `json:"unknown_tool"`
-	Refusal                 *Shape         `json:"refusal"`
+	// BeforeInitialize is a tools/call on a connection that sent nothing
+	// before it (over HTTP: no session id).
+	BeforeInitialize       Verdict `json:"before_initialize"` // served | refused
+	BeforeInitializeAnswer *Shape  `json:"before_initialize_answer"`
+	// UnknownParamsMember is a params member no MCP version names, beside
+	// the carrier's name and arguments.
+	UnknownParamsMember Verdict `json:"unknown_params_member"` // refused | accepted | echoed
+	UnknownParamsAnswer *Shape  `json:"unknown_params_answer"`
+	// DuplicateNamesEnvelopeAnswers are the answers to params holding
+	// "name" twice, the carrier first and second.
+	DuplicateNamesEnvelopeAnswers []Shape `json:"duplicate_names_envelope_answers"`
+	// AtDepth and PastDepth are the answers at max_depth and one deeper.
+	AtDepth   *Shape `json:"at_depth"`
+	PastDepth *Shape `json:"past_depth"`
+	// Observed is the white-box view of an observing target (GoSDK); null
+	// for every other target.
+	Observed        *Observed `json:"observed"`
+	Carrier         string    `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
+	CarrierBaseline Shape     `json:"carrier_baseline"`
+	UnknownTool     *Shape    `json:"unknown_tool"`
+	Refusal         *Shape    `json:"refusal"`
 }
 
 // Severity levels, SARIF's.
@@ -121,7 +144,23 @@ func marshalNulls(v any) ([]byte, error) {
 }
 
 var verdictFields = []string{"unknown_member", "type_mismatch", "duplicate_names", "integral_float", "unknown_keys",
-	"duplicate_names_envelope", "invalid_utf8", "lone_surrogates", "raw_controls", "trailing_bytes", "before_initialized"}
+	"duplicate_names_envelope", "invalid_utf8", "lone_surrogates", "raw_controls", "trailing_bytes", "before_initialized",
+	"before_initialize", "unknown_params_member", "verdict"}
+
+// Observed is what an observing target (GoSDK) saw reach the server's
+// receiving middleware over the whole run: the white-box measurements the
+// black-box figures are held to.
+type Observed struct {
+	// ArgumentsMaxDepth is the deepest arguments nesting (the arguments
+	// object is level 1) whose tools/call reached the middleware, bisected
+	// over 1..depth_ceiling; null when depth_ceiling itself reached it.
+	ArgumentsMaxDepth *int `json:"arguments_max_depth"`
+	// Calls are the tools/calls of the run that reached the middleware and
+	// whose arguments the auditor can read back from what it sent;
+	// ArgumentsAltered, those whose arguments arrived as other bytes.
+	Calls            int `json:"calls"`
+	ArgumentsAltered int `json:"arguments_altered"`
+}
 
 // tool returns the index of name's row, adding one.
 func (r *Report) tool(name string) int {

@@ -4,32 +4,28 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	m3 "github.com/mark3labs/mcp-go/mcp"
-	m3server "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/audit"
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/residuals"
 	"github.com/theurian/boundlab/sweeps"
 )
 
 // calls are the demo tools the audits may call: both only read the store.
-var calls = []string{"project.list", "knowledge.search"}
+var calls = residuals.Calls
 
-// bareSDK is the go-sdk with nothing of boundlab: the demo's tools typed
-// (the SDK's own schemas and validation), no middleware, the SDK's default
-// streamable handler.
+// bareSDK is the go-sdk with nothing of boundlab (residuals.BareSDK) under
+// the SDK's default streamable handler.
 func bareSDK(t *testing.T) http.Handler {
-	v, err := demo.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := demo.NewServer(v, demo.Options{NoMiddleware: true, Typed: true})
+	srv, err := residuals.BareSDK()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,43 +33,18 @@ func bareSDK(t *testing.T) http.Handler {
 }
 
 // demoServer is the demo with mcpvalidate's middleware, behind the front
-// gate or not (what residuals measures, and serve runs).
+// gate or not (what serve runs).
 func demoServer(t *testing.T, guarded bool) (http.Handler, int64) {
-	v, err := demo.NewValidator()
+	h, capBytes, err := residuals.Demo(guarded)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := demo.NewServer(v, demo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !guarded {
-		return demo.Handler(v, srv), v.MaxRequestBodyBytes()
-	}
-	h, _, err := demo.Guarded(v, srv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, v.MaxRequestBodyBytes()
+	return h, capBytes
 }
 
-// mark3labsServer is mark3labs/mcp-go with one read-only tool, open typed
-// schema, no validator, its streamable HTTP server as is.
-func mark3labsServer() http.Handler {
-	s := m3server.NewMCPServer("m3", "v0", m3server.WithToolCapabilities(true))
-	s.AddTool(m3.NewTool("lookup",
-		m3.WithString("key", m3.Required(), m3.MaxLength(64)),
-		m3.WithNumber("limit"),
-		m3.WithReadOnlyHintAnnotation(true),
-	), func(ctx context.Context, req m3.CallToolRequest) (*m3.CallToolResult, error) {
-		return m3.NewToolResultText("found nothing"), nil
-	})
-	s.AddTool(m3.NewTool("delete", m3.WithString("key", m3.Required())),
-		func(ctx context.Context, req m3.CallToolRequest) (*m3.CallToolResult, error) {
-			panic("the auditor called a tool it was not allowed to call")
-		})
-	return m3server.NewStreamableHTTPServer(s)
-}
+// mark3labsServer is residuals.Mark3labs: one read-only tool, one that
+// panics if called.
+func mark3labsServer() http.Handler { return residuals.Mark3labs() }
 
 func run(t *testing.T, target audit.Target, call ...string) *audit.Report {
 	t.Helper()
@@ -253,6 +224,22 @@ func TestDemoMiddlewareOnlyAndGuarded(t *testing.T) {
 	wantRule(t, rg, audit.RuleTrailingBytes, false)
 	wantRule(t, rb, audit.RuleDuplicateNames, true)
 	wantRule(t, rg, audit.RuleDuplicateNames, false)
+	// mcpvalidate holds every published bound: nothing past one is served
+	for _, r := range []*audit.Report{rb, rg} {
+		wantRule(t, r, audit.RuleBoundNotEnforced, false)
+		n := 0
+		for _, tr := range r.Tools {
+			for _, bv := range tr.BoundaryValues {
+				n++
+				if bv.Verdict == audit.VerdictAccepted {
+					t.Errorf("%s: %s %s past %s accepted", r.Target, tr.Name, bv.Member, bv.Keyword)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no boundary value was sent", r.Target)
+		}
+	}
 	t.Logf("%s\n%s", headline(rb), headline(rg))
 }
 
@@ -270,6 +257,15 @@ func TestMark3labs(t *testing.T) {
 	}
 	wantRule(t, rep, audit.RuleNoBodyCap, true)
 	wantRule(t, rep, audit.RuleOpenSchema, true)
+	// lookup publishes maxLength 64 on "key" and validates nothing: 65
+	// characters are answered as 64, here and directly
+	wantRule(t, rep, audit.RuleBoundNotEnforced, true)
+	d := open(t, handlerPoster(h, "/mcp"))
+	for _, n := range []int{64, 65} {
+		if _, k, _ := d.answer([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup","arguments":{"key":"` + strings.Repeat("k", n) + `"}}}`)); k != "result" {
+			t.Errorf("lookup with a %d-character key is answered %q", n, k)
+		}
+	}
 	t.Logf("%s", headline(rep))
 }
 
@@ -284,6 +280,21 @@ func wantRule(t *testing.T, rep *audit.Report, rule string, want bool) {
 	}
 }
 
+// ruleCounts is "BLA001 x1, ..." in rule order.
+func ruleCounts(r *audit.Report) string {
+	n := map[string]int{}
+	for _, f := range r.Findings {
+		n[f.Rule]++
+	}
+	var out []string
+	for _, rule := range audit.Rules() {
+		if n[rule.ID] > 0 {
+			out = append(out, rule.ID+" x"+strconv.Itoa(n[rule.ID]))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 func headline(r *audit.Report) string {
 	b := r.Boundary
 	capText, depth := "none", "none"
@@ -296,6 +307,77 @@ func headline(r *audit.Report) string {
 	return r.Target + ": echo " + strconv.FormatFloat(b.EchoRatio, 'f', 3, 64) + ", cap " + capText + ", depth " + depth +
 		", unknown " + b.UnknownKeys + ", dup " + b.DuplicateNames + "/" + b.DuplicateNamesEnvelope +
 		", utf8 " + b.InvalidUTF8 + ", surrogate " + b.LoneSurrogates + ", control " + b.RawControls +
-		", trailing " + b.TrailingBytes + ", float " + b.IntegralFloat + ", before-init " + b.BeforeInitialized +
-		", findings " + strconv.Itoa(len(r.Findings))
+		", trailing " + b.TrailingBytes + ", float " + b.IntegralFloat + ", before-initialized " + b.BeforeInitialized +
+		", before-initialize " + b.BeforeInitialize + ", unknown-params " + b.UnknownParamsMember +
+		", requests " + strconv.Itoa(r.Requests) + ", findings " + strconv.Itoa(len(r.Findings)) + " (" + ruleCounts(r) + ")"
+}
+
+// dozen is a go-sdk server with twelve tools annotated readOnlyHint: true,
+// each taking a required string and an integer.
+func dozen() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "dozen", Version: "v0"}, nil)
+	type in struct {
+		Q string `json:"q"`
+		N int    `json:"n,omitempty"`
+	}
+	for i := range 12 {
+		mcp.AddTool(srv, &mcp.Tool{Name: "tool" + strconv.Itoa(i), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+			})
+	}
+	return srv
+}
+
+// TestDozenToolsWithinAMinute: the issue's bound, "within a minute for a
+// server with a dozen tools", over HTTP on 127.0.0.1 with the default
+// limits; every tool is called, and the run's requests stay far inside the
+// request budget.
+func TestDozenToolsWithinAMinute(t *testing.T) {
+	srv := dozen()
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer hs.Close()
+	start := time.Now()
+	rep := run(t, &audit.HTTP{URL: hs.URL})
+	took := time.Since(start)
+	probed := 0
+	for _, tr := range rep.Tools {
+		if tr.Probed {
+			probed++
+		}
+	}
+	if probed != 12 || rep.Requests > audit.DefaultLimits().MaxRequests/4 {
+		t.Errorf("%d tools called, %d requests", probed, rep.Requests)
+	}
+	if took > time.Minute {
+		t.Errorf("the audit of twelve tools took %s, past the minute", took)
+	}
+	t.Logf("12 tools: %d requests in %s; %s", rep.Requests, took.Round(time.Millisecond), headline(rep))
+}
+
+// TestSlowBodyIsAnErrorNamingTheProbe: a server that neither answers nor
+// refuses a large body within the time allowed stops the audit with an error
+// naming the probe and the size; it is not reported as a body cap.
+func TestSlowBodyIsAnErrorNamingTheProbe(t *testing.T) {
+	h := bareSDK(t)
+	const stall = 512 << 10
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > stall {
+			<-r.Context().Done() // hold the body until the client gives up
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	l := audit.DefaultLimits()
+	l.Timeout = 300 * time.Millisecond
+	rep, err := audit.Run(context.Background(), audit.Config{Target: audit.Handler("slow", slow, "/mcp"), Call: calls, Seed: 7, Limits: l})
+	if err == nil {
+		t.Fatalf("no error; body cap %v", rep.Boundary.BodyCap)
+	}
+	if !errors.Is(err, audit.ErrTarget) || !strings.Contains(err.Error(), "body cap: a 1048576-byte ping drew no answer within 1.3s") {
+		t.Errorf("error %q does not name the probe, the size and the wait", err)
+	}
+	if rep.Boundary != nil && rep.Boundary.BodyCap != nil {
+		t.Errorf("a stalled body was reported as a cap of %d", *rep.Boundary.BodyCap)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ProtocolVersion is the version the auditor asks for in initialize.
@@ -30,7 +31,7 @@ func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
 	s := &session{a: a, conn: conn}
 	init := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + ProtocolVersion +
 		`","capabilities":{},"clientInfo":{"name":"boundlab-audit","version":"` + a.canary + `"}}}`)
-	ans, err := s.send(ctx, init, json.RawMessage("0"))
+	ans, err := s.sendWithin(ctx, init, json.RawMessage("0"), a.limits.Timeout+StartWait)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -57,16 +58,71 @@ func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
 	return s, nil
 }
 
-// send delivers one message and counts it against the request budget.
+// send delivers one message and counts it against the request budget,
+// awaiting its answer for the auditor's current wait.
 func (s *session) send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
+	return s.sendWithin(ctx, body, id, s.a.wait())
+}
+
+// QuickWait is the least time a message's answer is awaited once the
+// server has answered: the wait is WaitFactor times the typical answer so
+// far (a moving average over the small messages), at least QuickWait and at
+// most Limits.Timeout (the whole timeout until a first answer). A server that drops malformed messages without
+// answering (server-everything over stdio) then costs seconds a probe, not
+// the timeout.
+const (
+	QuickWait  = 2 * time.Second
+	WaitFactor = 20
+)
+
+// wait is how long the next ordinary message's answer is awaited.
+func (a *auditor) wait() time.Duration {
+	if a.typical == 0 {
+		return a.limits.Timeout
+	}
+	return min(a.limits.Timeout, max(QuickWait, WaitFactor*a.typical))
+}
+
+// sendWithin is send with the answer awaited for at most wait.
+func (s *session) sendWithin(ctx context.Context, body []byte, id json.RawMessage, wait time.Duration) (Answer, error) {
 	if s.a.sent >= s.a.limits.MaxRequests {
 		return Answer{}, fmt.Errorf("the probe budget of %d requests is spent", s.a.limits.MaxRequests)
 	}
 	s.a.sent++
-	ctx, cancel := context.WithTimeout(ctx, s.a.limits.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	return s.conn.Send(ctx, body, id)
+	start := time.Now()
+	ans, err := s.conn.Send(ctx, body, id)
+	if took := time.Since(start); err == nil && !ans.Silent && id != nil && len(body) <= quickBody {
+		if s.a.typical == 0 {
+			s.a.typical = took
+		}
+		s.a.typical = (7*s.a.typical + took) / 8 // a moving average: one slow answer does not set the wait
+	}
+	return ans, err
 }
+
+// quickBody bounds the messages whose answer time sets the wait: the
+// body-cap probe's large bodies are timed by bodyWait.
+const quickBody = 1 << 20
+
+// StartWait is the time initialize is allowed beside the request timeout:
+// over stdio each connection is a new process, and node took more than 5 s
+// to answer its first message on a loaded machine.
+const StartWait = 20 * time.Second
+
+// bodyWait is how long the answer to an n-byte body is awaited: the
+// current wait, plus a second for every BodyRate bytes, so a large body
+// is not taken for a refused one because it is slow to carry and parse.
+func (a *auditor) bodyWait(n int64) time.Duration {
+	return a.wait() + time.Duration(n/BodyRate)*time.Second
+}
+
+// BodyRate is the slowest transfer (bytes a second) a body-cap probe allows
+// for beside the request timeout: 1 MiB/s. The TypeScript SDK's stdio
+// transport concatenates its read buffer chunk by chunk, so a 10 MiB line
+// took it more than 7 s on a loaded machine.
+const BodyRate = 1 << 20
 
 // call sends a request with id and returns the answer and its shape.
 func (s *session) call(ctx context.Context, body []byte, id int) (Answer, Shape, error) {
@@ -75,7 +131,43 @@ func (s *session) call(ctx context.Context, body []byte, id int) (Answer, Shape,
 	if err != nil {
 		return a, Shape{}, err
 	}
+	s.a.observe(body, a)
 	return a, ShapeOf(a, rid), nil
+}
+
+// observe counts, for an observing target, a tools/call whose arguments
+// reached the middleware, and whether they arrived as the bytes sent.
+func (a *auditor) observe(body []byte, ans Answer) {
+	if !ans.Observed {
+		return
+	}
+	o := a.observed()
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != "tools/call" || m.Params.Arguments == nil {
+		return // a body the auditor made unreadable on purpose
+	}
+	for _, r := range ans.Reached {
+		if r.Method != "tools/call" {
+			continue
+		}
+		o.Calls++
+		if !bytes.Equal(r.Arguments, m.Params.Arguments) {
+			o.ArgumentsAltered++
+		}
+	}
+}
+
+// observed is the report's white-box section, made on first use.
+func (a *auditor) observed() *Observed {
+	if a.obs == nil {
+		a.obs = &Observed{}
+	}
+	return a.obs
 }
 
 // Tool is one tool as tools/list published it.

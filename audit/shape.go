@@ -4,17 +4,34 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Shape is how a server answered, without its content: what a refusal looks
 // like, and what two answers are compared by.
 type Shape struct {
 	Status    int    `json:"http_status,omitempty"` // HTTP status; 0 over stdio
-	Kind      string `json:"kind"`                  // "result", "tool-error" (isError), "rpc-error", "not-json", "silent", "closed"
+	Kind      string `json:"kind"`                  // "result", "tool-error" (isError), "rpc-error", "not-json", "silent", "closed", "hung"
 	Code      *int   `json:"jsonrpc_code,omitempty"`
 	IDEchoed  bool   `json:"id_echoed"` // the answer's id equals the request's
 	Bytes     int    `json:"bytes"`     // the answer's length
 	Truncated bool   `json:"truncated,omitempty"`
+	// Reached says, for an observing target only (GoSDK), whether the
+	// message reached the server's receiving middleware; ReachedAs is the
+	// tool name a tools/call reached it with, as the SDK decoded it.
+	Reached   *bool  `json:"reached_handler,omitempty"`
+	ReachedAs string `json:"reached_as,omitempty"`
+}
+
+// requests are the messages of reached that are not notifications.
+func requests(reached []Reached) []Reached {
+	var out []Reached
+	for _, r := range reached {
+		if !strings.HasPrefix(r.Method, "notifications/") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Answer kinds.
@@ -25,12 +42,23 @@ const (
 	KindNotJSON   = "not-json"
 	KindSilent    = "silent"
 	KindClosed    = "closed" // the transport ended: the process exited, the connection was cut
+	KindHung      = "hung"   // no answer, and none to a small message after it: the server (a stdio process, restarted) answers nothing more
 )
 
 // ShapeOf classifies a, the answer to a request with the given id (raw JSON,
 // nil for none).
 func ShapeOf(a Answer, id json.RawMessage) Shape {
 	s := Shape{Status: a.Status, Bytes: len(a.Raw), Truncated: a.Truncated}
+	if a.Observed {
+		got := requests(a.Reached)
+		reached := len(got) > 0
+		s.Reached = &reached
+		for _, r := range got {
+			if r.Method == "tools/call" {
+				s.ReachedAs = r.Name
+			}
+		}
+	}
 	if a.Silent {
 		s.Kind = KindSilent
 		return s

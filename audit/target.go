@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Target is a server under audit. Open starts a fresh connection: a new HTTP
@@ -44,6 +46,21 @@ type Answer struct {
 	Message     []byte // the JSON-RPC message in Raw, nil when there is none
 	Truncated   bool   // the answer was longer than Limits.MaxAnswerBytes
 	Silent      bool   // no answer arrived within the time limit
+	// Observed is set by an observing target (GoSDK): Reached then lists
+	// what this message brought to the server's receiving middleware (nil:
+	// nothing reached it). Other targets cannot see inside the server.
+	Observed bool
+	Reached  []Reached
+}
+
+// Reached is one request a go-sdk server's receiving middleware saw: what
+// the SDK's decoding made of the message before any middleware ran.
+type Reached struct {
+	Method string `json:"method"`
+	// Name and Arguments are a tools/call's, as the SDK decoded them
+	// (CallToolParamsRaw: the name a Go string, the arguments raw bytes).
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
 // HTTP is a streamable-HTTP target at URL, with extra request headers.
@@ -70,15 +87,91 @@ func (h *HTTP) Name() string {
 // request handed to h.ServeHTTP and recorded. path is where the MCP endpoint
 // is mounted (e.g. "/mcp").
 func Handler(name string, h http.Handler, path string) *HTTP {
-	return &HTTP{URL: "http://in-process" + path, Label: name, Client: &http.Client{Transport: handlerTransport{h}}}
+	return &HTTP{URL: "http://in-process" + path, Label: name, Client: &http.Client{Transport: handlerTransport{h: h}}}
 }
 
-type handlerTransport struct{ h http.Handler }
+// GoSDK is an in-process target for a go-sdk server that also observes it:
+// srv gets a receiving middleware, added last so it runs first (the go-sdk
+// runs the middleware of the last AddReceivingMiddleware call outermost),
+// that records every request the SDK hands to middleware; each Answer then
+// says what its message brought there (Answer.Observed, Answer.Reached) —
+// the white-box view beside the black-box one. srv is served by
+// mcp.NewStreamableHTTPHandler with opts (nil: the SDK's defaults), wrapped
+// by wrap when it is not nil (a front gate, a mux), at path.
+//
+// The observation is per message because the auditor sends one message at a
+// time and the handler answers a request before ServeHTTP returns.
+func GoSDK(name string, srv *mcp.Server, opts *mcp.StreamableHTTPOptions, wrap func(http.Handler) http.Handler, path string) *HTTP {
+	o := &observer{}
+	srv.AddReceivingMiddleware(o.middleware)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
+	if wrap != nil {
+		h = wrap(h)
+	}
+	return &HTTP{URL: "http://in-process" + path, Label: name, Client: &http.Client{Transport: handlerTransport{h: h, obs: o}}}
+}
+
+type observer struct {
+	mu      sync.Mutex
+	reached []Reached // since the current message was handed over
+	last    []Reached // what the last message brought
+}
+
+func (o *observer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		r := Reached{Method: method}
+		if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil {
+			r.Name, r.Arguments = c.Params.Name, append(json.RawMessage(nil), c.Params.Arguments...)
+		}
+		o.mu.Lock()
+		o.reached = append(o.reached, r)
+		o.mu.Unlock()
+		return next(ctx, method, req)
+	}
+}
+
+func (o *observer) take() []Reached {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := o.reached
+	o.reached = nil
+	return r
+}
+
+type handlerTransport struct {
+	h   http.Handler
+	obs *observer // nil: the handler is not observed
+}
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rec := httptest.NewRecorder()
+	if t.obs != nil {
+		t.obs.take()
+	}
 	t.h.ServeHTTP(rec, req)
+	if t.obs != nil {
+		t.obs.mu.Lock()
+		t.obs.last, t.obs.reached = t.obs.reached, nil
+		t.obs.mu.Unlock()
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err // the handler gave up with the request: no answer in time
+	}
 	return rec.Result(), nil
+}
+
+// observed is what the last message brought to the observed server's
+// middleware, when the client is an observing target's.
+func observed(c *http.Client) ([]Reached, bool) {
+	t, ok := c.Transport.(handlerTransport)
+	if !ok || t.obs == nil {
+		return nil, false
+	}
+	t.obs.mu.Lock()
+	defer t.obs.mu.Unlock()
+	r := t.obs.last
+	t.obs.last = nil
+	return r, true
 }
 
 // Open starts a session; its id is taken from the first answer that sets
@@ -122,8 +215,8 @@ func (c *httpConn) Send(ctx context.Context, body []byte, id json.RawMessage) (A
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return Answer{Silent: true}, nil
+		if errors.Is(err, context.DeadlineExceeded) {
+			return Answer{Silent: true}, nil // no answer within the request's time
 		}
 		return Answer{}, fmt.Errorf("POST %s: %w", c.t.Name(), scrub(err))
 	}
@@ -148,6 +241,7 @@ func (c *httpConn) Send(ctx context.Context, body []byte, id json.RawMessage) (A
 		return a, fmt.Errorf("reading the answer from %s: %w", c.t.Name(), scrub(err))
 	}
 	a.Message = extractMessage(a.Raw)
+	a.Reached, a.Observed = observed(c.client)
 	return a, nil
 }
 
@@ -307,7 +401,11 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 	if id == nil {
 		return Answer{}, nil
 	}
-	timer := time.NewTimer(c.wait)
+	wait := c.wait
+	if d, ok := ctx.Deadline(); ok {
+		wait = time.Until(d) // the session's per-message wait
+	}
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		select {

@@ -48,6 +48,9 @@ var Baselines = map[string]string{
 	// decoder against the sonic decode it ran before.
 	"BenchmarkCheckDecoders": "sonic",
 	"BenchmarkDecode":        "sonic",
+	// mcpvalidate's front gate: the whole body's scan (envelope and all)
+	// and the served front gate over charge's gate on the arguments alone.
+	"BenchmarkFrontGate": "core-gate",
 }
 
 // Modules are the peers whose versions a saved run records.
@@ -260,8 +263,15 @@ type Row struct {
 // Confidence is the level of every interval.
 const Confidence = 0.95
 
-// Compare builds the comparison rows for one unit (sec/op, B/op ...).
+// Compare builds the comparison rows for one unit (sec/op, B/op ...), each
+// against its family's baseline (Baselines).
 func (s *Samples) Compare(unit string) []Row {
+	return s.CompareTo(unit, func(k Key) string { return Baselines[k.Family] })
+}
+
+// CompareTo is Compare with the baseline chosen per key: the gate against a
+// strict peer (jsontext, simdjson-go) rather than the family's baseline.
+func (s *Samples) CompareTo(unit string, baseline func(Key) string) []Row {
 	thr := benchmath.DefaultThresholds
 	summary := func(vals []float64) (*benchmath.Sample, benchmath.Summary) {
 		smp := benchmath.NewSample(append([]float64(nil), vals...), &thr)
@@ -273,7 +283,7 @@ func (s *Samples) Compare(unit string) []Row {
 		if len(vals) == 0 {
 			continue
 		}
-		base := Baselines[k.Family]
+		base := baseline(k)
 		smp, sum := summary(vals)
 		row := Row{Key: k, Unit: unit, N: len(vals), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, Baseline: base, Ratio: math.NaN(), RatioLo: math.NaN(), RatioHi: math.NaN(), P: math.NaN()}
 		for _, w := range sum.Warnings {

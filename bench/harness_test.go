@@ -41,6 +41,15 @@ func TestCompareSynthetic(t *testing.T) {
 	if sonic.Significant || sonic.Ratio != 1 {
 		t.Fatalf("sonic vs encoding-json: ratio %v significant %v (p=%v), want 1 and not significant", sonic.Ratio, sonic.Significant, sonic.P)
 	}
+	// Against another baseline: the gate over sonic is 1025/4100 over
+	// encoding/json's reversed sample, the same medians, so 0.25 again, and
+	// sonic is the baseline (ratio 1, no p-value).
+	against := s.CompareTo("sec/op", func(Key) string { return "sonic" })
+	gs, _ := Ratio(against, "BenchmarkValid", "shape=ascii", "gate")
+	ss, _ := Ratio(against, "BenchmarkValid", "shape=ascii", "sonic")
+	if math.Abs(gs.Ratio-0.25) > 1e-12 || gs.Baseline != "sonic" || ss.Ratio != 1 || !math.IsNaN(ss.P) {
+		t.Fatalf("against sonic: gate %v (baseline %q), sonic %v p=%v", gs.Ratio, gs.Baseline, ss.Ratio, ss.P)
+	}
 	var out bytes.Buffer
 	if err := WriteTable(&out, s, rows); err != nil {
 		t.Fatal(err)
@@ -61,17 +70,35 @@ func TestParseRejectsEmpty(t *testing.T) {
 // The saved suite (results/bench/suite.txt) holds every headline, describes
 // its machine, and yields finite records.
 func TestSavedSuiteYieldsEveryHeadline(t *testing.T) {
-	recs, err := SuiteRecords(benchdata.Suite, benchdata.SuiteFile)
+	recs, err := Pinned()
 	if err != nil {
 		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, r := range recs {
+		ids[r.ID] = true
+	}
+	for _, h := range Headlines() {
+		if !ids[h.ID] {
+			t.Errorf("headline %s: no record in the saved runs", h.ID)
+		}
 	}
 	if len(recs) != len(Headlines()) {
 		t.Fatalf("%d records for %d headlines", len(recs), len(Headlines()))
 	}
-	s, _ := Parse(bytes.NewReader(benchdata.Suite), benchdata.SuiteFile)
-	for _, k := range []string{"go", "gomaxprocs", "cpu-model", "boundlab-commit", "bench-bytes", "command"} {
-		if s.Config[k] == "" {
-			t.Errorf("saved suite does not describe %q", k)
+	for _, saved := range []struct {
+		name string
+		data []byte
+		keys []string
+	}{
+		{benchdata.SuiteFile, benchdata.Suite, []string{"go", "gomaxprocs", "cpu-model", "boundlab-commit", "bench-bytes", "command"}},
+		{benchdata.FrontGateFile, benchdata.FrontGate, []string{"go", "gomaxprocs", "cpu-model", "boundlab-commit", "command"}},
+	} {
+		s, _ := Parse(bytes.NewReader(saved.data), saved.name)
+		for _, k := range saved.keys {
+			if s.Config[k] == "" {
+				t.Errorf("%s does not describe %q", saved.name, k)
+			}
 		}
 	}
 	for _, r := range recs {

@@ -6,41 +6,64 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/theurian/boundlab/results"
 	benchdata "github.com/theurian/boundlab/results/bench"
 )
 
-// Headline is one pinned ratio: impl's sec/op over the family baseline's, in
-// one group.
+// Headline is one pinned figure: impl's sec/op over a baseline's in one
+// group, or one unit's median.
 type Headline struct {
 	Family, Group, Impl string
 	ID, Title           string
 	Instance            string
-	// Unit is "" for a sec/op ratio against the family baseline, or a
-	// benchmark unit (answer-bytes/op) whose median is pinned as is.
+	// Baseline is the impl the ratio is taken against; "" for the family's
+	// (Baselines).
+	Baseline string
+	// Unit is "" for a sec/op ratio against the baseline, or a benchmark
+	// unit whose median is pinned as is: answer-bytes/op (exact), B/s
+	// (throughput, pinned in MB/s).
 	Unit string
 }
 
-// Headlines are the ratios pinned as records. The gate's cost against
-// encoding/json.Valid on every shape family, and against sonic's decode (what
-// mcpvalidate runs after it) on the same bytes.
+// multiByte are the shapes whose strings are all multi-byte UTF-8: there the
+// gate is held to utf8.Valid, the floor for a scan that decodes every code
+// point.
+var multiByte = map[string]bool{"cjk": true, "u0600": true, "astral": true, "mixed": true}
+
+// Headlines are the figures pinned as records: the gate's cost against
+// encoding/json.Valid and against the strict peers (jsontext, simdjson-go,
+// and utf8.Valid on multi-byte strings) on every shape, sonic's decode (what
+// mcpvalidate runs after it) on the same bytes, the gate's throughput on
+// printable ASCII, whole served calls, and the front gate against charge's
+// gate.
 func Headlines() []Headline {
 	var hs []Headline
-	for _, sh := range Shapes {
+	for _, sh := range append(Shapes[:len(Shapes):len(Shapes)], Realistic...) {
 		inst := "BenchmarkValid/shape=" + sh.Name + ": " + shapeWhat[sh.Name]
-		hs = append(hs, Headline{
-			Family: "BenchmarkValid", Group: "shape=" + sh.Name, Impl: "gate",
-			ID:       "bench.valid." + sh.Name + ".gate-over-encoding-json",
-			Title:    "Gate time over encoding/json.Valid time, " + sh.Name + " documents",
-			Instance: inst,
-		}, Headline{
-			Family: "BenchmarkValid", Group: "shape=" + sh.Name, Impl: "sonic-decode",
-			ID:       "bench.valid." + sh.Name + ".sonic-decode-over-encoding-json",
-			Title:    "sonic decode (UseNumber, ValidateString) time over encoding/json.Valid time, " + sh.Name + " documents",
-			Instance: inst,
-		})
+		valid := func(impl, base, id, title string) {
+			hs = append(hs, Headline{
+				Family: "BenchmarkValid", Group: "shape=" + sh.Name, Impl: impl, Baseline: base,
+				ID: "bench.valid." + sh.Name + "." + id, Title: title + ", " + sh.Name + " documents", Instance: inst,
+			})
+		}
+		valid("gate", "", "gate-over-encoding-json", "Gate time over encoding/json.Valid time")
+		valid("sonic-decode", "", "sonic-decode-over-encoding-json", "sonic decode (UseNumber, ValidateString) time over encoding/json.Valid time")
+		// Against the strict peers the ratio is the peer's time over the
+		// gate's: the gate's throughput in multiples of the peer's, the form
+		// the targets are stated in (above 1, the gate is faster).
+		valid("jsontext", "gate", "jsontext-over-gate", "jsontext.Value.IsValid (strict defaults) time over gate time")
+		valid("simdjson-go", "gate", "simdjson-go-over-gate", "simdjson-go Parse (reused tape) time over gate time")
+		if multiByte[sh.Name] {
+			valid("utf8", "gate", "utf8-over-gate", "utf8.Valid time over gate time")
+		}
 	}
+	hs = append(hs, Headline{
+		Family: "BenchmarkValid", Group: "shape=ascii", Impl: "gate", Unit: "B/s",
+		ID: "bench.valid.ascii.gate.throughput", Title: "Gate throughput on printable ASCII",
+		Instance: "BenchmarkValid/shape=ascii: " + shapeWhat["ascii"],
+	})
 	for _, rq := range ServedRequests(0) {
 		inst := "BenchmarkServed/req=" + rq.name + ": one tools/call of knowledge.search, client to handler in process (go-sdk in-memory transport; mark3labs in-process client), " + servedWhat[rq.name]
 		for _, impl := range []string{"mcpvalidate", "mark3labs"} {
@@ -63,7 +86,29 @@ func Headlines() []Headline {
 			})
 		}
 	}
+	for _, body := range []string{"call-1KB", "at-cap-ascii", "at-cap-escaped"} {
+		inst := "mcpvalidate BenchmarkFrontGate/shape=" + body + ": " + frontWhat[body]
+		for _, impl := range []string{"front-gate", "serve"} {
+			hs = append(hs, Headline{
+				Family: "BenchmarkFrontGate", Group: "shape=" + body, Impl: impl,
+				ID:       "bench.frontgate." + strings.ToLower(body) + "." + impl + "-over-core-gate", // ids are lower case
+				Title:    frontTitle[impl] + " over charge's gate on the arguments alone, " + body,
+				Instance: inst,
+			})
+		}
+	}
 	return hs
+}
+
+var frontWhat = map[string]string{
+	"call-1KB":       "a typical 1 KB tools/call of knowledge.search",
+	"at-cap-ascii":   "a tools/call at the body cap whose query is printable ASCII (refused by the charge at the render budget)",
+	"at-cap-escaped": "a tools/call at the body cap whose query is \\u00e9 escapes (6 wire bytes, 2 rendered; admitted)",
+}
+
+var frontTitle = map[string]string{
+	"front-gate": "Front gate time (FrontGate.Check: the whole body, envelope and arguments)",
+	"serve":      "Served front gate time (FrontGate.ServeHTTP: budget, pooled read, scan)",
 }
 
 var servedWhat = map[string]string{
@@ -85,15 +130,37 @@ var shapeWhat = map[string]string{
 	"escaped":    `{"content": \" repeated}`,
 	"fields":     `an object of members "k<i>": i`,
 	"mixed":      `{"content": a cycle through a, é, 中, 😀, U+0600, DEL, <, ', U+2028, ~}`,
+	"gosource":   `{"path":"scanner.go","content": encoding/json's scanner.go repeated, escaped as encoding/json escapes it}`,
+	"toolscall":  `a tools/call whose arguments hold records of seven small members (string, short name, integer, float, bool, null, two-tag array)`,
 }
 
-// SuiteRecords computes the headline records from a saved run.
+// SuiteRecords computes the headline records of the families a saved run
+// holds (a run of ./bench/ holds BenchmarkValid and BenchmarkServed; one of
+// ./mcpvalidate/ BenchmarkFrontGate). A family in the run whose headline has
+// no sample is an error.
 func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 	s, err := Parse(bytes.NewReader(data), source)
 	if err != nil {
 		return nil, err
 	}
-	rows := map[string][]Row{"": s.Compare("sec/op"), "answer-bytes/op": s.Compare("answer-bytes/op")}
+	families := map[string]bool{}
+	for k := range s.Values {
+		families[k.Family] = true
+	}
+	type view struct{ unit, base string }
+	rows := map[view][]Row{}
+	rowsFor := func(unit, base string) []Row {
+		v := view{unit, base}
+		if r, ok := rows[v]; ok {
+			return r
+		}
+		if base == "" {
+			rows[v] = s.Compare(unit)
+		} else {
+			rows[v] = s.CompareTo(unit, func(Key) string { return base })
+		}
+		return rows[v]
+	}
 	build := results.Build{Go: s.Config["go"], Modules: map[string]string{}}
 	for k, v := range s.Config {
 		if m, ok := cutModule(k); ok {
@@ -101,20 +168,48 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 		}
 	}
 	size := s.Config["bench-bytes"]
+	machine := fmt.Sprintf("machine: %s, GOMAXPROCS %s", s.Config["cpu-model"], s.Config["gomaxprocs"])
 	var recs []results.Record
 	for _, h := range Headlines() {
-		r, ok := Ratio(rows[h.Unit], h.Family, h.Group, h.Impl)
-		if !ok || (h.Unit == "" && math.IsNaN(r.Ratio)) {
-			return nil, fmt.Errorf("%s: %s has no %s/%s sample against %s", source, h.Family, h.Group, h.Impl, Baselines[h.Family])
+		if !families[h.Family] {
+			continue
 		}
-		if h.Unit != "" {
+		base := h.Baseline
+		if base == "" {
+			base = Baselines[h.Family]
+		}
+		unit := h.Unit
+		if unit == "" {
+			unit = "sec/op"
+		}
+		r, ok := Ratio(rowsFor(unit, h.Baseline), h.Family, h.Group, h.Impl)
+		if !ok || (h.Unit == "" && math.IsNaN(r.Ratio)) {
+			return nil, fmt.Errorf("%s: %s has no %s/%s sample against %s", source, h.Family, h.Group, h.Impl, base)
+		}
+		instance := fmt.Sprintf("%s, %s bytes; %s", h.Instance, size, machine)
+		if h.Family == "BenchmarkFrontGate" {
+			instance = fmt.Sprintf("%s; %s", h.Instance, machine) // sized by the body cap, not -bytes
+		}
+		switch h.Unit {
+		case "answer-bytes/op":
 			// A count the benchmark reports: exact, the same every iteration.
 			recs = append(recs, results.Record{
 				ID: h.ID, Title: h.Title, Value: r.Median, Unit: "bytes",
 				Instance: fmt.Sprintf("%s, string values of %s bytes", h.Instance, size),
 				Method:   results.Measured,
-				Source:   fmt.Sprintf("%s (%s), median %s over n=%d, read by bench.SuiteRecords", benchdata.SuiteFile, s.Config["command"], h.Unit, r.N),
+				Source:   fmt.Sprintf("%s (%s), median %s over n=%d, read by bench.SuiteRecords", source, s.Config["command"], h.Unit, r.N),
 				Build:    build,
+			})
+			continue
+		case "B/s":
+			v := round3(r.Median / 1e6)
+			recs = append(recs, results.Record{
+				ID: h.ID, Title: h.Title, Value: v, Unit: "MB/s", Instance: instance,
+				Method: results.Measured,
+				Source: fmt.Sprintf("%s (%s), n=%d, read by bench.SuiteRecords: benchmath AssumeNothing median, %.0f%% interval [%.4g, %.4g] MB/s",
+					source, s.Config["command"], r.N, 100*Confidence, r.Lo/1e6, r.Hi/1e6),
+				Tolerance: round3(math.Max(0.5*v, math.Max(r.Hi/1e6-v, v-r.Lo/1e6))),
+				Build:     build,
 			})
 			continue
 		}
@@ -124,10 +219,10 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 			Title:    h.Title,
 			Value:    v,
 			Unit:     "ratio of median sec/op",
-			Instance: fmt.Sprintf("%s, %s bytes; machine: %s, GOMAXPROCS %s", h.Instance, size, s.Config["cpu-model"], s.Config["gomaxprocs"]),
+			Instance: instance,
 			Method:   results.Measured,
-			Source: fmt.Sprintf("%s (%s), n=%d per impl, read by bench.SuiteRecords: benchmath AssumeNothing medians, %.0f%% interval of the ratio [%.3g, %.3g], U-test p=%.3g",
-				benchdata.SuiteFile, s.Config["command"], r.N, 100*Confidence, r.RatioLo, r.RatioHi, r.P),
+			Source: fmt.Sprintf("%s (%s), n=%d per impl, read by bench.SuiteRecords: benchmath AssumeNothing medians against %s, %.0f%% interval of the ratio [%.3g, %.3g], U-test p=%.3g",
+				source, s.Config["command"], r.N, base, 100*Confidence, r.RatioLo, r.RatioHi, r.P),
 			// Generous: half the value, or the interval's reach if wider. A
 			// re-measurement on a quiet machine of the same kind lands inside.
 			Tolerance: round3(math.Max(0.5*v, math.Max(r.RatioHi-v, v-r.RatioLo))),
@@ -154,11 +249,36 @@ func round3(v float64) float64 {
 	return f
 }
 
+// Pinned is every headline record of the saved runs: the side-by-side suite
+// and the front gate's.
+func Pinned() ([]results.Record, error) {
+	suite, err := SuiteRecords(benchdata.Suite, benchdata.SuiteFile)
+	if err != nil {
+		return nil, err
+	}
+	front, err := SuiteRecords(benchdata.FrontGate, benchdata.FrontGateFile)
+	if err != nil {
+		return nil, err
+	}
+	recs := append(suite, front...)
+	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	return recs, nil
+}
+
+// HeadlineFamily is the benchmark family a headline record's id belongs to
+// ("" for an id no headline has).
+func HeadlineFamily(id string) string {
+	for _, h := range Headlines() {
+		if h.ID == id {
+			return h.Family
+		}
+	}
+	return ""
+}
+
 func init() {
 	results.Register(results.Producer{
-		Name: "bench",
-		Records: func() ([]results.Record, error) {
-			return SuiteRecords(benchdata.Suite, benchdata.SuiteFile)
-		},
+		Name:    "bench",
+		Records: Pinned,
 	})
 }

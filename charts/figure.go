@@ -166,14 +166,35 @@ func (f *figure) layout(c draw.Canvas, ls []plot.Legend) layout {
 	if legendH > 0 {
 		under += 2 * margin
 	}
+	right := f.rightOverhang()
 	if f.caption != "" {
 		sty := f.captionStyle()
-		pc := f.p.DataCanvas(draw.Crop(c, 0, 0, under, 0))
-		lay.caption = vg.Point{X: (pc.Min.X + pc.Max.X) / 2, Y: c.Min.Y + under + sty.FontExtents().Descent}
+		pc := f.p.DataCanvas(draw.Crop(c, 0, -right, under, 0))
+		// Centred under the data area, but never past the canvas: a
+		// caption as wide as the figure slides left rather than being cut.
+		half := sty.Width(f.caption) / 2
+		x := min(max((pc.Min.X+pc.Max.X)/2, c.Min.X+half), c.Max.X-half)
+		lay.caption = vg.Point{X: x, Y: c.Min.Y + under + sty.FontExtents().Descent}
 		under += sty.Height(f.caption) + margin
 	}
-	lay.plot = draw.Crop(c, 0, 0, under, 0)
+	lay.plot = draw.Crop(c, 0, -right, under, 0)
 	return lay
+}
+
+// rightOverhang is how far the X axis's last tick label reaches past the
+// data area's right edge: half its width, since gonum centres a tick label
+// on its tick and does not keep the last one inside the canvas.
+func (f *figure) rightOverhang() vg.Length {
+	if f.p.X.Tick.Marker == nil || !(f.p.X.Max > f.p.X.Min) {
+		return 0
+	}
+	var last string
+	for _, t := range f.p.X.Tick.Marker.Ticks(f.p.X.Min, f.p.X.Max) {
+		if t.Label != "" {
+			last = t.Label
+		}
+	}
+	return f.p.X.Tick.Label.Width(last) / 2
 }
 
 func (f *figure) draw(c draw.Canvas) {

@@ -24,6 +24,14 @@
 // budget is for), classes the cap refuses at any budget (the cap's residual),
 // a budget or node bound the cap makes unreachable — and do not contradict.
 //
+// Two more things live here. LandingRecords pins, at the default limits,
+// where a file at the source-file limit lands class by class (producer
+// "landing", records landing.<dialect>.*), so the docs can quote which text
+// reaches its schema and which the charge refuses. ServedInstances frames the
+// worst instances as knowledge.search calls, a tool `boundlab serve` serves,
+// each re-solved for the call's own envelope and members and carrying what
+// serve and `validate --request` answer it (`derive --instances`).
+//
 // # Where it ends
 //
 // The SDK's nesting depth is measured, not derived: For takes it from

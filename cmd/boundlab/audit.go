@@ -44,7 +44,8 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"readOnlyHint: true and tools named with --tool are called; --all-tools calls every tool. "+
 		"The report lists what was skipped and why. Every probe value carries a canary (from --seed) "+
 		"so an echo is found byte for byte."+
-		"\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 a usage or target error.")
+		"\n\nExit status: 0 nothing found, 1 findings (with --fail-on warning or error: findings of at least that "+
+		"severity), 2 a usage or target error.")
 	url := c.String("url", "", "the server's streamable HTTP endpoint")
 	var headers, tools, skip listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
@@ -53,7 +54,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c.Var(&tools, "tool", "also call the tool `NAME` (repeatable)")
 	c.Var(&skip, "skip", "never call the tool `NAME` (repeatable)")
 	allTools := c.Bool("all-tools", false, "call every tool, whatever its annotations")
-	format := c.String("format", "text", "output: text, json or sarif (SARIF 2.1.0)")
+	format := c.String("format", "text", "output: text, json, sarif (SARIF 2.1.0) or ndjson (one finding a line)")
 	asJSON := c.Bool("json", false, "the same as --format json")
 	staticCap := c.Int64("cap", 0, "with --schemas: the body cap the figures are taken at (0: the 25 MiB mcpvalidate derives)")
 	seed := c.Uint64("seed", 1, "the seed of the canary and the probe ids")
@@ -63,7 +64,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	echoBytes := c.Int("echo-bytes", l.EchoBytes, "filler bytes in one over-long value")
 	timeout := c.Duration("timeout", l.Timeout, "the time one request may take")
 	maxRequests := c.Int("max-requests", l.MaxRequests, "the most requests one run sends")
-	failOn := c.String("fail-on", audit.SeverityWarning, "the least severity that makes the exit status 1: error, warning or note")
+	failOn := c.String("fail-on", audit.SeverityNote, "the least severity that makes the exit status 1: note (the default: any finding), warning or error")
 	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -72,9 +73,9 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		*format = "json"
 	}
 	write, ok := map[string]func(io.Writer, *audit.Report) error{
-		"text": audit.WriteText, "json": audit.WriteJSON, "sarif": audit.WriteSARIF}[*format]
+		"text": audit.WriteText, "json": audit.WriteJSON, "sarif": audit.WriteSARIF, "ndjson": audit.WriteNDJSON}[*format]
 	if !ok {
-		return c.usageError(stderr, "--format is text, json or sarif")
+		return c.usageError(stderr, "--format is text, json, sarif or ndjson")
 	}
 	if !slices.Contains([]string{audit.SeverityError, audit.SeverityWarning, audit.SeverityNote}, *failOn) {
 		return c.usageError(stderr, "--fail-on is error, warning or note")

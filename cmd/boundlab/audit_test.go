@@ -16,8 +16,11 @@ func writeSchema(t *testing.T, dir, name, schema string) {
 }
 
 func TestAuditExitStatuses(t *testing.T) {
-	clean, pitfall := t.TempDir(), t.TempDir()
+	clean, unbounded, pitfall := t.TempDir(), t.TempDir(), t.TempDir()
+	// closed and bounded: its maximum renders the instance in both
+	// validators' errors, a figure in the per-tool report and no finding
 	writeSchema(t, clean, "count.schema.json", `{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"unevaluatedProperties":false}`)
+	writeSchema(t, unbounded, "say.schema.json", `{"type":"object","properties":{"s":{"type":"string","maxLength":8},"t":{"type":"string"}},"unevaluatedProperties":false}`)
 	writeSchema(t, pitfall, "ctx.schema.json", `{"$id":"https://x.test/ctx","type":"object","properties":{"projectId":{"type":"string","maxLength":8}}}`)
 	writeSchema(t, pitfall, "get.schema.json", `{"x-mcp-tool":"get","type":"object","allOf":[{"$ref":"https://x.test/ctx"}],"properties":{"id":{"type":"string","maxLength":8}},"additionalProperties":false}`)
 	for _, c := range []struct {
@@ -25,8 +28,10 @@ func TestAuditExitStatuses(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"notes only", []string{"--schemas", clean}, exitOK},
-		{"notes fail on note", []string{"--schemas", clean, "--fail-on", "note"}, exitNo},
+		{"nothing found", []string{"--schemas", clean}, exitOK},
+		{"nothing found, fail on note", []string{"--schemas", clean, "--fail-on", "note"}, exitOK},
+		{"one note (an unbounded string) is a finding", []string{"--schemas", unbounded}, exitNo},
+		{"one note, fail on warning", []string{"--schemas", unbounded, "--fail-on", "warning"}, exitOK},
 		{"the allOf pitfall", []string{"--schemas", pitfall}, exitNo},
 		{"no target", nil, exitUsage},
 		{"two targets", []string{"--schemas", clean, "--url", "http://127.0.0.1:1/mcp"}, exitUsage},
@@ -40,6 +45,21 @@ func TestAuditExitStatuses(t *testing.T) {
 		if code != c.want {
 			t.Errorf("%s: exit %d, want %d (%s)", c.name, code, c.want, errOut)
 		}
+	}
+}
+
+// TestAuditRendersAreFiguresNotFindings: a closed, bounded schema whose
+// keywords render the instance draws no finding, and the text report still
+// lists what renders and the refusal ceiling.
+func TestAuditRendersAreFiguresNotFindings(t *testing.T) {
+	dir := t.TempDir()
+	writeSchema(t, dir, "count.schema.json", `{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"unevaluatedProperties":false}`)
+	code, out, _ := runVerb(t, "", "audit", "--schemas", dir)
+	if code != exitOK || !strings.Contains(out, "0 findings") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "renders the instance") || !strings.Contains(out, "maximum") || !strings.Contains(out, "a refusal up to") {
+		t.Errorf("the text report does not list the rendering keywords:\n%s", out)
 	}
 }
 
@@ -107,5 +127,16 @@ func TestAuditJSONAndSARIF(t *testing.T) {
 	}
 	if !strings.Contains(sarif, `"BLA103"`) {
 		t.Errorf("no closure-pitfall result")
+	}
+	_, nd, _ := runVerb(t, "", "audit", "--schemas", dir, "--format", "ndjson")
+	lines := strings.Split(strings.TrimSuffix(nd, "\n"), "\n")
+	if len(lines) != len(rep.Findings) {
+		t.Fatalf("%d NDJSON lines for %d findings:\n%s", len(lines), len(rep.Findings), nd)
+	}
+	for i, l := range lines {
+		var f struct{ Target, Rule, Tool, Severity string }
+		if err := json.Unmarshal([]byte(l), &f); err != nil || f.Target != "static" || f.Rule != rep.Findings[i].Rule || f.Tool != rep.Findings[i].Tool || f.Severity == "" {
+			t.Errorf("line %d %q: %+v (%v), want finding %+v", i, l, f, err, rep.Findings[i])
+		}
 	}
 }

@@ -69,7 +69,7 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("bench", []string{"bench [--json] [--unit U] [--check] [--out FILE] [run flags]", "bench [--json] [--unit U] FILE|-"},
 		"Runs the side-by-side benchmarks (go test -bench in --pkg) and prints benchstat-style ratios of medians with "+
 			"their intervals; given FILE (a saved benchfmt run, or - for stdin) it analyses that instead of running. "+
-			"The pinned run is "+benchdata.SuiteFile+". Exit 1 when --check finds a headline ratio out of its tolerance.")
+			"The pinned runs are "+benchdata.SuiteFile+" and "+benchdata.FrontGateFile+". Exit 1 when --check finds a headline ratio out of its tolerance.")
 	count := c.Int("count", 6, "go test -count: samples per benchmark (a 95% median interval needs 6)")
 	pattern := c.String("bench", ".", "go test -bench regexp")
 	benchtime := c.String("benchtime", "", "go test -benchtime (e.g. 1s, 50x); empty for go test's default")
@@ -149,7 +149,7 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return c.fail(stderr, err)
 	}
 	if *check {
-		fmt.Fprintln(stdout, "\nheadline ratios against", benchdata.SuiteFile)
+		fmt.Fprintln(stdout, "\nheadline ratios against", benchdata.SuiteFile, "and", benchdata.FrontGateFile)
 		for _, ch := range checks {
 			verdict, now := "ok", "-"
 			if ch.Drift {
@@ -167,20 +167,25 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // checkAgainstSaved re-measures: the headline ratios of this run against the
 // saved suite's records, each within its tolerance.
 func checkAgainstSaved(data []byte) ([]benchCheckJSON, error) {
-	pinned, err := bench.SuiteRecords(benchdata.Suite, benchdata.SuiteFile)
+	pinned, err := bench.Pinned()
 	if err != nil {
-		return nil, fmt.Errorf("--check: saved suite: %w", err)
+		return nil, fmt.Errorf("--check: saved runs: %w", err)
 	}
 	live, err := bench.SuiteRecords(data, "this run")
 	if err != nil {
 		return nil, fmt.Errorf("--check: this run: %w", err)
 	}
 	byID := map[string]float64{}
+	ran := map[string]bool{} // the families this run measured: only their headlines are checked
 	for _, r := range live {
 		byID[r.ID] = r.Value
+		ran[bench.HeadlineFamily(r.ID)] = true
 	}
 	var out []benchCheckJSON
 	for _, p := range pinned {
+		if !ran[bench.HeadlineFamily(p.ID)] {
+			continue
+		}
 		ch := benchCheckJSON{ID: p.ID, Saved: p.Value, Tolerance: p.Tolerance, Drift: true}
 		if v, ok := byID[p.ID]; ok {
 			ch.Now, ch.Drift = finite(v), !(math.Abs(v-p.Value) <= p.Tolerance)

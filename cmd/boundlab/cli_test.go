@@ -318,7 +318,7 @@ func TestDeriveOutPinsWhatRecordsReads(t *testing.T) {
 		t.Fatalf("pinned %d producers: %v", len(pinned), err)
 	}
 	dir = t.TempDir()
-	if code, _, errOut := runVerb(t, "", "derive", "--instances", "--out", dir); code != exitOK {
+	if code, _, errOut := runVerb(t, "", "derive", "--instances", "--out", dir, "--scenario", "python-raw-codepoint-sdk4mib"); code != exitOK {
 		t.Fatalf("--instances: exit %d: %s", code, errOut)
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(files) == 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -200,7 +199,9 @@ func printRecords(w io.Writer, names []string, recs map[string][]results.Record)
 
 const deriveAbout = `Opens with the verdict: every figure the seed ADR states, as the records carry it, reproduced, refuted (with the counterexample's record and the lab's value) or retired, with the counts; then the core's limits and what derives from them, and every record beside what the seed said.
 
---records DIR reads the records pinned in DIR instead of recomputing them (how docs/records.md is generated). --out DIR pins the live records in DIR/<producer>.json (re-pinning: review the diff); with --instances it writes every worst instance into DIR as a real tools/call request body instead. Exit 1 when a producer fails.
+--records DIR reads the records pinned in DIR instead of recomputing them (how docs/records.md is generated). --out DIR pins the live records in DIR/<producer>.json (re-pinning: review the diff). Exit 1 when a producer fails.
+
+--instances writes the worst instances instead: each worst-render scenario's worst string and worst one-class string, and the widest whole document per dialect, as whole tools/call request bodies for knowledge.search (a tool boundlab serve serves), re-solved at the LIMITS so the call's own members are paid for. It first prints the plan: every file, its size, the total, what the scenario's gate does with it and what validate --request and serve answer it (computed from the charge, the derived body caps and the published schema). Together they are large, so it writes nothing when the chosen instances total more than --max-bytes (default 64MiB): choose with --scenario (comma-separated ids or globs, e.g. 'go-go-*,document-*') or raise --max-bytes (0: no bound). --list prints the plan and writes nothing; --list --json prints it as JSON. Beside the bodies it writes DIR/instances.manifest.json, the plan with each instance's arithmetic.
 
 With LIMITS other than the defaults, derive re-derives every figure for them and prints it, pinning nothing: the limits and what derives from them (composed ceilings; body cap, multiplier and residual per encoder family), the budget a file at MaxSourceFileBytes needs to reach its schema in every class, where such a file is stopped class by class, the worst render of every scenario at those caps and that budget, the CPython memory model's rows at the cap, and the consistency findings with their arithmetic. Exit 1 when a finding contradicts a limit's purpose (printable text at MaxSourceFileBytes refused by the charge; a nesting bound the go-sdk undercuts).
 
@@ -214,8 +215,10 @@ type deriveFlags struct {
 
 func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("derive", []string{"derive [--summary] [--json | --markdown] [--classes]\n" +
-		"                [--only NAMES] [--records DIR | --out DIR [--instances]]",
-		"derive LIMITS [--json] [--classes]"}, deriveAbout)
+		"                [--only NAMES] [--records DIR | --out DIR]",
+		"derive LIMITS [--json] [--classes]",
+		"derive --instances (--out DIR | --list [--json])\n" +
+			"                [--scenario IDS] [--max-bytes SIZE] [LIMITS]"}, deriveAbout)
 	var f deriveFlags
 	c.BoolVar(&f.asJSON, "json", false, "print the verdict, the core's limits and every record as JSON")
 	c.BoolVar(&f.asMD, "markdown", false, "print the records reference (docs/records.md)")
@@ -223,43 +226,47 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c.BoolVar(&f.classes, "classes", false, "also print every class's reach in every worst-render scenario")
 	c.StringVar(&f.records, "records", "", "read the records pinned in `DIR` instead of recomputing them")
 	c.StringVar(&f.out, "out", "", "pin the live records in `DIR`/<producer>.json")
-	c.BoolVar(&f.instances, "instances", false, "with --out: write the worst instances into DIR instead")
+	c.BoolVar(&f.instances, "instances", false, "write every worst instance into --out DIR as a "+derivation.ServedTool+" request body, "+
+		"with "+ManifestFile+" (--list: print the plan, write nothing)")
 	c.StringVar(&f.only, "only", "", "comma-separated producer `NAMES` to derive, print and pin (default: all)")
+	ef := addEmitFlags(c)
 	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
+	l := charge.DefaultLimits()
 	if lf.given() {
-		l, err := lf.resolve()
-		if err != nil {
+		var err error
+		if l, err = lf.resolve(); err != nil {
 			return c.limitsError(stderr, err)
-		}
-		if l != charge.DefaultLimits() {
-			switch {
-			case c.NArg() > 0:
-				return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
-			case f.out != "" || f.instances || f.asMD || f.summary || f.only != "":
-				return c.usageError(stderr, "at limits other than the defaults derive prints the derivation and pins nothing: "+
-					"drop --out, --instances, --markdown, --summary and --only")
-			}
-			return deriveAtLimits(c, f, l, stdout, stderr)
 		}
 	}
 	switch {
 	case c.NArg() > 0:
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
+	case ef.given() && !f.instances:
+		return c.usageError(stderr, "--scenario, --max-bytes and --list go with --instances")
+	case f.instances && (f.asMD || f.summary || f.only != "" || f.records != "" || f.classes):
+		return c.usageError(stderr, "--instances takes --out DIR or --list, with --scenario, --max-bytes, --json and the limits")
+	case f.instances && ef.list == (f.out != ""):
+		return c.usageError(stderr, "--instances writes into --out DIR, or with --list prints the plan: give one")
+	case f.instances && f.asJSON && !ef.list:
+		return c.usageError(stderr, "--instances --json goes with --list (writing, the plan is in DIR/"+ManifestFile+")")
+	case f.instances:
+		return emitInstances(c, f, ef, l, stdout, stderr)
+	}
+	if l != charge.DefaultLimits() {
+		if f.out != "" || f.asMD || f.summary || f.only != "" {
+			return c.usageError(stderr, "at limits other than the defaults derive prints the derivation and pins nothing: "+
+				"drop --out, --markdown, --summary and --only")
+		}
+		return deriveAtLimits(c, f, l, stdout, stderr)
+	}
+	switch {
 	case f.asJSON && f.asMD, f.summary && f.asMD:
 		return c.usageError(stderr, "--markdown prints the records reference alone")
 	case f.records != "" && f.out != "":
 		return c.usageError(stderr, "--records reads pinned records; --out pins live ones: choose one")
-	case f.instances && f.out == "":
-		return c.usageError(stderr, "--instances writes into --out DIR")
-	}
-	if f.instances {
-		if err := emitInstances(f.out, stderr); err != nil {
-			return c.fail(stderr, err)
-		}
-		return exitOK
 	}
 	names, live, errs, code := deriveRecords(c, f, stderr)
 	if code != exitOK {
@@ -436,44 +443,4 @@ func printVerdict(w io.Writer, v results.Verdict) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nA retired claim's wording and correction: docs/records.md, or derive --json --summary.")
-}
-
-// emitInstances writes every worst instance the records name.
-func emitInstances(dir string, stderr io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	l := charge.DefaultLimits()
-	ds, err := sweeps.Derivations(l)
-	if err != nil {
-		return err
-	}
-	var ins []sweeps.Instance
-	seen := map[string]bool{}
-	add := func(in sweeps.Instance) {
-		if !seen[in.Name] {
-			seen[in.Name] = true
-			ins = append(ins, in)
-		}
-	}
-	for _, d := range ds {
-		add(d.WorstPure.Instance())
-		add(d.Worst.Instance())
-		for _, r := range []rune{0x7f, 0x1000c} {
-			if c, ok := d.ClassReach(r); ok && d.ID == "python-raw-codepoint-shipped" {
-				add(c.Instance())
-			}
-		}
-	}
-	for _, d := range charge.Dialects() {
-		add(sweeps.DocumentWorst(d, l).Instance)
-	}
-	for _, in := range ins {
-		path, err := in.Emit(dir)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "wrote %s (%s bytes)\n", path, results.Thousands(in.Size()))
-	}
-	return nil
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/memmodel"
+	"github.com/theurian/boundlab/results"
 )
 
 func init() {
@@ -114,12 +116,12 @@ func printPythonRows(c *command, sc memmodel.Scale, asJSON bool, stdout, stderr 
 
 func memmodelCalibrate(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("memmodel calibrate", []string{memmodelSynopsis[1]},
-		"Runs CPython with tracemalloc over the lab's bodies, one fresh process per row, and prints each row beside "+
-			"the model's prediction. Exit 1 when the model under-predicts a row.")
+		"Runs CPython with tracemalloc over the lab's bodies, one fresh process per row, reporting each row on stderr as it lands, "+
+			"then prints every row beside the model's prediction as one aligned table. Exit 1 when the model under-predicts a row.")
 	python := c.String("python", "", "`PATH` of the CPython interpreter to calibrate against (required)")
 	div := c.Int64("div", 1, "build the bodies at cap/N and budget/N (1 to 4096)")
 	out := c.String("out", "", "merge the rows into `FILE` (full scale only; the pinned file is "+memmodel.CalibrationFile+")")
-	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of a table as they come")
+	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of the table")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -134,30 +136,25 @@ func memmodelCalibrate(args []string, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, "--out pins full-scale rows only; drop --div")
 	}
 	sc := memmodel.FullScale().Scaled(*div)
-	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	if !*asJSON {
-		fmt.Fprintln(tw, "shape\tfam\tparser\tpython\twire B\tmeasured MiB\tx wire\tpredicted x\tseed expr x\tholds\t")
-	}
 	var failed []error
+	n := 0
 	rows, err := memmodel.Calibrate(context.Background(), *python, memmodel.CalibrationShapes(sc, *div == 1), sc.Limits,
 		func(r memmodel.CalibratedRow) {
-			holds := "yes"
+			n++
+			holds := "holds"
 			if err := r.Holds(); err != nil {
-				holds = "NO"
+				holds = "UNDER-PREDICTS"
 				failed = append(failed, err)
 			}
-			if *asJSON {
-				return
-			}
-			w := float64(r.Measured.Wire)
-			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t%s\t\n", r.Shape, r.Family, r.Measured.Parser,
-				r.Measured.ParserVersion, r.Measured.Python, r.Measured.Wire, mib(r.Measured.Peak), r.Ratio(),
-				float64(r.PredPeak)/w, float64(r.SeedPeak)/w, holds)
-			tw.Flush()
+			// Progress as rows land (each is a fresh interpreter); the
+			// table, aligned over every row, comes when all have.
+			fmt.Fprintf(stderr, "calibrate: row %d, %s through %s: %.2fx wire, model %s\n", n, r.Shape, r.Measured.Parser, r.Ratio(), holds)
 		})
-	tw.Flush()
 	if err != nil {
 		return c.fail(stderr, err)
+	}
+	if !*asJSON {
+		writeCalibrationTable(stdout, rows)
 	}
 	for _, e := range failed {
 		fmt.Fprintln(stderr, "model under-predicts:", e)
@@ -186,4 +183,22 @@ func memmodelCalibrate(args []string, stdout, stderr io.Writer) int {
 		return exitNo
 	}
 	return exitOK
+}
+
+// writeCalibrationTable prints calibrate's rows as one table, every column
+// aligned over every row.
+func writeCalibrationTable(w io.Writer, rows []memmodel.CalibratedRow) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "shape\tfam\tparser\tpython\twire B\tmeasured MiB\tx wire\tpredicted x\tseed expr x\tholds\t")
+	for _, r := range rows {
+		holds := "yes"
+		if r.Holds() != nil {
+			holds = "NO"
+		}
+		wire := float64(r.Measured.Wire)
+		parser := strings.TrimSpace(r.Measured.Parser + " " + r.Measured.ParserVersion)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f\t%.2f\t%.2f\t%.2f\t%s\t\n", r.Shape, r.Family, parser, r.Measured.Python, results.Thousands(r.Measured.Wire), mib(r.Measured.Peak), r.Ratio(),
+			float64(r.PredPeak)/wire, float64(r.SeedPeak)/wire, holds)
+	}
+	tw.Flush()
 }

@@ -100,3 +100,51 @@ func TestMemmodelVerbCalibrateNamesAMissingInterpreter(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// calibrate's table lines up: every column of every row ends where the
+// header's does, whatever the cells' lengths (a short and a long shape name,
+// parser versions and interpreter versions of different widths, a held and
+// an under-predicted row).
+func TestCalibrationTableAligned(t *testing.T) {
+	row := func(shape, parser, version, python string, wire, peak, pred int64) memmodel.CalibratedRow {
+		return memmodel.CalibratedRow{Shape: shape, Family: "ii", Measured: memmodel.Measurement{Python: python, Parser: parser,
+			ParserVersion: version, Wire: wire, Peak: peak}, PredPeak: pred, SeedPeak: pred / 2}
+	}
+	rows := []memmodel.CalibratedRow{
+		row("a", "json", "2.0.9", "3.11.7", 1234, 99_000, 100_000),
+		row("astral-nonprintable-at-budget", "pydantic_core", "2.41.5", "3.13.0", 26_214_400, 1_500_000_000, 1_400_000_000),
+		row("2byte-printable-at-budget", "json", "", "3.9.18", 12, 4096, 8192),
+	}
+	var b bytes.Buffer
+	writeCalibrationTable(&b, rows)
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != len(rows)+1 {
+		t.Fatalf("%d lines for %d rows:\n%s", len(lines), len(rows), b.String())
+	}
+	// A right-aligned column ends at the same byte on every line: the
+	// header's cell ends (a non-space before two spaces or the end).
+	var ends []int
+	h := lines[0]
+	for i := 0; i < len(h); i++ {
+		if h[i] != ' ' && (i+1 == len(h) || strings.HasPrefix(h[i+1:], "  ")) {
+			ends = append(ends, i)
+		}
+	}
+	if len(ends) != 10 {
+		t.Fatalf("the header has %d columns, want 10: %q", len(ends), h)
+	}
+	for _, l := range lines[1:] {
+		if len(l) != len(h) {
+			t.Errorf("row of %d bytes, header %d:\n%s\n%s", len(l), len(h), h, l)
+			continue
+		}
+		for _, e := range ends {
+			if l[e] == ' ' || (e+1 < len(l) && l[e+1] != ' ') {
+				t.Errorf("a cell does not end at column %d:\n%s\n%s", e, h, l)
+			}
+		}
+	}
+	if !strings.Contains(b.String(), "NO") || !strings.Contains(b.String(), "26,214,400") {
+		t.Errorf("the under-predicted row or the wire bytes are missing:\n%s", b.String())
+	}
+}

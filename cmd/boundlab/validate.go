@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
@@ -40,12 +42,17 @@ type listedJSON struct {
 
 const validateAbout = `Validates a tool call's arguments object (FILE, or - for stdin) against the tool's input schema through exactly what the middleware runs: gate, decode, jsonschema/v6, bounded refusal. Prints admit, or the bounded refusal; exit 1 when refused.
 
-The contract is --schemas: a directory of *.schema.json files (the schema-file contract of package mcpvalidate), or a JSON file holding a saved tools/list answer (the JSON-RPC response, or its result), each tool's inputSchema its contract. Without --schemas: the seven demo tools boundlab serve publishes.`
+The contract is --schemas: a directory of *.schema.json files (the schema-file contract of package mcpvalidate), or a JSON file holding a saved tools/list answer (the JSON-RPC response, or its result), each tool's inputSchema its contract. Without --schemas: the seven demo tools boundlab serve publishes.
+
+--request reads FILE as a whole JSON-RPC tools/call request body instead (what a client POSTs; what derive --instances writes) and answers what boundlab serve would: the body cap first (serve's, derived from the limits; --go-clients sizes it for Go encoding/json clients too), then the front gate's envelope checks and charge, then the tool's schema. The tool is the request's params.name.`
 
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("validate", []string{"validate --tool NAME [--schemas DIR|FILE] [--json]\n                  [LIMITS] FILE|-",
+		"validate --request [--go-clients] [--schemas DIR|FILE] [--json]\n                  [LIMITS] FILE|-",
 		"validate --list [--schemas DIR|FILE] [--json]"}, validateAbout+"\n\n"+limitsAbout)
 	tool := c.String("tool", "", "the tool whose input schema to validate against")
+	request := c.Bool("request", false, "FILE is a whole tools/call request body: answer what serve would")
+	goClients := c.Bool("go-clients", false, "with --request: size the body cap for Go encoding/json clients too, as serve --go-clients")
 	schemas := c.String("schemas", "", "the contract: a `DIR` of *.schema.json files or a saved tools/list answer")
 	asJSON := c.Bool("json", false, "print the verdict (or the list) as JSON")
 	list := c.Bool("list", false, "list the tools and where each one's schema came from")
@@ -60,10 +67,20 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case *list && (*tool != "" || c.NArg() > 0):
 		return c.usageError(stderr, "--list takes no --tool and no FILE")
-	case !*list && (*tool == "" || c.NArg() != 1):
+	case *list && *request:
+		return c.usageError(stderr, "--list takes no --request")
+	case *request && (*tool != "" || c.NArg() != 1):
+		return c.usageError(stderr, "--request reads the tool from the request: want one FILE (or - for stdin) and no --tool")
+	case *goClients && !*request:
+		return c.usageError(stderr, "--go-clients sizes the body cap, which only --request checks")
+	case !*list && !*request && (*tool == "" || c.NArg() != 1):
 		return c.usageError(stderr, "want --tool NAME and one FILE (or - for stdin)")
 	}
-	v, err := validatorFrom(*schemas, mcpvalidate.WithLimits(l))
+	opts := []mcpvalidate.Option{mcpvalidate.WithLimits(l)}
+	if *goClients {
+		opts = append(opts, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
+	}
+	v, err := validatorFrom(*schemas, opts...)
 	if err != nil {
 		return c.fail(stderr, err)
 	}
@@ -75,8 +92,27 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return c.fail(stderr, err)
 	}
 	var r *mcpvalidate.Refusal
-	if err := v.Check(context.Background(), *tool, doc); err != nil && !errors.As(err, &r) {
-		return c.fail(stderr, err)
+	if *request {
+		var front *validateResult
+		*tool, doc, r, front, err = unwrapRequest(v, doc)
+		switch {
+		case err != nil:
+			return c.fail(stderr, err)
+		case front != nil:
+			if *asJSON {
+				if err := writeJSON(stdout, front); err != nil {
+					return c.fail(stderr, err)
+				}
+			} else {
+				fmt.Fprintln(stdout, front.Message)
+			}
+			return exitNo
+		}
+	}
+	if r == nil {
+		if err := v.Check(context.Background(), *tool, doc); err != nil && !errors.As(err, &r) {
+			return c.fail(stderr, err)
+		}
 	}
 	switch {
 	case *asJSON:
@@ -96,6 +132,37 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitNo
 	}
 	return exitOK
+}
+
+// unwrapRequest reads a whole tools/call request body as serve does before
+// the SDK: the body cap, then the front gate's envelope checks and charge.
+// It returns the tool and its arguments to check; or the middleware's
+// refusal when only the arguments failed the charge; or front, the answer to
+// a request refused before any tool (the body cap, the envelope).
+func unwrapRequest(v *mcpvalidate.Validator, body []byte) (tool string, args []byte, r *mcpvalidate.Refusal, front *validateResult, err error) {
+	if bc := v.MaxRequestBodyBytes(); int64(len(body)) > bc {
+		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "transport",
+			Message: fmt.Sprintf("request refused: a body of %d bytes is over the body cap %d (serve answers 413)", len(body), bc)}, nil
+	}
+	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	e, err := fg.Check(body)
+	var fr *mcpvalidate.FrontRefusal
+	switch {
+	case errors.As(err, &fr) && fr.Tool != nil:
+		return fr.Tool.Tool, nil, fr.Tool, nil, nil
+	case errors.As(err, &fr):
+		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "envelope",
+			Message: fmt.Sprintf("%s (serve answers %d)", fr.Error(), fr.Status)}, nil
+	case err != nil:
+		return "", nil, nil, nil, err
+	case !e.IsToolCall():
+		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "envelope",
+			Message: "request refused: not a tools/call request (validate --request checks tool calls only)"}, nil
+	}
+	return e.Tool(), e.Arguments(), nil, nil, nil
 }
 
 func listTools(c *command, v *mcpvalidate.Validator, asJSON bool, stdout, stderr io.Writer) int {

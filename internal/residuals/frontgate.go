@@ -234,7 +234,7 @@ func (g *gateMeasure) echo() error {
 	}
 	a := ReadAnswer(sw.At)
 	g.refused(a, "the params-echo instances")
-	inst := fmt.Sprintf("tools/call params {\"name\":1,\"x\":\"n x filler\"} over the %d named fillers at n = %d and every raw byte 0x20-0xFF at n = 4096, as mcpvalidate.residual.params-echo.worst-ratio; worst ratio at %s, a %d-byte request: %s",
+	inst := fmt.Sprintf("tools/call params {\"name\":1,\"x\":\"n x filler\"} over the %d named fillers at n = %d and every raw byte 0x20-0xFF at n = 4096 (the sweep that first measured mcpvalidate.residual.params-echo.worst-ratio); worst ratio at %s, a %d-byte request: %s",
 		len(EchoFillers), echoN, sw.Worst, sw.Req, a)
 	g.rec("params-echo.longest-answer-bytes", "the longest answer to the bare SDK's params-echo instances through the front gate: it refuses a non-string params.name before the SDK decodes, so the answer no longer grows with the body",
 		float64(sw.Longest), "bytes", inst)

@@ -16,3 +16,12 @@ const SuiteFile = "results/bench/suite.txt"
 //
 //go:embed suite.txt
 var Suite []byte
+
+// FrontGateFile is the saved run of mcpvalidate's BenchmarkFrontGate
+// (`boundlab bench --pkg ./mcpvalidate/ --bench BenchmarkFrontGate`).
+const FrontGateFile = "results/bench/frontgate.txt"
+
+// FrontGate is that run.
+//
+//go:embed frontgate.txt
+var FrontGate []byte
