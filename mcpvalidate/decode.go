@@ -29,7 +29,9 @@ import (
 //     (charge.StringSpan) and decoded into place by the gate's own escape
 //     decoder (charge.AppendUnescaped);
 //   - an object's members and an array's elements are collected on a pooled
-//     stack and the map or slice is made once, at its final size;
+//     stack and the map or slice is made once, at its final size (a document
+//     holding more than keepStack entries open at once grows that stack as
+//     append does, the one allocation besides the tree);
 //   - every string and number leaf is boxed in an interface (16 bytes), as
 //     any decoder into any does.
 
