@@ -235,6 +235,11 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 	if err := <-smallDone; err != nil {
 		t.Fatalf("a SmallWeight waiter behind a large one, with reserve freed: %v", err)
 	}
+	// The large waiter did not fit when s1 came back (general was full):
+	// it must still be waiting, not granted past capacity.
+	if p := b.Peak(); p > b.Total() {
+		t.Fatalf("peak in use %d past the budget's %d: a waiter was granted what did not fit", p, b.Total())
+	}
 	large.Release()
 	if err := <-largeDone; err != nil {
 		t.Fatalf("a waiter for exactly general capacity: %v", err)
