@@ -32,6 +32,14 @@ func TestBudgetConstruction(t *testing.T) {
 	if _, err := mcpvalidate.NewBudget(11, 10, 10); err != nil {
 		t.Fatalf("one byte of general capacity: %v", err)
 	}
+	if _, err := mcpvalidate.NewBudget(2, 1, 1); err != nil {
+		t.Fatalf("a small weight of 1 byte: %v", err)
+	}
+	for _, small := range []int64{0, -1} {
+		if _, err := mcpvalidate.NewBudget(100, 10, small); err == nil {
+			t.Fatalf("a small weight of %d must fail", small)
+		}
+	}
 }
 
 // ctxFor is a context that ends after d.

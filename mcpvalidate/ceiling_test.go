@@ -320,3 +320,25 @@ func TestTheWidestFrontRefusalMeasured(t *testing.T) {
 	}
 	t.Logf("widest front refusal: error %d bytes, tool result %d; MaxFrontRefusalBytes %d", errWidest, toolWidest, MaxFrontRefusalBytes())
 }
+
+// TestAppendStringEveryByte: appendString writes " and \ escaped, printable
+// ASCII as itself and every other byte as '?', so no byte grows past two and
+// the answer stays JSON whatever a display field holds.
+func TestAppendStringEveryByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		got := string(appendString(nil, string([]byte{byte(c)})))
+		var want string
+		switch {
+		case c == '"' || c == '\\':
+			want = `"\` + string(rune(c)) + `"`
+		case c >= ' ' && c <= '~':
+			want = `"` + string(rune(c)) + `"`
+		default:
+			want = `"?"`
+		}
+		var back string
+		if got != want || json.Unmarshal([]byte(got), &back) != nil {
+			t.Errorf("byte %#02x: %s, want %s", c, got, want)
+		}
+	}
+}
