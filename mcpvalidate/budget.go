@@ -204,13 +204,13 @@ func (b *Budget) grantLocked() {
 	}
 	for b.smallQ.Len() > 0 {
 		w := b.smallQ.Front().Value.(*waiter)
-		switch {
-		case b.usedRes+w.weight <= b.reserve:
+		// An if chain, not a switch, so gremlins covers the conditions.
+		if b.usedRes+w.weight <= b.reserve {
 			b.usedRes += w.weight
 			w.fromRes = true
-		case b.large.Len() == 0 && b.used+w.weight <= b.capacity:
+		} else if b.large.Len() == 0 && b.used+w.weight <= b.capacity {
 			b.used += w.weight
-		default:
+		} else {
 			return
 		}
 		b.notePeak()

@@ -291,3 +291,47 @@ func TestBudgetSmallWeightAboveGeneral(t *testing.T) {
 		t.Fatalf("a request past both lanes: %v, want an outright refusal", err)
 	}
 }
+
+// TestBudgetSmallWaiterWokenAtItsFit: a small request waiting behind a full
+// reserve and full general capacity is woken by a release only when it fits
+// (from general capacity, none large waiting), exactly at its fit; a release
+// that leaves it short of a fit grants nothing. The grant happens inside
+// Release, so InUse right after it says whether it did.
+func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
+	b := budget(t, 100, 10, 5) // general 90, reserve 10, small <= 5
+	var held []mcpvalidate.Grant
+	for _, w := range []int64{5, 5, 85, 2, 3} { // the reserve, then general to its last byte
+		g, ok := b.TryAcquire(w)
+		if !ok {
+			t.Fatalf("%d bytes refused while filling", w)
+		}
+		held = append(held, g)
+	}
+	if got := b.InUse(); got != 100 {
+		t.Fatalf("in use %d, want 100", got)
+	}
+	done := make(chan error, 1)
+	go func() {
+		g, err := b.Acquire(ctxFor(t, 5*time.Second), 5)
+		done <- err
+		g.Release()
+	}()
+	time.Sleep(20 * time.Millisecond) // let it queue
+	held[4].Release()                 // 3 bytes back: general has 3, the waiter needs 5
+	if got := b.InUse(); got != 97 {
+		t.Fatalf("in use %d after a release short of the waiter's fit, want 97 (nothing granted)", got)
+	}
+	held[3].Release() // 2 more: exactly 5 free in general
+	if got := b.InUse(); got != 100 {
+		t.Fatalf("in use %d after a release that fits the waiter exactly, want 100 (granted)", got)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the small waiter: %v", err)
+	}
+	if p := b.Peak(); p > b.Total() {
+		t.Fatalf("peak %d past the budget's %d", p, b.Total())
+	}
+	for _, g := range held[:3] {
+		g.Release()
+	}
+}
