@@ -32,6 +32,14 @@ func TestBudgetConstruction(t *testing.T) {
 	if _, err := mcpvalidate.NewBudget(11, 10, 10); err != nil {
 		t.Fatalf("one byte of general capacity: %v", err)
 	}
+	if _, err := mcpvalidate.NewBudget(2, 1, 1); err != nil {
+		t.Fatalf("a small weight of 1 byte: %v", err)
+	}
+	for _, small := range []int64{0, -1} {
+		if _, err := mcpvalidate.NewBudget(100, 10, small); err == nil {
+			t.Fatalf("a small weight of %d must fail", small)
+		}
+	}
 }
 
 // ctxFor is a context that ends after d.
@@ -235,6 +243,11 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 	if err := <-smallDone; err != nil {
 		t.Fatalf("a SmallWeight waiter behind a large one, with reserve freed: %v", err)
 	}
+	// The large waiter did not fit when s1 came back (general was full):
+	// it must still be waiting, not granted past capacity.
+	if p := b.Peak(); p > b.Total() {
+		t.Fatalf("peak in use %d past the budget's %d: a waiter was granted what did not fit", p, b.Total())
+	}
 	large.Release()
 	if err := <-largeDone; err != nil {
 		t.Fatalf("a waiter for exactly general capacity: %v", err)
@@ -276,5 +289,49 @@ func TestBudgetSmallWeightAboveGeneral(t *testing.T) {
 	g.Release()
 	if _, err := b.Acquire(ctxFor(t, time.Second), 11); err == nil || errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
 		t.Fatalf("a request past both lanes: %v, want an outright refusal", err)
+	}
+}
+
+// TestBudgetSmallWaiterWokenAtItsFit: a small request waiting behind a full
+// reserve and full general capacity is woken by a release only when it fits
+// (from general capacity, none large waiting), exactly at its fit; a release
+// that leaves it short of a fit grants nothing. The grant happens inside
+// Release, so InUse right after it says whether it did.
+func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
+	b := budget(t, 100, 10, 5) // general 90, reserve 10, small <= 5
+	var held []mcpvalidate.Grant
+	for _, w := range []int64{5, 5, 85, 2, 3} { // the reserve, then general to its last byte
+		g, ok := b.TryAcquire(w)
+		if !ok {
+			t.Fatalf("%d bytes refused while filling", w)
+		}
+		held = append(held, g)
+	}
+	if got := b.InUse(); got != 100 {
+		t.Fatalf("in use %d, want 100", got)
+	}
+	done := make(chan error, 1)
+	go func() {
+		g, err := b.Acquire(ctxFor(t, 5*time.Second), 5)
+		done <- err
+		g.Release()
+	}()
+	time.Sleep(20 * time.Millisecond) // let it queue
+	held[4].Release()                 // 3 bytes back: general has 3, the waiter needs 5
+	if got := b.InUse(); got != 97 {
+		t.Fatalf("in use %d after a release short of the waiter's fit, want 97 (nothing granted)", got)
+	}
+	held[3].Release() // 2 more: exactly 5 free in general
+	if got := b.InUse(); got != 100 {
+		t.Fatalf("in use %d after a release that fits the waiter exactly, want 100 (granted)", got)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the small waiter: %v", err)
+	}
+	if p := b.Peak(); p > b.Total() {
+		t.Fatalf("peak %d past the budget's %d", p, b.Total())
+	}
+	for _, g := range held[:3] {
+		g.Release()
 	}
 }

@@ -1,12 +1,15 @@
 package mcpvalidate
 
 import (
+	"bytes"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -190,44 +193,152 @@ func longest(ss []string) string {
 	return l
 }
 
-// TestTheWidestFrontRefusalMeasured: every name the front gate can answer
-// with fits the cut its ceiling assumes, and the widest answer it can build —
-// the longest id token, bound, envelope path with the widest pointer beneath
-// it, limit, unit and offset, and the tool-result shape around the widest
-// refusal — fits MaxFrontRefusalBytes.
+// frontCodes reads the JSON-RPC error codes the front gate can answer with:
+// the constants named code* in its sources.
+func frontCodes(t *testing.T) []string {
+	t.Helper()
+	var codes []string
+	fset := token.NewFileSet()
+	for _, f := range []string{"envelope.go", "frontgate.go", "frontrefusal.go"} {
+		file, err := parser.ParseFile(fset, filepath.Join(".", f), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if v, ok := n.(*ast.ValueSpec); ok && len(v.Values) == len(v.Names) {
+				for i, name := range v.Names {
+					u, ok := v.Values[i].(*ast.UnaryExpr)
+					if !strings.HasPrefix(name.Name, "code") || !ok || u.Op != token.SUB {
+						continue
+					}
+					if lit, ok := u.X.(*ast.BasicLit); ok && lit.Kind == token.INT {
+						codes = append(codes, "-"+lit.Value)
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(codes) < 4 {
+		t.Fatalf("the source scan found %d codes: it no longer reads the front gate", len(codes))
+	}
+	return codes
+}
+
+// jsonLen is how many bytes s takes as JSON string content, by encoding/json.
+func jsonLen(t *testing.T, s string) int {
+	t.Helper()
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return b.Len() - len("\"\"\n")
+}
+
+// TestTheWidestFrontRefusalMeasured: every name and code the front gate can
+// answer with fits the cut its ceiling assumes and holds no byte JSON
+// escapes; the widest answer of each shape it can build — a JSON-RPC error
+// with the longest id, code, bound and unit (at their cuts), envelope path
+// with the widest pointer beneath it, limit and offset; the tool-result shape
+// around each stage's widest refusal — is exactly its ceiling, and
+// MaxFrontRefusalBytes is the wider of the two.
 func TestTheWidestFrontRefusalMeasured(t *testing.T) {
 	bounds, units, paths := frontNames(t)
-	for _, b := range bounds {
-		if len(b) > maxBoundBytes {
-			t.Errorf("bound %q is %d bytes, past maxBoundBytes %d", b, len(b), maxBoundBytes)
+	plain := func(what, s string, cut int) {
+		if len(s) > cut || strings.ContainsAny(s, "\"\\") {
+			t.Errorf("%s %q is %d bytes (cut %d) or holds a byte JSON escapes", what, s, len(s), cut)
 		}
+	}
+	for _, b := range bounds {
+		plain("bound", b, maxBoundBytes)
 	}
 	for _, u := range units {
-		if len(u) > maxUnitBytes {
-			t.Errorf("unit %q is %d bytes, past maxUnitBytes %d", u, len(u), maxUnitBytes)
-		}
+		plain("unit", u, maxUnitBytes)
 	}
 	for _, p := range paths {
-		if n := len(p) + charge.MaxPointerBytes; n > maxWhereBytes {
-			t.Errorf("envelope path %s with the widest pointer beneath it is %d bytes, past maxWhereBytes %d", p, n, maxWhereBytes)
-		}
+		plain("envelope path", p, maxPathBytes)
+	}
+	codes := frontCodes(t)
+	for _, c := range codes {
+		plain("code", c, maxCodeBytes)
+	}
+	code, err := strconv.ParseInt(longest(codes), 10, 64)
+	if err != nil {
+		t.Fatal(err)
 	}
 	id := []byte(`"` + strings.Repeat(`\"`, (MaxIDBytes-2)/2) + `"`)
 	if len(id) != MaxIDBytes {
 		t.Fatalf("fixture: id of %d bytes", len(id))
 	}
-	widest := 0
+	// Names at their cuts: the widest the ceiling admits (the real ones are
+	// held within them above).
+	atCut := func(s string, cut int) string { return s + strings.Repeat("x", cut-len(s)) }
+	errWidest, toolWidest := 0, 0
+	stageWidest := map[Stage]int{}
 	for _, fill := range []string{"a", `"`} {
-		f := &FrontRefusal{Code: codeParseError, Bound: longest(bounds), Where: longest(paths) + widestPointer(fill),
-			Limit: math.MaxInt64, Unit: longest(units), Offset: math.MaxInt, id: id}
-		widest = max(widest, len(f.AppendJSON(nil)))
-		for _, r := range widestRefusals(t, fill) {
+		f := &FrontRefusal{Code: code, Bound: atCut(longest(bounds), maxBoundBytes), Where: longest(paths) + widestPointer(fill),
+			Limit: math.MaxInt64, Unit: atCut(longest(units), maxUnitBytes), Offset: math.MaxInt, id: id}
+		out := f.AppendJSON(nil)
+		if !json.Valid(out) {
+			t.Fatalf("not JSON: %s", out)
+		}
+		errWidest = max(errWidest, len(out))
+		rs := widestRefusals(t, fill)
+		// A schema refusal whose leaves are at the root.
+		root := *rs[len(rs)-1]
+		root.Leaves = slices.Clone(root.Leaves)
+		for i := range root.Leaves {
+			root.Leaves[i].Pointer = ""
+		}
+		for _, r := range append(rs, &root) {
+			stageWidest[r.Stage] = max(stageWidest[r.Stage], jsonLen(t, r.Error()))
 			f := &FrontRefusal{Tool: r, id: id, complete: true}
-			widest = max(widest, len(f.AppendJSON(nil)))
+			toolWidest = max(toolWidest, len(f.AppendJSON(nil)))
 		}
 	}
-	if n := MaxFrontRefusalBytes(); widest > n {
-		t.Errorf("widest front refusal measured %d bytes, past MaxFrontRefusalBytes %d", widest, n)
+	for s := StageUnknownTool; s <= StageInternal; s++ {
+		// The gate's own ceiling reserves a sign byte for its limit and its
+		// offset, which are never negative.
+		slack := 0
+		if s == StageGate {
+			slack = 2
+		}
+		if n := maxRefusalJSONBytes(s); stageWidest[s] == 0 || stageWidest[s] > n || n-stageWidest[s] > slack {
+			t.Errorf("stage %s: widest refusal %d bytes as JSON; its ceiling %d (slack %d)", s, stageWidest[s], n, slack)
+		}
 	}
-	t.Logf("widest front refusal %d bytes; MaxFrontRefusalBytes %d", widest, MaxFrontRefusalBytes())
+	if n := maxFrontErrorBytes(); errWidest != n {
+		t.Errorf("widest error answer measured %d bytes; its ceiling %d", errWidest, n)
+	}
+	if n := maxFrontToolBytes(); toolWidest != n {
+		t.Errorf("widest tool-result answer measured %d bytes; its ceiling %d", toolWidest, n)
+	}
+	if n := MaxFrontRefusalBytes(); n != max(errWidest, toolWidest) {
+		t.Errorf("widest front refusal measured %d bytes; MaxFrontRefusalBytes %d", max(errWidest, toolWidest), n)
+	}
+	t.Logf("widest front refusal: error %d bytes, tool result %d; MaxFrontRefusalBytes %d", errWidest, toolWidest, MaxFrontRefusalBytes())
+}
+
+// TestAppendStringEveryByte: appendString writes " and \ escaped, printable
+// ASCII as itself and every other byte as '?', so no byte grows past two and
+// the answer stays JSON whatever a display field holds.
+func TestAppendStringEveryByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		got := string(appendString(nil, string([]byte{byte(c)})))
+		var want string
+		switch {
+		case c == '"' || c == '\\':
+			want = `"\` + string(rune(c)) + `"`
+		case c >= ' ' && c <= '~':
+			want = `"` + string(rune(c)) + `"`
+		default:
+			want = `"?"`
+		}
+		var back string
+		if got != want || json.Unmarshal([]byte(got), &back) != nil {
+			t.Errorf("byte %#02x: %s, want %s", c, got, want)
+		}
+	}
 }

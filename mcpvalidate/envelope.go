@@ -499,7 +499,9 @@ func (p *envParser) typedParams(toolCall bool) *envelopeError {
 		if p.nrest <= 1 && p.e.tool.ok() {
 			return nil // only the name, a string: nothing else to decode
 		}
-		if p.restBytes > MaxOtherParamsBytes {
+		// The rebuilt object is the members with one byte each (restBytes:
+		// a comma, or the closing brace) and the opening brace.
+		if p.restBytes+1 > MaxOtherParamsBytes {
 			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: MaxOtherParamsBytes, unit: "bytes"}
 		}
 		obj := make([]byte, 0, p.restBytes+2)

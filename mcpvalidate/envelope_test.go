@@ -340,3 +340,32 @@ func TestToolNameDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCallRestOfParamsAtAndPast: a tools/call's params other than the
+// arguments, rebuilt as the one object the go-sdk decodes (the members as
+// sent, a comma between each two, the braces), are bounded at
+// MaxOtherParamsBytes exactly, however many members carry them.
+func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
+	fg := frontGate(t)
+	for _, members := range [][]string{{`"name":"t"`, `"_meta":{"x":"%s"}`}, {`"_meta":{"x":"%s"}`, `"name":"t"`, `"requestState":"s"`}} {
+		rest := func(n int) []byte { // a body whose rebuilt rest of params is n bytes
+			fixed := "{" + strings.Replace(strings.Join(members, ","), "%s", "", 1) + "}"
+			filled := strings.Replace(strings.Join(members, ","), "%s", strings.Repeat("a", n-len(fixed)), 1)
+			obj := "{" + filled + "}"
+			if len(obj) != n {
+				t.Fatalf("fixture: %d bytes, want %d", len(obj), n)
+			}
+			return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{},` + filled + `}}`)
+		}
+		at := rest(mcpvalidate.MaxOtherParamsBytes)
+		if _, err := fg.Check(at); err != nil {
+			t.Fatalf("%d members, the rest of params of MaxOtherParamsBytes: %v", len(members), err)
+		}
+		past := rest(mcpvalidate.MaxOtherParamsBytes + 1)
+		_, err := fg.Check(past)
+		var f *mcpvalidate.FrontRefusal
+		if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != mcpvalidate.MaxOtherParamsBytes {
+			t.Fatalf("%d members, the rest of params one byte past MaxOtherParamsBytes: %v", len(members), err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package mcpvalidate
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,27 +70,92 @@ const (
 	tplFrontByte  = ", byte "
 	tplFrontLimit = ", limit "
 	// maxBoundBytes and maxUnitBytes bound the fixed names the front gate
-	// uses (held by a test over every name it can use).
+	// uses (held by a test over every name it can use; none holds a byte
+	// JSON escapes).
 	maxBoundBytes = 32
 	maxUnitBytes  = 32
-	// maxWhereBytes is the longest envelope path with a gate pointer
-	// beneath it: a value under /params/inputResponses is scanned by the
-	// gate, so its refusal's pointer follows that path (held by a test over
-	// every path in the sources).
-	maxWhereBytes = len("/params/inputResponses") + charge.MaxPointerBytes
+	// maxPathBytes is the longest envelope path a gate pointer can sit
+	// beneath: a value under /params/inputResponses is scanned by the gate,
+	// so its refusal's pointer follows that path (held by a test over every
+	// path in the sources).
+	maxPathBytes = len("/params/inputResponses")
+	// maxCodeBytes is the widest JSON-RPC error code: the codes the gate
+	// answers with are in JSON-RPC's reserved range, -32768..-32000.
+	maxCodeBytes = len("-32768")
 )
 
+// The widest numbers an answer writes: a limit (a positive int64), an offset
+// or an elided count (a non-negative int).
+var (
+	maxLimitDigits = len(strconv.FormatInt(math.MaxInt64, 10))
+	maxIntDigits   = len(strconv.Itoa(math.MaxInt))
+)
+
+// maxPointerJSONBytes is the widest display pointer as JSON string content:
+// every display byte of a member name may be half of a \" or \\ escape, which
+// escapes again; the slashes, cut marks and elision do not. (A function, not
+// a constant, so that mutation testing reaches its arithmetic.)
+func maxPointerJSONBytes() int {
+	return charge.MaxPointerBytes + charge.PointerSegments*charge.KeyCut
+}
+
+// maxCutJSONBytes is the same for a text cut at cut display bytes (a tool
+// name, a keyword, a schema-side limit).
+func maxCutJSONBytes(cut int) int { return 2*cut + len(cutMark) }
+
+// jsonBytes is how many bytes s takes as JSON string content (appendString).
+func jsonBytes(s string) int { return len(appendString(nil, s)) - len(`""`) }
+
 // MaxFrontRefusalBytes is the longest answer body the front gate writes,
-// computed from its templates, cuts and the middleware's own ceiling; every
-// byte of a message may double under JSON string escaping.
+// computed from its templates, cuts and JSON escaping: the wider of its two
+// shapes, a JSON-RPC error and the middleware's tool result. It is exact:
+// the widest answer of each shape is built and measured by this package's
+// tests.
 func MaxFrontRefusalBytes() int {
-	msg := len(tplFront) + maxBoundBytes + len(tplFrontAt) + maxWhereBytes + len(tplFrontByte) + 20 +
-		len(tplFrontLimit) + 20 + 1 + maxUnitBytes
-	errBody := len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes + len(`,"error":{"code":-32700,"message":""`) + 2*msg +
-		len(`,"data":{"bound":"","where":"","limit":,"unit":"","offset":}}}`) + 2*maxBoundBytes + 2*maxWhereBytes + 20 + 2*maxUnitBytes + 20
-	toolBody := len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes + len(`,"result":{"content":[{"type":"text","text":""}],"isError":true,"resultType":"complete"}}`) +
-		2*MaxRefusalBytes()
-	return max(errBody, toolBody)
+	return max(maxFrontErrorBytes(), maxFrontToolBytes())
+}
+
+// maxFrontErrorBytes is the widest JSON-RPC error answer: the longest id,
+// code, bound, unit, envelope path with the widest pointer beneath it, limit
+// and offset, each in the message and again in data.
+func maxFrontErrorBytes() int {
+	where := maxPathBytes + maxPointerJSONBytes()
+	msg := jsonBytes(tplFront) + maxBoundBytes + jsonBytes(tplFrontAt) + where + jsonBytes(tplFrontByte) + maxIntDigits +
+		jsonBytes(tplFrontLimit) + maxLimitDigits + jsonBytes(" ") + maxUnitBytes
+	data := len(`,"data":{"bound":""`) + maxBoundBytes + len(`,"where":""`) + where + len(`,"limit":`) + maxLimitDigits +
+		len(`,"unit":""`) + maxUnitBytes + len(`,"offset":`) + maxIntDigits + len(`}}}`)
+	return len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes + len(`,"error":{"code":`) + maxCodeBytes + len(`,"message":""`) + msg + data
+}
+
+// maxFrontToolBytes is the widest tool-result answer: the longest id and the
+// widest refusal text of any stage, escaped.
+func maxFrontToolBytes() int {
+	text := max(maxRefusalJSONBytes(StageUnknownTool), maxRefusalJSONBytes(StageGate), maxRefusalJSONBytes(StageDecode),
+		maxRefusalJSONBytes(StageInternal), maxRefusalJSONBytes(StageSchema))
+	return len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes +
+		len(`,"result":{"content":[{"type":"text","text":""}],"isError":true,"resultType":"complete"}}`) + text
+}
+
+// maxRefusalJSONBytes is the widest Error text of a refusal at stage s as
+// JSON string content: MaxRefusalBytes' templates and cuts, each escaped.
+func maxRefusalJSONBytes(s Stage) int {
+	tool := jsonBytes(tplTool) + maxCutJSONBytes(ToolCut)
+	switch s {
+	case StageUnknownTool:
+		return tool + jsonBytes(tplUnknown)
+	case StageGate:
+		// The gate's text escapes again in the quotes around its pointer and
+		// in the pointer's names; its other bytes are plain.
+		return tool + jsonBytes(tplGate) + charge.MaxRefusalBytes() + len(`""`) + charge.PointerSegments*charge.KeyCut
+	case StageDecode:
+		return tool + jsonBytes(tplDecode)
+	case StageInternal:
+		return tool + jsonBytes(tplInternal)
+	}
+	// A leaf at the root is shorter than one under a pointer (held by the
+	// same test).
+	leaf := jsonBytes(tplLeafAt) + maxPointerJSONBytes() + jsonBytes(tplLeafKw) + maxCutJSONBytes(FragmentCut) + jsonBytes(tplLeafWant) + maxCutJSONBytes(FragmentCut)
+	return tool + jsonBytes(tplSchema) + MaxLeaves*leaf + (MaxLeaves-1)*jsonBytes(tplLeafSep) + jsonBytes(tplMore) + maxIntDigits + jsonBytes(tplMoreEnd)
 }
 
 // refusal turns a scan refusal into the answer.
@@ -178,12 +244,14 @@ func (f *FrontRefusal) AppendJSON(dst []byte) []byte {
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
+		// An if chain, not a switch: gremlins maps an if's condition to
+		// coverage, not a switch case's.
+		c := s[i]
+		if c == '"' || c == '\\' {
 			dst = append(dst, '\\', c)
-		case c < 0x20 || c >= 0x7f:
+		} else if c < 0x20 || c >= 0x7f {
 			dst = append(dst, '?')
-		default:
+		} else {
 			dst = append(dst, c)
 		}
 	}

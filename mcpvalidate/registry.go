@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"path"
 	"sort"
@@ -230,10 +231,7 @@ func bundle(f *schemaFile, files []*schemaFile) (json.RawMessage, error) {
 	if err := visit(f); err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(f.doc)+1)
-	for k, v := range f.doc {
-		out[k] = v
-	}
+	out := maps.Clone(f.doc)
 	if len(defs) > 0 {
 		if _, clash := out["$defs"]; clash {
 			return nil, fmt.Errorf("%s: already has $defs; bundling would overwrite them", f.path)

@@ -342,3 +342,23 @@ func TestCheckConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestEnumLeafNamesItsMembers: a failed enum of non-strings names its
+// members in the leaf's schema side (Want), as JSON.
+func TestEnumLeafNamesItsMembers(t *testing.T) {
+	file := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/e.schema.json","x-mcp-tool":"e",
+ "type":"object","properties":{"n":{"enum":[17,true,null]}},"unevaluatedProperties":false}`
+	v, err := New(WithSchemaFiles(mapFS(map[string]string{"e.schema.json": file}), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := refusalOf(t, v, "e", []byte(`{"n":"x"}`))
+	if r == nil || len(r.Leaves) != 1 || r.Leaves[0].Keyword != "enum" {
+		t.Fatalf("refusal %+v", r)
+	}
+	for _, m := range []string{"17", "true", "null"} {
+		if !strings.Contains(r.Leaves[0].Want, m) {
+			t.Errorf("enum leaf's Want %q does not name %s", r.Leaves[0].Want, m)
+		}
+	}
+}
