@@ -45,6 +45,7 @@ type Run struct {
 	Files              string `json:"files"` // "" when every file of the package was mutated
 	Flags              string `json:"flags"` // further gremlins flags, e.g. mutator types turned off
 	TimeoutCoefficient int    `json:"timeout_coefficient"`
+	Workers            int    `json:"workers"` // 0 in runs saved before the field: they ran one worker
 	Gremlins           string `json:"gremlins"`
 	Commit             string `json:"commit"`
 	Go                 string `json:"go"`
@@ -139,8 +140,12 @@ func RunRecords(data []byte, source string) ([]results.Record, error) {
 	if r.Flags != "" {
 		mutators = "default mutators with " + r.Flags
 	}
-	inst := fmt.Sprintf("gremlins %s over ./%s, %s (%s), 1 worker, timeout coefficient %d; machine: %s",
-		r.Gremlins, r.Package, files, mutators, r.TimeoutCoefficient, r.Machine)
+	workers := "1 worker"
+	if r.Workers > 1 {
+		workers = fmt.Sprintf("%d workers", r.Workers)
+	}
+	inst := fmt.Sprintf("gremlins %s over ./%s, %s (%s), %s, timeout coefficient %d; machine: %s",
+		r.Gremlins, r.Package, files, mutators, workers, r.TimeoutCoefficient, r.Machine)
 	src := fmt.Sprintf("%s (`scripts/mutation.sh %s`, at %s on %s), read by mutation.RunRecords", source, r.Package, r.Commit, r.Date)
 	build := results.Build{Go: r.Go, Modules: map[string]string{"github.com/go-gremlins/gremlins": r.Gremlins}}
 	prefix := "mutation." + r.Package + "."
