@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -29,22 +28,6 @@ func refWidth(d charge.Dialect, s string) int64 {
 	return reference.Width(d, reference.String(d, s)) - 2
 }
 
-// refAlone is, per dialect, the reference width of every code point alone
-// (indexed by the code point; surrogates left 0), computed once per test
-// binary: both exhaustive sweeps compare with it, and the reference render is
-// most of their time.
-var refAlone = map[charge.Dialect]func() []int64{}
-
-func init() {
-	for _, d := range charge.Dialects() {
-		refAlone[d] = sync.OnceValue(func() []int64 {
-			w := make([]int64, utf8.MaxRune+1)
-			scalars(func(r rune) { w[r] = refWidth(d, string(r)) })
-			return w
-		})
-	}
-}
-
 // eachDialect runs f for every dialect, the dialects in parallel (the
 // exhaustive sweeps take a core each).
 func eachDialect(t *testing.T, f func(t *testing.T, d charge.Dialect)) {
@@ -54,28 +37,6 @@ func eachDialect(t *testing.T, f func(t *testing.T, d charge.Dialect)) {
 			f(t, d)
 		})
 	}
-}
-
-// TestEveryCodePointRendersAtItsReferenceWidth is the exhaustive proof: for
-// every scalar value and both dialects, the fast width equals the slow
-// reference renderer's, alone and in a string that also holds both quotes.
-func TestEveryCodePointRendersAtItsReferenceWidth(t *testing.T) {
-	eachDialect(t, func(t *testing.T, d charge.Dialect) {
-		bad := 0
-		alone := refAlone[d]()
-		scalars(func(r rune) {
-			s := string(r)
-			if got, want := int64(d.StringWidth(s)), alone[r]; got != want && bad < 10 {
-				bad++
-				t.Errorf("%s: U+%04X alone: width %d, reference %d", d, r, got, want)
-			}
-			mixed := s + `'"` + s
-			if got, want := int64(d.StringWidth(mixed)), refWidth(d, mixed); got != want && bad < 10 {
-				bad++
-				t.Errorf("%s: U+%04X between quotes: width %d, reference %d", d, r, got, want)
-			}
-		})
-	})
 }
 
 // jsonString writes r into a JSON string both ways a client may: raw UTF-8
@@ -106,41 +67,6 @@ const lowerHex, upperHex = "0123456789abcdef", "0123456789ABCDEF"
 // fmt's %04x and %04X write, without fmt's cost over a million code points).
 func u4(r rune, digits string) string {
 	return string([]byte{'\\', 'u', digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
-}
-
-// TestTheGateChargesEveryCodePointExactly drives every scalar value through the
-// gate, raw and escaped, and compares the charge with the reference.
-func TestTheGateChargesEveryCodePointExactly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode: skipping the 2 x 1,112,064-document gate sweep")
-	}
-	eachDialect(t, func(t *testing.T, d charge.Dialect) {
-		g, err := charge.NewGate(d, charge.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		bad := 0
-		alone := refAlone[d]()
-		scalars(func(r rune) {
-			want := alone[r]
-			raw, escaped := jsonString(r)
-			for _, doc := range []string{raw, escaped} {
-				// g.Check, not check: check's t.Helper costs more than the
-				// gate over 2,224,128 documents.
-				rep, err := g.Check([]byte(doc))
-				if err != nil {
-					if bad++; bad < 10 {
-						t.Errorf("%s: U+%04X refused: %v", d, r, err)
-					}
-					continue
-				}
-				if rep.Charge != want && bad < 10 {
-					bad++
-					t.Errorf("%s: U+%04X charged %d, reference %d", d, r, rep.Charge, want)
-				}
-			}
-		})
-	})
 }
 
 // jsonText is s as a JSON string, escaping only what JSON requires.

@@ -59,7 +59,9 @@ for pkg in "${pkgs[@]}"; do
 	# -count=1: gremlins sets every mutant's timeout from its coverage run's
 	# time; a cached coverage run (well under a second) would time out
 	# mutants whose tests merely take their usual few seconds.
-	GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1" "$gobin/gremlins" unleash --workers "$workers" --timeout-coefficient "$coef" \
+	# -vet=off: a mutant is killed by the tests failing, not by go vet (which
+	# go test otherwise runs first, on every mutant).
+	GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1 -vet=off" "$gobin/gremlins" unleash --workers "$workers" --timeout-coefficient "$coef" \
 		${GREMLINS_FLAGS:-} "${excl[@]}" -o "$out/$pkg.json" "./$pkg" >"$out/$pkg.log" 2>&1 || true
 	echo "   $(( $(date +%s) - start ))s"
 	# The run's context beside gremlins' report: what was mutated, at which
