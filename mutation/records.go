@@ -51,7 +51,17 @@ type Run struct {
 	Go                 string `json:"go"`
 	Date               string `json:"date"`
 	Machine            string `json:"machine"`
-	Report             struct {
+	// Replay, when set, says the run's lived mutants were re-applied, one at
+	// a time, to a later commit with the same production files
+	// (scripts/replay-lived.py -o): their statuses are the replay's.
+	Replay *struct {
+		Commit    string `json:"commit"`
+		Go        string `json:"go"`
+		Date      string `json:"date"`
+		Replayed  int    `json:"replayed"`
+		KilledNow int    `json:"killed_now"`
+	} `json:"replay"`
+	Report struct {
 		GoModule string `json:"go_module"`
 		Files    []struct {
 			Name      string `json:"file_name"`
@@ -147,6 +157,10 @@ func RunRecords(data []byte, source string) ([]results.Record, error) {
 	inst := fmt.Sprintf("gremlins %s over ./%s, %s (%s), %s, timeout coefficient %d; machine: %s",
 		r.Gremlins, r.Package, files, mutators, workers, r.TimeoutCoefficient, r.Machine)
 	src := fmt.Sprintf("%s (`scripts/mutation.sh %s`, at %s on %s), read by mutation.RunRecords", source, r.Package, r.Commit, r.Date)
+	if p := r.Replay; p != nil {
+		src = fmt.Sprintf("%s (`scripts/mutation.sh %s` at %s on %s; its %d lived mutants re-applied at %s on %s by `scripts/replay-lived.py -o`, %d killed there), read by mutation.RunRecords",
+			source, r.Package, r.Commit, r.Date, p.Replayed, p.Commit, p.Date, p.KilledNow)
+	}
 	build := results.Build{Go: r.Go, Modules: map[string]string{"github.com/go-gremlins/gremlins": r.Gremlins}}
 	prefix := "mutation." + r.Package + "."
 	rec := func(id, title string, v float64, unit string, tol float64) results.Record {
