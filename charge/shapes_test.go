@@ -1,6 +1,7 @@
 package charge_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
@@ -65,6 +66,38 @@ func TestReportAndBoundsOnEveryShape(t *testing.T) {
 						t.Errorf("%s %s, %s %d: the reference crosses nothing one under the document's own count", d, doc, c.name, lim)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestGoNamesPointerBytesAtAndPastTheBudget: go charges a member name's ~ and
+// / once more (they take two bytes in the error's pointer). A name that is
+// the document's last charge is admitted under a budget of exactly its charge
+// and refused one under at its closing quote — short names, long ones, and ~
+// and / written raw or as \u escapes — at every chunk size.
+func TestGoNamesPointerBytesAtAndPastTheBudget(t *testing.T) {
+	long := strings.Repeat("a", 40)
+	for _, doc := range []string{`{"a/b":[]}`, `{"~~":{}}`, `{"/":[]}`, `{"` + long + `/~":[]}`, `{"a\u002fb":[]}`, `{"\u007e":{}}`, `{"x":1,"a/b":[]}`} {
+		v, err := reference.Decode([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := reference.Charge(charge.Go, v)
+		quote := strings.LastIndex(doc, `"`)
+		for _, chunk := range chunkSizes {
+			l := charge.DefaultLimits()
+			l.MaxParamsRenderedChars = full
+			g := gate(t, charge.Go, l)
+			charge.SetChunkBytes(g, chunk)
+			if rep, ref := check(t, g, []byte(doc)); ref != nil || rep.Charge != full {
+				t.Errorf("chunk %d %s: under its own charge %d: %v, charged %d", chunk, doc, full, ref, rep.Charge)
+			}
+			l.MaxParamsRenderedChars--
+			g = gate(t, charge.Go, l)
+			charge.SetChunkBytes(g, chunk)
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != quote {
+				t.Errorf("chunk %d %s: under %d: %v, want a charge refusal at the closing quote, %d", chunk, doc, full-1, ref, quote)
 			}
 		}
 	}
