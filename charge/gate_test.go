@@ -29,7 +29,7 @@ func gate(t testing.TB, d charge.Dialect, l charge.Limits) *charge.Gate {
 // loops without end, and the watchdog fails the test binary then instead of
 // at go test's -timeout (a mutation run's mutant that loops is caught in
 // seconds, not at its timeout).
-const checkDeadline = 30 * time.Second
+const checkDeadline = 10 * time.Second
 
 var (
 	watchdog     sync.Once
