@@ -43,3 +43,58 @@ func TestSurrogateEscapesAtTheRangeEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestAnEscapeAtTheDocumentsEndPastTheBudget: a document cut right after an
+// escape is refused at the escape's backslash when the escape passes the
+// budget — go's allowance for a trailing backslash (a byte narrower before the
+// closing quote) needs the quote, which is not there — and as cut short, at
+// its end, when it does not; either way nothing past the end is read.
+func TestAnEscapeAtTheDocumentsEndPastTheBudget(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		for _, c := range []struct{ esc, decoded string }{{`\\`, `\`}, {`\n`, "\n"}, {`\u00e9`, "é"}, {`\"`, `"`}} {
+			w := refWidth(d, "a"+c.decoded+"z") - 1 // "a" and the escape, not at the string's end
+			for _, wrap := range []string{`"a%s`, `["a%s`, `{"a%s`, `{"k":"a%s`} {
+				doc := strings.Replace(wrap, "%s", c.esc, 1)
+				for budget := int64(1); budget <= w; budget++ {
+					l := charge.DefaultLimits()
+					l.MaxParamsRenderedChars = budget + int64(strings.Count(wrap, `"k"`)) // the name k costs 1
+					_, ref := check(t, gate(t, d, l), []byte(doc))
+					bound, off := charge.BoundSyntax, len(doc)
+					if budget < w {
+						bound, off = charge.BoundCharge, strings.LastIndex(doc, c.esc)
+					}
+					if ref == nil || ref.Bound != bound || ref.Offset != off {
+						t.Errorf("%s %s under %d: %v, want %s at %d", d, doc, l.MaxParamsRenderedChars, ref, bound, off)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPythonEscapedSingleQuotesWithADouble: a string that holds a " is
+// delimited by ' in Python's repr, which then escapes every ', raw or written
+// \u0027: each costs one more. Charged as the reference charges it, as a value
+// and as a name, and refused one under at the closing quote.
+func TestPythonEscapedSingleQuotesWithADouble(t *testing.T) {
+	for _, s := range []string{`\u0027\"`, `it\u0027s \"q\"`, `\"\u0027\u0027'`, `'\u0027\"`, `\u0027\u0022`} {
+		for _, wrap := range []string{`"%s"`, `{"%s":[]}`, `["x","%s"]`} {
+			doc := strings.Replace(wrap, "%s", s, 1)
+			v, err := reference.Decode([]byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := reference.Charge(charge.Python, v)
+			l := charge.DefaultLimits()
+			l.MaxParamsRenderedChars = full
+			if rep, ref := check(t, gate(t, charge.Python, l), []byte(doc)); ref != nil || rep.Charge != full {
+				t.Errorf("%s: charged %d (%v), reference %d", doc, rep.Charge, ref, full)
+			}
+			l.MaxParamsRenderedChars--
+			quote := strings.Index(doc, s) + len(s)
+			if _, ref := check(t, gate(t, charge.Python, l), []byte(doc)); ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != quote {
+				t.Errorf("%s under %d: %v, want a charge refusal at the closing quote, %d", doc, full-1, ref, quote)
+			}
+		}
+	}
+}
