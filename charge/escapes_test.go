@@ -101,3 +101,40 @@ func TestPythonEscapedSingleQuotesWithADouble(t *testing.T) {
 		}
 	}
 }
+
+// TestAHighHalfAndWhatFollowsIt: a high surrogate escape that is not the
+// first half of a pair is refused at its backslash — as a lone surrogate,
+// unless a \u escape follows whose four hex digits are cut short by the
+// document's end or are not hex: that is refused as not JSON, whatever would
+// have followed (the verdict never depends on bytes past the end).
+func TestAHighHalfAndWhatFollowsIt(t *testing.T) {
+	for _, c := range []struct {
+		after string
+		bound charge.Bound
+	}{
+		{`\u`, charge.BoundSyntax},
+		{`\u0`, charge.BoundSyntax},
+		{`\u00d`, charge.BoundSyntax},
+		{`\u00zz"`, charge.BoundSyntax},
+		{`\uzzzz"`, charge.BoundSyntax},
+		{`\u0041"`, charge.BoundSurrogate},
+		{`\ud800"`, charge.BoundSurrogate},
+		{`\n"`, charge.BoundSurrogate},
+		{`\"`, charge.BoundSurrogate},
+		{`\`, charge.BoundSurrogate},
+		{`"`, charge.BoundSurrogate},
+		{`x"`, charge.BoundSurrogate},
+		{``, charge.BoundSurrogate},
+	} {
+		for _, d := range charge.Dialects() {
+			g := gate(t, d, charge.DefaultLimits())
+			for _, lead := range []string{`"`, `["ab`, `{"k":"`, `{"`} {
+				doc := lead + `\udbff` + c.after
+				_, ref := check(t, g, []byte(doc))
+				if ref == nil || ref.Bound != c.bound || ref.Offset != len(lead) {
+					t.Errorf("%s %s: %v, want %s at %d", d, doc, ref, c.bound, len(lead))
+				}
+			}
+		}
+	}
+}
