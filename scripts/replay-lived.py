@@ -8,9 +8,10 @@ tree, one at a time, and run the package's tests on each (go test -failfast,
 The mutation is gremlins' token swap at the reported line and column
 (CONDITIONALS_BOUNDARY < <=, > >=; CONDITIONALS_NEGATION == !=, < >=, > <=;
 ARITHMETIC_BASE + -, * /, % *; INCREMENT_DECREMENT ++ --; INVERT_NEGATIVES
-drops the unary minus). The file is restored after each run. Output: one
+- +, as gremlins does for every minus, unary or binary). The file is restored after each run. Output: one
 line per mutant, status then position, and a count. A run that hits go test's
--timeout is "timed-out", not "killed-now".
+-timeout is "timed-out", and one that does not build "not-viable", not
+"killed-now".
 
 With -o OUT it also writes the run with each replayed mutant's status set to
 its replay verdict (KILLED, LIVED, TIMED OUT) and a "replay" member naming the
@@ -28,7 +29,7 @@ SWAP = {
     "CONDITIONALS_NEGATION": {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"},
     "ARITHMETIC_BASE": {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*"},
     "INCREMENT_DECREMENT": {"++": "--", "--": "++"},
-    "INVERT_NEGATIVES": {"-": ""},
+    "INVERT_NEGATIVES": {"-": "+"},  # gremlins swaps token.SUB for ADD, unary or binary
 }
 
 def mutate(src, line, col, typ):
@@ -56,7 +57,7 @@ def main(path, out=None):
         dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", pkg])
         if diff.returncode != 0 or dirty.returncode != 0:
             sys.exit(f"replay-lived: {pkg}'s files differ from the run's commit {base} (or the tree is dirty): not writing {out}")
-    killed = lived = timed = 0
+    killed = lived = timed = unviable = 0
     for f in run["report"]["files"]:
         fn = os.path.join(pkg, f["file_name"])
         for m in f["mutations"]:
@@ -71,6 +72,8 @@ def main(path, out=None):
                 open(fn, "w").write(orig)
             if r.returncode == 0:
                 status = "lived"
+            elif "[build failed]" in r.stdout + r.stderr or "[setup failed]" in r.stdout + r.stderr:
+                status = "not-viable"
             elif "panic: test timed out" in r.stdout + r.stderr:
                 status = "timed-out"
             else:
@@ -78,13 +81,15 @@ def main(path, out=None):
             killed += status == "killed-now"
             lived += status == "lived"
             timed += status == "timed-out"
-            m["status"] = {"killed-now": "KILLED", "lived": "LIVED", "timed-out": "TIMED OUT"}[status]
+            unviable += status == "not-viable"
+            m["status"] = {"killed-now": "KILLED", "lived": "LIVED", "timed-out": "TIMED OUT", "not-viable": "NOT VIABLE"}[status]
             print(f"{status} {f['file_name']}:{m['line']}:{m['column']} {m['type']}", flush=True)
-    print(f"replayed {killed + lived + timed}: killed now {killed}, still lived {lived}, timed out {timed}")
+    print(f"replayed {killed + lived + timed + unviable}: killed now {killed}, still lived {lived}, timed out {timed}, not viable {unviable}")
     if out:
         run["replay"] = {"commit": git("rev-parse", "--short=12", "HEAD"), "go": git_go(),
                          "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                         "replayed": killed + lived + timed, "killed_now": killed, "still_lived": lived, "timed_out": timed}
+                         "replayed": killed + lived + timed + unviable, "killed_now": killed, "still_lived": lived,
+                         "timed_out": timed, "not_viable": unviable}
         with open(out, "w") as w:
             json.dump(run, w, indent=1)
             w.write("\n")
