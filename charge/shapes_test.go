@@ -1,6 +1,7 @@
 package charge_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -98,6 +99,37 @@ func TestGoNamesPointerBytesAtAndPastTheBudget(t *testing.T) {
 			charge.SetChunkBytes(g, chunk)
 			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != quote {
 				t.Errorf("chunk %d %s: under %d: %v, want a charge refusal at the closing quote, %d", chunk, doc, full-1, ref, quote)
+			}
+		}
+	}
+}
+
+// TestSiblingObjectsWithTheSameManyNames: two sibling objects, each past
+// linearNames names, hold the same names. The second's lookups meet the
+// first's slots in the name index, stale once the first closed (they name
+// list positions the second is filling): its names are no duplicates, and a
+// name it repeats itself is.
+func TestSiblingObjectsWithTheSameManyNames(t *testing.T) {
+	obj := func(n int, extra string) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		return b.String() + extra + `"end":0}`
+	}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, n := range []int{16, 17, 20, 40} {
+			for _, wrap := range []string{`[%s,%s]`, `{"a":%s,"b":%s}`, `[[%s],{"x":%s}]`} {
+				doc := fmt.Sprintf(wrap, obj(n, ""), obj(n, ""))
+				if _, ref := check(t, g, []byte(doc)); ref != nil {
+					t.Errorf("%s %d names twice, %s: %v", d, n, wrap, ref)
+				}
+				doc = fmt.Sprintf(wrap, obj(n, ""), obj(n, fmt.Sprintf(`"k%d":0,`, n-1)))
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName {
+					t.Errorf("%s %d names, the second object repeating one, %s: %v", d, n, wrap, ref)
+				}
 			}
 		}
 	}
