@@ -62,3 +62,36 @@ func TestAnObjectsNamesAreIndexedAtLinearNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTheNameIndexIsSizedForTheMostNames: the index is sized once, when an
+// object first passes linearNames names, for the most names a document
+// within MaxParamsNodes can hold (each needs a value, so fewer than half the
+// nodes) at a load factor of at most one half — and no more than twice that
+// (a power of two, at least 1024 slots): its memory stays with the limit.
+func TestTheNameIndexIsSizedForTheMostNames(t *testing.T) {
+	for _, nodes := range []int{40, 2050, 4097, 100_000, 1 << 20} {
+		l := DefaultLimits()
+		l.MaxParamsNodes = nodes
+		g, err := NewGate(Go, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range linearNames {
+			fmt.Fprintf(&b, `"k%d":0,`, i)
+		}
+		s := new(scanner)
+		s.reset(g, []byte(b.String()))
+		s.run()
+		mostNames := (nodes - 1) / 2
+		need := 1024
+		for need < 2*mostNames {
+			need <<= 1
+		}
+		if n := len(s.index.slots); n < 2*mostNames || n > 2*need {
+			t.Errorf("MaxParamsNodes %d (at most %d names): %d slots, want %d..%d", nodes, mostNames, n, max(2*mostNames, 1024), 2*need)
+		}
+		s.release()
+	}
+}
