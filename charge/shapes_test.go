@@ -126,9 +126,12 @@ func TestSiblingObjectsWithTheSameManyNames(t *testing.T) {
 				if _, ref := check(t, g, []byte(doc)); ref != nil {
 					t.Errorf("%s %d names twice, %s: %v", d, n, wrap, ref)
 				}
-				doc = fmt.Sprintf(wrap, obj(n, ""), obj(n, fmt.Sprintf(`"k%d":0,`, n-1)))
-				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName {
-					t.Errorf("%s %d names, the second object repeating one, %s: %v", d, n, wrap, ref)
+				extra := fmt.Sprintf(`"k%d":0,`, n-1)
+				second := obj(n, extra)
+				doc = fmt.Sprintf(wrap, obj(n, ""), second)
+				at := strings.Index(doc, second) + strings.Index(second, extra) // the repeated name's opening quote
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName || ref.Offset != at {
+					t.Errorf("%s %d names, the second object repeating one, %s: %v, want duplicate-name at %d", d, n, wrap, ref, at)
 				}
 			}
 		}
