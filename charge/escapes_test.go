@@ -1,6 +1,7 @@
 package charge_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,6 +134,35 @@ func TestAHighHalfAndWhatFollowsIt(t *testing.T) {
 				_, ref := check(t, g, []byte(doc))
 				if ref == nil || ref.Bound != c.bound || ref.Offset != len(lead) {
 					t.Errorf("%s %s: %v, want %s at %d", d, doc, ref, c.bound, len(lead))
+				}
+			}
+		}
+	}
+}
+
+// TestEscapedNamesThatArePrefixesOfEachOther: names compared after
+// unescaping, one the other's prefix (either first, escaped or not, in the
+// linear scan and through the index), are different names; the same pair
+// spelled twice is a duplicate.
+func TestEscapedNamesThatArePrefixesOfEachOther(t *testing.T) {
+	pairs := [][2]string{{`a`, `\u0061b`}, {`\u0061b`, `a`}, {`\u0061`, `ab`}, {`ab`, `\u0061`}, {`\u00e9`, `\u00e9\u00e9`}, {`é\u00e9`, `\u00e9`}}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, p := range pairs {
+			for _, before := range []int{0, 20} { // names before the pair: none, or enough for the index
+				var b strings.Builder
+				b.WriteByte('{')
+				for i := range before {
+					fmt.Fprintf(&b, `"n%d":0,`, i)
+				}
+				head := b.String()
+				doc := head + `"` + p[0] + `":1,"` + p[1] + `":2}`
+				if _, ref := check(t, g, []byte(doc)); ref != nil {
+					t.Errorf("%s %s: %v", d, doc, ref)
+				}
+				doc = head + `"` + p[0] + `":1,"` + p[1] + `":2,"` + p[0] + `":3}`
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName {
+					t.Errorf("%s %s: %v, want duplicate-name", d, doc, ref)
 				}
 			}
 		}
