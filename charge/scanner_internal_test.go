@@ -95,3 +95,54 @@ func TestTheNameIndexIsSizedForTheMostNames(t *testing.T) {
 		s.release()
 	}
 }
+
+// TestNameIndexProbes holds the name index to its contract with hashes chosen
+// by hand (the gate's are seeded, so collisions cannot be arranged through
+// it): walking next from first nominates, in probe order, every entry of the
+// run of occupied slots from the hash's home that carries the hash's 16-bit
+// fragment — so every entry stored under the hash, past entries of other
+// fragments and of other homes, in chains that wrap past the table's end —
+// and nothing once released.
+func TestNameIndexProbes(t *testing.T) {
+	var x nameIndex
+	x.ready(10)
+	size := uint64(len(x.slots))
+	if size != 1024 {
+		t.Fatalf("%d slots, want 1024", size)
+	}
+	home := func(slot, frag uint64) uint64 { return frag<<48 | slot }
+	walk := func(h uint64) []int32 {
+		var got []int32
+		for i, n := x.first(h), 0; n <= int(size); n++ {
+			at, after, ok := x.next(h, i)
+			if !ok {
+				return got
+			}
+			got = append(got, at)
+			i = after
+		}
+		t.Fatalf("the walk for %#x did not end", h)
+		return nil
+	}
+	for _, start := range []uint64{5, size - 2} { // in the middle, and wrapping past the end
+		a, b, c := home(start, 7), home(start, 9), home(start+1, 7) // a and b share a home; a and c a fragment
+		x.add(a, 1)
+		x.add(b, 2)
+		x.add(c, 3)
+		x.add(a, 4)
+		x.add(home(start, 7)|1<<20, 5) // a's home and fragment, another hash: nominated too (the caller compares names)
+		// Stored in slots start..start+4: a, b, c (its home, start+1, taken
+		// by b), a, and a's home and fragment under another hash.
+		for h, want := range map[uint64][]int32{a: {1, 3, 4, 5}, b: {2}, c: {3, 4, 5}} {
+			if got := walk(h); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("start %d: hash %#x nominated %v, want %v", start, h, got, want)
+			}
+		}
+		x.release()
+		for _, h := range []uint64{a, b, c} {
+			if got := walk(h); len(got) != 0 {
+				t.Errorf("start %d: after release hash %#x nominated %v", start, h, got)
+			}
+		}
+	}
+}
