@@ -146,3 +146,28 @@ func TestNameIndexProbes(t *testing.T) {
 		}
 	}
 }
+
+// TestNameIndexReleaseIsOneIncrement: releasing the index after a document
+// bumps its generation and leaves the slots as they are (the next document
+// reads them as empty); only when the 16-bit generation wraps are they
+// cleared, so no slot of an old generation can match again.
+func TestNameIndexReleaseIsOneIncrement(t *testing.T) {
+	var x nameIndex
+	x.ready(10)
+	x.add(5, 1)
+	gen := x.gen
+	x.release()
+	if x.gen != gen+1 || x.slots[5] == 0 {
+		t.Errorf("release: generation %d -> %d, slot %#x; want one increment and the slot kept", gen, x.gen, x.slots[5])
+	}
+	x.release() // nothing added since: nothing to forget
+	if x.gen != gen+1 {
+		t.Errorf("an empty release moved the generation to %d", x.gen)
+	}
+	x.gen = fragMask
+	x.add(6, 2)
+	x.release()
+	if x.gen != 1 || x.slots[5] != 0 || x.slots[6] != 0 {
+		t.Errorf("release at the last generation: generation %d, slots %#x %#x; want 1 and cleared", x.gen, x.slots[5], x.slots[6])
+	}
+}
