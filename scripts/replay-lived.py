@@ -18,7 +18,14 @@ its replay verdict (KILLED, LIVED, TIMED OUT) and a "replay" member naming the
 commit and date of the replay and its counts; package mutation reads such a
 file like any run, and says in its records that the lived mutants were
 re-applied. The replay refuses to write OUT when the package's non-test files
-differ from the run's commit: the mutants would not be the same."""
+differ from the run's commit: the mutants would not be the same.
+
+With --tests MAP.json (an object from "file:line:column" or
+"file:line:column:TYPE" to a test name or -run pattern) it replays only the
+mapped mutants, each with go test -run of its tests alone: a failure is a kill
+(the whole suite fails too); a pass leaves the mutant as the run had it
+(LIVED), since some other test might still kill it. Much faster than the whole
+suite per mutant, and it never calls a mutant lived that the suite kills."""
 import datetime, json, os, signal, subprocess, sys
 
 # A SIGTERM unwinds like an interrupt, so the file under mutation is restored.
@@ -45,7 +52,7 @@ def mutate(src, line, col, typ):
 def git(*args):
     return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout.strip()
 
-def main(path, out=None):
+def main(path, out=None, tests=None):
     run = json.load(open(path))
     pkg = run["package"]
     if out:
@@ -63,11 +70,19 @@ def main(path, out=None):
         for m in f["mutations"]:
             if m["status"] != "LIVED":
                 continue
+            pos = f'{f["file_name"]}:{m["line"]}:{m["column"]}'
+            run_only = None
+            if tests is not None:
+                run_only = tests.get(pos + ":" + m["type"]) or tests.get(pos)
+                if run_only is None:
+                    continue
             orig = open(fn).read()
             try:
                 open(fn, "w").write(mutate(orig, m["line"], m["column"], m["type"]))
-                r = subprocess.run(["go", "test", "-count=1", "-failfast", "-vet=off", "-timeout", "120s", "./" + pkg],
-                                   capture_output=True, text=True)
+                cmd = ["go", "test", "-count=1", "-failfast", "-vet=off", "-timeout", "120s"]
+                if run_only:
+                    cmd += ["-run", "^(" + run_only + ")$"]
+                r = subprocess.run(cmd + ["./" + pkg], capture_output=True, text=True)
             finally:
                 open(fn, "w").write(orig)
             if r.returncode == 0:
@@ -90,6 +105,8 @@ def main(path, out=None):
                          "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                          "replayed": killed + lived + timed + unviable, "killed_now": killed, "still_lived": lived,
                          "timed_out": timed, "not_viable": unviable}
+        if tests is not None:
+            run["replay"]["tests"] = "each mapped mutant with its named tests only (--tests)"
         with open(out, "w") as w:
             json.dump(run, w, indent=1)
             w.write("\n")
@@ -98,11 +115,15 @@ def git_go():
     return subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True, check=True).stdout.strip()
 
 args = sys.argv[1:]
-out = None
+out = tests = None
 if "-o" in args:
     i = args.index("-o")
     out = args[i + 1]
     del args[i:i + 2]
+if "--tests" in args:
+    i = args.index("--tests")
+    tests = json.load(open(args[i + 1]))
+    del args[i:i + 2]
 if len(args) != 1:
-    sys.exit("usage: scripts/replay-lived.py RUN.json [-o OUT]")
-main(args[0], out)
+    sys.exit("usage: scripts/replay-lived.py RUN.json [-o OUT] [--tests MAP.json]")
+main(args[0], out, tests)
