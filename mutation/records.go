@@ -60,6 +60,7 @@ type Run struct {
 		Date      string `json:"date"`
 		Replayed  int    `json:"replayed"`
 		KilledNow int    `json:"killed_now"`
+		Tests     string `json:"tests"` // set when each was run with its named tests only
 	} `json:"replay"`
 	Report struct {
 		GoModule string `json:"go_module"`
@@ -158,8 +159,12 @@ func RunRecords(data []byte, source string) ([]results.Record, error) {
 		r.Gremlins, r.Package, files, mutators, workers, r.TimeoutCoefficient, r.Machine)
 	src := fmt.Sprintf("%s (`scripts/mutation.sh %s`, at %s on %s), read by mutation.RunRecords", source, r.Package, r.Commit, r.Date)
 	if p := r.Replay; p != nil {
-		src = fmt.Sprintf("%s (`scripts/mutation.sh %s` at %s on %s; its %d lived mutants re-applied at %s on %s by `scripts/replay-lived.py -o`, %d killed there), read by mutation.RunRecords",
-			source, r.Package, r.Commit, r.Date, p.Replayed, p.Commit, p.Date, p.KilledNow)
+		how := "the whole suite each"
+		if p.Tests != "" {
+			how = "each with the tests named for it (a pass leaves it lived)"
+		}
+		src = fmt.Sprintf("%s (`scripts/mutation.sh %s` at %s on %s; %d of its lived mutants re-applied at %s on %s by `scripts/replay-lived.py -o`, %s: %d killed there), read by mutation.RunRecords",
+			source, r.Package, r.Commit, r.Date, p.Replayed, p.Commit, p.Date, how, p.KilledNow)
 	}
 	build := results.Build{Go: r.Go, Modules: map[string]string{"github.com/go-gremlins/gremlins": r.Gremlins}}
 	prefix := "mutation." + r.Package + "."

@@ -43,7 +43,7 @@ func TestRunRecords(t *testing.T) {
 	}
 	replayed := strings.Replace(run, `"machine":"m",`, `"machine":"m","replay":{"commit":"def","go":"go1.26.8","date":"e","replayed":1,"killed_now":0},`, 1)
 	recs, err = RunRecords([]byte(replayed), "f.json")
-	if err != nil || len(recs) == 0 || !strings.Contains(recs[0].Source, "at abc on d; its 1 lived mutants re-applied at def on e") {
+	if err != nil || len(recs) == 0 || !strings.Contains(recs[0].Source, "at abc on d; 1 of its lived mutants re-applied at def on e") {
 		t.Errorf("a replayed run's source does not say so: %v %v", recs, err)
 	}
 	if _, err := RunRecords([]byte(strings.Replace(run, `"LIVED"`, `"SURVIVED"`, 1)), "f"); err == nil {
