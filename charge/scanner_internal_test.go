@@ -69,7 +69,7 @@ func TestAnObjectsNamesAreIndexedAtLinearNames(t *testing.T) {
 // nodes) at a load factor of at most one half — and no more than twice that
 // (a power of two, at least 1024 slots): its memory stays with the limit.
 func TestTheNameIndexIsSizedForTheMostNames(t *testing.T) {
-	for _, nodes := range []int{40, 2050, 4097, 100_000, 1 << 20} {
+	for _, nodes := range []int{40, 2050, 2051, 4097, 100_000, 1 << 20} {
 		l := DefaultLimits()
 		l.MaxParamsNodes = nodes
 		g, err := NewGate(Go, l)
