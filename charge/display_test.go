@@ -1,6 +1,8 @@
 package charge_test
 
 import (
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,5 +46,46 @@ func TestDisplayPointer(t *testing.T) {
 	}
 	if got := charge.DisplayPointer(wide); len(got) > charge.MaxPointerBytes {
 		t.Errorf("pointer of %d bytes past MaxPointerBytes %d", len(got), charge.MaxPointerBytes)
+	}
+}
+
+// TestDisplayPointerAtAndPastPointerSegments: PointerSegments tokens are all
+// shown; one more keeps the first and last halves around "/...".
+func TestDisplayPointerAtAndPastPointerSegments(t *testing.T) {
+	toks := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = strconv.Itoa(i)
+		}
+		return out
+	}
+	at := toks(charge.PointerSegments)
+	if got, want := charge.DisplayPointer(at), "/"+strings.Join(at, "/"); got != want {
+		t.Errorf("%d tokens: %q, want %q", len(at), got, want)
+	}
+	past := toks(charge.PointerSegments + 1)
+	half := charge.PointerSegments / 2
+	want := "/" + strings.Join(past[:half], "/") + "/..." + "/" + strings.Join(past[len(past)-half:], "/")
+	if got := charge.DisplayPointer(past); got != want {
+		t.Errorf("%d tokens: %q, want %q", len(past), got, want)
+	}
+}
+
+// TestDisplayPointerReadsOnlyWhatItShows: a token is cut to KeyCut+1 code
+// points before its ~ and / are escaped, so a megabyte token costs what a
+// short one does — measured as the bytes allocated, which the escaping of
+// the whole token (2 MiB for a MiB of ~) would pass by far.
+func TestDisplayPointerReadsOnlyWhatItShows(t *testing.T) {
+	tok := strings.Repeat("~", 1<<20)
+	want := "/" + strings.Repeat("~0", charge.KeyCut/2) + "..."
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := charge.DisplayPointer([]string{tok})
+	runtime.ReadMemStats(&after)
+	if got != want {
+		t.Errorf("pointer = %q, want %q", got, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("DisplayPointer of a 1 MiB token allocated %d bytes; a token is cut to %d code points first", n, charge.KeyCut+1)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/theurian/boundlab/charge"
 )
@@ -20,11 +23,37 @@ func gate(t testing.TB, d charge.Dialect, l charge.Limits) *charge.Gate {
 	return g
 }
 
+// checkDeadline bounds one Check made through check. The gate reads each
+// byte a bounded number of times, so the largest document here takes well
+// under a second even under -race; a Check still running after checkDeadline
+// loops without end, and the watchdog fails the test binary then instead of
+// at go test's -timeout (a mutation run's mutant that loops is caught in
+// seconds, not at its timeout).
+const checkDeadline = 10 * time.Second
+
+var (
+	watchdog     sync.Once
+	checkStarted atomic.Int64 // when the Check in progress started (UnixNano), 0 when none
+)
+
+func startWatchdog() {
+	go func() {
+		for range time.Tick(time.Second) {
+			if at := checkStarted.Load(); at != 0 && time.Since(time.Unix(0, at)) > checkDeadline {
+				panic(fmt.Sprintf("charge tests: a Check has run for more than %v: the gate does not end", checkDeadline))
+			}
+		}
+	}()
+}
+
 // check runs g.Check and hands back the refusal as the tests read it,
 // failing when the error is not nil and not a *charge.Refusal.
 func check(t testing.TB, g *charge.Gate, doc []byte) (charge.Report, *charge.Refusal) {
 	t.Helper()
+	watchdog.Do(startWatchdog)
+	checkStarted.Store(time.Now().UnixNano())
 	rep, err := g.Check(doc)
+	checkStarted.Store(0)
 	if err == nil {
 		return rep, nil
 	}

@@ -1,6 +1,7 @@
 package charge_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,6 +117,80 @@ func TestEveryCountedLimitAtAndOnePast(t *testing.T) {
 					t.Errorf("%s %s: one past, got %v, want %s at %d", d, c.name, ref, c.bound, c.off)
 				}
 			}
+		}
+	}
+}
+
+// TestValidateAtEachBoundAndOnePast: every Limits field Validate bounds is
+// accepted at its bound and refused one past it, with an error naming the
+// field; the bounds are written here as documented (1 for the positive
+// fields, 0 for the allowance and the exponent, CPython's 4,300 digits, 997
+// levels: one under the go-sdk's 998), not read from the package. At the
+// upper bounds the gate also holds the limit on a document: a 4,300-digit
+// integer and 997 levels are admitted, one more refused.
+func TestValidateAtEachBoundAndOnePast(t *testing.T) {
+	type set func(*charge.Limits, int64)
+	cases := []struct {
+		field    string
+		set      set
+		at, past int64
+	}{
+		{"MaxSourceFileBytes", func(l *charge.Limits, v int64) { l.MaxSourceFileBytes = v }, 1, 0},
+		{"MaxParamsRenderedChars", func(l *charge.Limits, v int64) { l.MaxParamsRenderedChars = v }, 1, 0},
+		{"MaxParamsNodes", func(l *charge.Limits, v int64) { l.MaxParamsNodes = int(v) }, 1, 0},
+		{"MaxParamsNesting", func(l *charge.Limits, v int64) { l.MaxParamsNesting = int(v) }, 1, 0},
+		{"MaxParamsNesting", func(l *charge.Limits, v int64) { l.MaxParamsNesting = int(v) }, 997, 998},
+		{"MaxNumberBytes", func(l *charge.Limits, v int64) { l.MaxNumberBytes = int(v) }, 1, 0},
+		{"MaxNumberBytes", func(l *charge.Limits, v int64) { l.MaxNumberBytes = int(v) }, 4300, 4301},
+		{"EnvelopeAllowance", func(l *charge.Limits, v int64) { l.EnvelopeAllowance = v }, 0, -1},
+		{"MaxNumberExponent", func(l *charge.Limits, v int64) { l.MaxNumberExponent = int(v) }, 0, -1},
+	}
+	for _, c := range cases {
+		l := charge.DefaultLimits()
+		c.set(&l, c.at)
+		if err := l.Validate(); err != nil {
+			t.Errorf("%s = %d (at its bound): %v", c.field, c.at, err)
+		}
+		if _, err := charge.NewGate(charge.Go, l); err != nil {
+			t.Errorf("%s = %d (at its bound): NewGate: %v", c.field, c.at, err)
+		}
+		c.set(&l, c.past)
+		err := l.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), strconv.FormatInt(c.past, 10)) {
+			t.Errorf("%s = %d (one past its bound): Validate said %v, want an error naming the field and the value", c.field, c.past, err)
+		}
+		if _, err := charge.NewGate(charge.Go, l); err == nil {
+			t.Errorf("%s = %d (one past its bound): NewGate accepted it", c.field, c.past)
+		}
+	}
+
+	for _, d := range charge.Dialects() {
+		l := charge.DefaultLimits()
+		l.MaxNumberBytes = 4300
+		g := gate(t, d, l)
+		if _, ref := check(t, g, []byte("["+strings.Repeat("9", 4300)+"]")); ref != nil {
+			t.Errorf("%s: a 4,300-digit integer under MaxNumberBytes 4300: %v", d, ref)
+		}
+		if _, ref := check(t, g, []byte("["+strings.Repeat("9", 4301)+"]")); ref == nil || ref.Bound != charge.BoundNumberBytes || ref.Offset != 4301 {
+			t.Errorf("%s: a 4,301-digit integer under MaxNumberBytes 4300: %v, want number-length at 4301", d, ref)
+		}
+		l = charge.DefaultLimits()
+		l.MaxParamsNesting = 997
+		g = gate(t, d, l)
+		if _, ref := check(t, g, []byte(strings.Repeat("[", 997)+strings.Repeat("]", 997))); ref != nil {
+			t.Errorf("%s: 997 levels under MaxParamsNesting 997: %v", d, ref)
+		}
+		if _, ref := check(t, g, []byte(strings.Repeat("[", 998)+strings.Repeat("]", 998))); ref == nil || ref.Bound != charge.BoundNesting || ref.Offset != 997 {
+			t.Errorf("%s: 998 levels under MaxParamsNesting 997: %v, want nesting at 997", d, ref)
+		}
+		l = charge.DefaultLimits()
+		l.MaxNumberExponent = 0
+		g = gate(t, d, l)
+		if _, ref := check(t, g, []byte("[1e0,1E-0,1e+00]")); ref != nil {
+			t.Errorf("%s: exponents of 0 under MaxNumberExponent 0: %v", d, ref)
+		}
+		if _, ref := check(t, g, []byte("[1e1]")); ref == nil || ref.Bound != charge.BoundNumberExponent || ref.Offset != 3 {
+			t.Errorf("%s: 1e1 under MaxNumberExponent 0: %v, want number-exponent at 3", d, ref)
 		}
 	}
 }

@@ -45,13 +45,24 @@ type Run struct {
 	Files              string `json:"files"` // "" when every file of the package was mutated
 	Flags              string `json:"flags"` // further gremlins flags, e.g. mutator types turned off
 	TimeoutCoefficient int    `json:"timeout_coefficient"`
-	Workers            int    `json:"workers"` // 0 in runs saved before the field: they ran one
+	Workers            int    `json:"workers"` // 0 in runs saved before the field: they ran one worker
 	Gremlins           string `json:"gremlins"`
 	Commit             string `json:"commit"`
 	Go                 string `json:"go"`
 	Date               string `json:"date"`
 	Machine            string `json:"machine"`
-	Report             struct {
+	// Replay, when set, says the run's lived mutants were re-applied, one at
+	// a time, to a later commit with the same production files
+	// (scripts/replay-lived.py -o): their statuses are the replay's.
+	Replay *struct {
+		Commit    string `json:"commit"`
+		Go        string `json:"go"`
+		Date      string `json:"date"`
+		Replayed  int    `json:"replayed"`
+		KilledNow int    `json:"killed_now"`
+		Tests     string `json:"tests"` // set when each was run with its named tests only
+	} `json:"replay"`
+	Report struct {
 		GoModule string `json:"go_module"`
 		Files    []struct {
 			Name      string `json:"file_name"`
@@ -147,6 +158,14 @@ func RunRecords(data []byte, source string) ([]results.Record, error) {
 	inst := fmt.Sprintf("gremlins %s over ./%s, %s (%s), %s, timeout coefficient %d; machine: %s",
 		r.Gremlins, r.Package, files, mutators, workers, r.TimeoutCoefficient, r.Machine)
 	src := fmt.Sprintf("%s (`scripts/mutation.sh %s`, at %s on %s), read by mutation.RunRecords", source, r.Package, r.Commit, r.Date)
+	if p := r.Replay; p != nil {
+		how := "the whole suite each"
+		if p.Tests != "" {
+			how = "each with the tests named for it (a pass leaves it lived)"
+		}
+		src = fmt.Sprintf("%s (`scripts/mutation.sh %s` at %s on %s; %d of its lived mutants re-applied at %s on %s by `scripts/replay-lived.py -o`, %s: %d killed there), read by mutation.RunRecords",
+			source, r.Package, r.Commit, r.Date, p.Replayed, p.Commit, p.Date, how, p.KilledNow)
+	}
 	build := results.Build{Go: r.Go, Modules: map[string]string{"github.com/go-gremlins/gremlins": r.Gremlins}}
 	prefix := "mutation." + r.Package + "."
 	rec := func(id, title string, v float64, unit string, tol float64) results.Record {

@@ -41,6 +41,11 @@ func TestRunRecords(t *testing.T) {
 	if len(want) != 0 {
 		t.Errorf("missing records %v", want)
 	}
+	replayed := strings.Replace(run, `"machine":"m",`, `"machine":"m","replay":{"commit":"def","go":"go1.26.8","date":"e","replayed":1,"killed_now":0},`, 1)
+	recs, err = RunRecords([]byte(replayed), "f.json")
+	if err != nil || len(recs) == 0 || !strings.Contains(recs[0].Source, "at abc on d; 1 of its lived mutants re-applied at def on e") {
+		t.Errorf("a replayed run's source does not say so: %v %v", recs, err)
+	}
 	if _, err := RunRecords([]byte(strings.Replace(run, `"LIVED"`, `"SURVIVED"`, 1)), "f"); err == nil {
 		t.Error("an unknown status must fail")
 	}

@@ -6,7 +6,8 @@
 #
 # For each package it runs gremlins over the package's own files (the lab and
 # test-helper subpackages left out: charge/internal, charge/reference,
-# mcpvalidate/mcpvalidatetest, mcpvalidate/mark3labs), one worker unless told, and writes
+# mcpvalidate/mcpvalidatetest, mcpvalidate/mark3labs), one worker unless WORKERS
+# says more, and writes
 #
 #   results/mutation/PKG.run.json  gremlins' report (every mutant, its status)
 #                                  with the run's context (commit, files, go)
@@ -20,8 +21,9 @@
 #                       run only some mutator types (recorded in the run)
 #   GREMLINS_TIMEOUT_COEFFICIENT  (default 10: the test run's time under
 #                       coverage times 10; timeouts stay rare on 2 cores)
-#   WORKERS=N           gremlins workers (default 1; recorded in the run: on a
-#                       loaded machine 2 take a larger share of the cores)
+#   WORKERS=N           gremlins workers (default 1; each runs its own go test,
+#                       so N > 1 makes each mutant's run slower: keep the
+#                       timeout coefficient generous; recorded in the run)
 #   OUT=DIR             where the reports go (default results/mutation)
 #   MUTATION_COMMIT=X   the commit to record, for a run from an exported tree
 set -euo pipefail
@@ -57,7 +59,9 @@ for pkg in "${pkgs[@]}"; do
 	# -count=1: gremlins sets every mutant's timeout from its coverage run's
 	# time; a cached coverage run (well under a second) would time out
 	# mutants whose tests merely take their usual few seconds.
-	GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1" "$gobin/gremlins" unleash --workers "$workers" --timeout-coefficient "$coef" \
+	# -vet=off: a mutant is killed by the tests failing, not by go vet (which
+	# go test otherwise runs first, on every mutant).
+	GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1 -vet=off" "$gobin/gremlins" unleash --workers "$workers" --timeout-coefficient "$coef" \
 		${GREMLINS_FLAGS:-} "${excl[@]}" -o "$out/$pkg.json" "./$pkg" >"$out/$pkg.log" 2>&1 || true
 	echo "   $(( $(date +%s) - start ))s"
 	# The run's context beside gremlins' report: what was mutated, at which

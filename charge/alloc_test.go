@@ -1,0 +1,32 @@
+package charge_test
+
+import (
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+)
+
+// TestCheckAllocatesNothingOnceWarm: a gate reuses its scanners, their frame
+// stack sized once to MaxParamsNesting, so admitting a document allocates
+// nothing once a scanner is warm — at the default limits and with a stack
+// that is exactly full. (The race detector's sync.Pool drops items at random,
+// so the count is only held without it.)
+func TestCheckAllocatesNothingOnceWarm(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items: allocations are not the gate's")
+	}
+	for _, d := range charge.Dialects() {
+		for _, nesting := range []int{charge.DefaultLimits().MaxParamsNesting, 3} {
+			l := charge.DefaultLimits()
+			l.MaxParamsNesting = nesting
+			g := gate(t, d, l)
+			doc := []byte(`{"a":[1,"x",true,{"b":null}],"c":-1.5e3,"d":"\u00e9\n"}`)
+			if _, ref := check(t, g, doc); ref != nil {
+				t.Fatal(ref)
+			}
+			if n := testing.AllocsPerRun(100, func() { _, _ = g.Check(doc) }); n >= 0.5 {
+				t.Errorf("%s, nesting %d: Check allocated %.2f times a call", d, nesting, n)
+			}
+		}
+	}
+}

@@ -1,0 +1,31 @@
+package charge
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLiteralShortestReadsWhatItCan: literalShortest, the fast path that
+// reads a number's shortest digits off its literal, answers (ok) for every
+// nonzero literal of at most 15 significant digits with a decimal exponent
+// within ±300 (a written exponent of up to five digits read whole), and its
+// answer is what converting the literal gives; it
+// declines zero, 16 or more significant digits and exponents past ±300
+// (which the caller converts). Its results never change a width — a decline
+// is converted — so this holds that the fast path is taken where it claims.
+func TestLiteralShortestReadsWhatItCan(t *testing.T) {
+	for _, lit := range []string{"1", "-7", "1.5", "-0.001", "0.1", "10", "100.000", "123456789012345", "-12345678901234.5",
+		"0.000123456789012345", "1e5", "1E-5", "2.5e+10", "9.99999999999999e300", "1e-300", "100e-302", "0.001e303", "1e0300",
+		"0." + strings.Repeat("0", 9999) + "1e10000"} { // 1: a five-digit written exponent, read whole
+		digits, exp, sign, ok := literalShortest([]byte(lit))
+		wd, we, ws := shortest(parseFloat([]byte(lit)))
+		if !ok || digits != wd || exp != we || sign != ws {
+			t.Errorf("literalShortest(%s) = %d, %d, %d, %v; converting gives %d, %d, %d", lit, digits, exp, sign, ok, wd, we, ws)
+		}
+	}
+	for _, lit := range []string{"0", "-0", "0.000", "0e5", "1234567890123456", "1.000000000000001", "1e301", "1e-301", "10e300", "1e100000", "-1e-99999"} {
+		if _, _, _, ok := literalShortest([]byte(lit)); ok {
+			t.Errorf("literalShortest(%s) answered; it must decline", lit)
+		}
+	}
+}

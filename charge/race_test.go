@@ -1,0 +1,5 @@
+//go:build race
+
+package charge_test
+
+const raceEnabled = true

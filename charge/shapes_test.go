@@ -1,0 +1,139 @@
+package charge_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/charge/reference"
+)
+
+// containerShapes are documents whose containers open and close in every order:
+// siblings after a deep one, empty containers, objects in arrays and back.
+var containerShapes = []string{
+	`[[],[]]`,
+	`[[],[[]]]`,
+	`[[[]],[]]`,
+	`[[[[]]],[[]],[]]`,
+	`{"a":{},"b":{"c":{}}}`,
+	`{"a":{"b":{"c":[]}},"d":[1,[2,[3]]],"e":{}}`,
+	`[{"a":[{}]},{"b":[]},[[[1]]],"x"]`,
+	`[{},{},{},{}]`,
+	`{"a":[],"b":[],"c":[[]],"d":[[[]]]}`,
+}
+
+// TestReportAndBoundsOnEveryShape: for every shape, the report's nodes, depth
+// and charge are the reference's, and each counted bound set to the
+// document's own count admits it while one less refuses it where
+// reference.FirstCrossing — an encoding/json token walk — says the bound is
+// first passed. Depth is only right if every close takes a level back.
+func TestReportAndBoundsOnEveryShape(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		for _, doc := range containerShapes {
+			v, err := reference.Decode([]byte(doc))
+			if err != nil {
+				t.Fatalf("%s: %v", doc, err)
+			}
+			rep, ref := check(t, gate(t, d, charge.DefaultLimits()), []byte(doc))
+			want := charge.Report{Bytes: len(doc), Nodes: reference.Nodes(v), Depth: reference.Depth(v), Charge: reference.Charge(d, v)}
+			if ref != nil || rep != want {
+				t.Errorf("%s %s: report %+v (%v), reference %+v", d, doc, rep, ref, want)
+				continue
+			}
+			for _, c := range []struct {
+				name string
+				set  func(*charge.Limits, int)
+				at   int
+			}{
+				{"nesting", func(l *charge.Limits, n int) { l.MaxParamsNesting = n }, want.Depth},
+				{"nodes", func(l *charge.Limits, n int) { l.MaxParamsNodes = n }, want.Nodes},
+				{"charge", func(l *charge.Limits, n int) { l.MaxParamsRenderedChars = int64(n) }, int(want.Charge)},
+			} {
+				if c.at < 2 {
+					continue // a bound of 0 is not a valid limit
+				}
+				for _, lim := range []int{c.at, c.at - 1} {
+					l := charge.DefaultLimits()
+					c.set(&l, lim)
+					_, ref := check(t, gate(t, d, l), []byte(doc))
+					cross, crossed := reference.FirstCrossing(d, []byte(doc), l)
+					switch {
+					case !crossed && ref != nil:
+						t.Errorf("%s %s, %s %d: refused (%v), the reference crosses nothing", d, doc, c.name, lim, ref)
+					case crossed && (ref == nil || ref.Bound != cross.Bound || ref.Offset < cross.Start || ref.Offset >= cross.End):
+						t.Errorf("%s %s, %s %d: %v, the reference crosses %s in [%d,%d)", d, doc, c.name, lim, ref, cross.Bound, cross.Start, cross.End)
+					case lim == c.at-1 && !crossed:
+						t.Errorf("%s %s, %s %d: the reference crosses nothing one under the document's own count", d, doc, c.name, lim)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGoNamesPointerBytesAtAndPastTheBudget: go charges a member name's ~ and
+// / once more (they take two bytes in the error's pointer). A name that is
+// the document's last charge is admitted under a budget of exactly its charge
+// and refused one under at its closing quote — short names, long ones, and ~
+// and / written raw or as \u escapes — at every chunk size.
+func TestGoNamesPointerBytesAtAndPastTheBudget(t *testing.T) {
+	long := strings.Repeat("a", 40)
+	for _, doc := range []string{`{"a/b":[]}`, `{"~~":{}}`, `{"/":[]}`, `{"` + long + `/~":[]}`, `{"a\u002fb":[]}`, `{"\u007e":{}}`, `{"x":1,"a/b":[]}`} {
+		v, err := reference.Decode([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := reference.Charge(charge.Go, v)
+		quote := strings.LastIndex(doc, `"`)
+		for _, chunk := range chunkSizes {
+			l := charge.DefaultLimits()
+			l.MaxParamsRenderedChars = full
+			g := gate(t, charge.Go, l)
+			charge.SetChunkBytes(g, chunk)
+			if rep, ref := check(t, g, []byte(doc)); ref != nil || rep.Charge != full {
+				t.Errorf("chunk %d %s: under its own charge %d: %v, charged %d", chunk, doc, full, ref, rep.Charge)
+			}
+			l.MaxParamsRenderedChars--
+			g = gate(t, charge.Go, l)
+			charge.SetChunkBytes(g, chunk)
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != quote {
+				t.Errorf("chunk %d %s: under %d: %v, want a charge refusal at the closing quote, %d", chunk, doc, full-1, ref, quote)
+			}
+		}
+	}
+}
+
+// TestSiblingObjectsWithTheSameManyNames: two sibling objects, each past
+// linearNames names, hold the same names. The second's lookups meet the
+// first's slots in the name index, stale once the first closed (they name
+// list positions the second is filling): its names are no duplicates, and a
+// name it repeats itself is.
+func TestSiblingObjectsWithTheSameManyNames(t *testing.T) {
+	obj := func(n int, extra string) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		return b.String() + extra + `"end":0}`
+	}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, n := range []int{16, 17, 20, 40} {
+			for _, wrap := range []string{`[%s,%s]`, `{"a":%s,"b":%s}`, `[[%s],{"x":%s}]`} {
+				doc := fmt.Sprintf(wrap, obj(n, ""), obj(n, ""))
+				if _, ref := check(t, g, []byte(doc)); ref != nil {
+					t.Errorf("%s %d names twice, %s: %v", d, n, wrap, ref)
+				}
+				extra := fmt.Sprintf(`"k%d":0,`, n-1)
+				second := obj(n, extra)
+				doc = fmt.Sprintf(wrap, obj(n, ""), second)
+				at := strings.Index(doc, second) + strings.Index(second, extra) // the repeated name's opening quote
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName || ref.Offset != at {
+					t.Errorf("%s %d names, the second object repeating one, %s: %v, want duplicate-name at %d", d, n, wrap, ref, at)
+				}
+			}
+		}
+	}
+}
