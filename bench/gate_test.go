@@ -61,7 +61,7 @@ func BenchmarkValid(b *testing.B) {
 			{"sonic", func(d []byte) bool { return sonicStrict.Valid(d) }},
 			// sonic's Valid skips string contents (it admits raw control
 			// bytes and invalid UTF-8 even under ValidateString); the decode
-			// is what mcpvalidate runs after the gate.
+			// is what mcpvalidate ran after the gate before its own decoder.
 			{"sonic-decode", func(d []byte) bool { var v any; return sonicStrict.Unmarshal(d, &v) == nil }},
 			{"jsontext", func(d []byte) bool { return jsontext.Value(d).IsValid() }},
 			{"utf8", utf8.Valid},

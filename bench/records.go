@@ -35,7 +35,7 @@ var multiByte = map[string]bool{"cjk": true, "u0600": true, "astral": true, "mix
 // Headlines are the figures pinned as records: the gate's cost against
 // encoding/json.Valid and against the strict peers (jsontext, simdjson-go,
 // and utf8.Valid on multi-byte strings) on every shape, sonic's decode (what
-// mcpvalidate runs after it) on the same bytes, the gate's throughput on
+// mcpvalidate ran after it before its own decoder) on the same bytes, the gate's throughput on
 // printable ASCII, whole served calls, and the front gate against charge's
 // gate.
 func Headlines() []Headline {
