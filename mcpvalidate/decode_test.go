@@ -174,6 +174,7 @@ func TestTreeRefusesWhatItCannotRead(t *testing.T) {
 		`[1,`, `[1 2]`, `[1,]`, `{"a" 1}`, `{1:2}`, `{"a":1 "b":2}`, `tru`, `nul`, `fals`, `truex`,
 		`"abc`, `"\`, `"\"`, `"a\"`, `"\x"`, `"\u12"`, `"\u12g4"`, `"\ud800"`, `"\ud800x"`,
 		`"\ud800\u0041"`, `"\udc00\ud800"`, `"\udc00"`, `{} x`, `[]]`, `{}}`, `"a" "b"`,
+		`[tru`, `[t`, `{"a":nul`, `{"a":[fals`, // a literal cut by the end of the document, after its first byte
 	} {
 		if _, err := g.Check([]byte(c)); err == nil {
 			t.Fatalf("the gate admits %q", c)
