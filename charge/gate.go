@@ -107,6 +107,10 @@ func (g *Gate) CheckValue(doc []byte, off int) (end int, rep Report, err error) 
 	s.release()
 	g.pool.Put(s)
 	if ref != nil {
+		// The value's bytes up to where it was refused, as documented; the
+		// scanner may have read past the offset (a long string's run) before
+		// it noticed.
+		rep.Bytes = ref.Offset - start
 		return ref.Offset, rep, ref
 	}
 	return end, rep, nil
