@@ -21,22 +21,7 @@ func TestIntegersAroundFifteenDigits(t *testing.T) {
 		}
 	}
 	lits = append(lits, "9007199254740993", "-9007199254740993", "9007199254740992", "18014398509481985")
-	for _, d := range charge.Dialects() {
-		g := gate(t, d, charge.DefaultLimits())
-		for _, lit := range lits {
-			v, err := reference.Decode([]byte(lit))
-			if err != nil {
-				t.Fatalf("%s: %v", lit, err)
-			}
-			want := reference.Charge(d, v)
-			if got := int64(d.NumberWidth([]byte(lit))); got != want {
-				t.Errorf("%s: NumberWidth(%s) = %d, reference %d", d, lit, got, want)
-			}
-			if rep, ref := check(t, g, []byte("["+lit+"]")); ref != nil || rep.Charge != want {
-				t.Errorf("%s: [%s] charged %d (%v), reference %d", d, lit, rep.Charge, ref, want)
-			}
-		}
-	}
+	numbersAtTheReference(t, lits)
 }
 
 // TestNumbersAtTheirFormsBoundaries: decimal exponents on both sides of where
@@ -51,6 +36,13 @@ func TestNumbersAtTheirFormsBoundaries(t *testing.T) {
 		}
 	}
 	lits = append(lits, "0.0001", "0.00001", "100000.5", "1000000.5", "123456.0", "1234567.0", "1e-7", "0.0", "-0.0", "5e-324", "1.7976931348623157e308")
+	numbersAtTheReference(t, lits)
+}
+
+// numbersAtTheReference holds each literal, in both dialects, to
+// charge/reference's charge: NumberWidth alone and the gate over [lit].
+func numbersAtTheReference(t *testing.T, lits []string) {
+	t.Helper()
 	for _, d := range charge.Dialects() {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, lit := range lits {
