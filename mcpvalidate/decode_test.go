@@ -175,6 +175,7 @@ func TestTreeRefusesWhatItCannotRead(t *testing.T) {
 		`"abc`, `"\`, `"\"`, `"a\"`, `"\x"`, `"\u12"`, `"\u12g4"`, `"\ud800"`, `"\ud800x"`,
 		`"\ud800\u0041"`, `"\udc00\ud800"`, `"\udc00"`, `{} x`, `[]]`, `{}}`, `"a" "b"`,
 		`[tru`, `[t`, `{"a":nul`, `{"a":[fals`, // a literal cut by the end of the document, after its first byte
+		`[1`, `[[1]`, `{"a":[1`, `[""`, // an array cut after an element
 	} {
 		if _, err := g.Check([]byte(c)); err == nil {
 			t.Fatalf("the gate admits %q", c)
@@ -328,6 +329,28 @@ func TestTreePoolsOnlySmallStacks(t *testing.T) {
 		d := &decoder{members: make([]member, 0, c.members), items: make([]any, 0, c.items)}
 		if got := d.release(); got != c.pooled {
 			t.Errorf("stacks of %d members and %d items: pooled %v, want %v", c.members, c.items, got, c.pooled)
+		}
+	}
+}
+
+// Closing a container gives its level back: many sibling containers, empty
+// and not, objects and arrays, decode under a nesting bound of 2 however
+// many there are, and equal encoding/json's value.
+func TestTreeSiblingsDoNotDeepen(t *testing.T) {
+	for _, sib := range []string{`{}`, `[]`, `{"a":1}`, `[1]`} {
+		doc := "[" + strings.TrimSuffix(strings.Repeat(sib+",", 100), ",") + "]"
+		got, err := tree([]byte(doc), 2)
+		if err != nil {
+			t.Fatalf("100 siblings %s under a nesting bound of 2: %v", sib, err)
+		}
+		var want any
+		dec := json.NewDecoder(strings.NewReader(doc))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("100 siblings %s: tree and encoding/json differ", sib)
 		}
 	}
 }
