@@ -103,7 +103,7 @@ Against the strict peers a ratio is the peer's time over the gate's: the gate's 
 
 {table(valid)}
 
-The gate's throughput on printable ASCII: [{g(thr['value'])} MB/s](records.md#bench.valid.ascii.gate.throughput).
+The gate's throughput on printable ASCII: [{grouped(thr['value'])} MB/s](records.md#bench.valid.ascii.gate.throughput).
 In this run the gate is at least as fast as jsontext on {', '.join(faster) if faster else 'no shape'}; slower on {', '.join(slower) if slower else 'no shape'} (the `bench.valid.<shape>.jsontext-over-gate` records).
 
 ### Served calls (BenchmarkServed, one tools/call of knowledge.search, 1 MiB values)
