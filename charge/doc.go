@@ -52,4 +52,10 @@
 // caller's job, which is why mcpvalidate builds refusals from the error tree
 // and never calls Error(). Package charge does no I/O and imports only the
 // standard library.
+//
+// On amd64 a long plain ASCII run inside a string is found 32 bytes at a
+// time with AVX2 (plainrun_amd64.s, chosen at start-up by CPUID); the build
+// tag purego, or any other architecture, keeps the portable word-at-a-time
+// path. Both are held to one byte-at-a-time reference, and CI runs the
+// package's proofs under both builds.
 package charge

@@ -48,6 +48,9 @@ func stops(x uint64) uint64 {
 	return ((x - ones*0x20) | x | has(x, '"') | has(x, '\\')) & highs
 }
 
+// stopByte is stops for one byte.
+func stopByte(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\\' }
+
 // shortPlain reads a short string's content at doc[i:] when up to four
 // words hold all of it — plain ASCII bytes, then the closing quote — and
 // returns its length and width; n is -1 when they do not.
@@ -78,33 +81,70 @@ func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64) {
 	return -1, 0
 }
 
-// oddIn is what the odd bytes of the plain ASCII run doc[from:to] cost over
-// one: counted with bytes.Count on a long run, a word at a time on a short
-// one (the last word masked to the run).
-func (t *widthTable) oddIn(doc []byte, from, to int) int64 {
-	var n int64
-	if to-from >= 512 {
+// plainRun is the length and width of the plain ASCII run that opens b:
+// every byte before the first stop byte (" \ C0 or a byte >= 0x80), or all
+// of b. Its width is one per byte plus what its odd bytes cost over one.
+// Where the CPU has a vector unit the run is found 32 bytes at a time
+// (plainrun_amd64.s); plainRunWords is the portable path and finishes the
+// vector path's last few bytes. The two are held identical by
+// TestPlainRunPathsAgree.
+func (t *widthTable) plainRun(b []byte) (n int, w int64) {
+	if vectorRuns && len(b) >= 32 {
+		var c0, c1 int
+		n, c0, c1 = plainRunAVX2(b, t.odd[0], t.odd[1])
+		w = int64(n) + t.oddExtra[0]*int64(c0) + t.oddExtra[1]*int64(c1)
+		if n < len(b) && stopByte(b[n]) {
+			return n, w
+		}
+	}
+	m, wm := t.plainRunWords(b[n:])
+	return n + m, w + wm
+}
+
+// plainRunWords is plainRun eight bytes at a time: the run's end found
+// first, then its odd bytes counted (bytes.Count on a long run, a word at a
+// time on a short one, the last word masked to the run).
+func (t *widthTable) plainRunWords(b []byte) (n int, w int64) {
+	for n+16 <= len(b) && stops(binary.LittleEndian.Uint64(b[n:]))|stops(binary.LittleEndian.Uint64(b[n+8:])) == 0 {
+		n += 16
+	}
+	for {
+		if n+8 > len(b) {
+			for n < len(b) && !stopByte(b[n]) {
+				n++
+			}
+			break
+		}
+		if st := stops(binary.LittleEndian.Uint64(b[n:])); st != 0 {
+			n += bits.TrailingZeros64(st) >> 3 // plain bytes before the first stop
+			break
+		}
+		n += 8
+	}
+	run := b[:n]
+	w = int64(n)
+	if n >= 512 {
 		for k := range t.odd {
 			if t.oddExtra[k] != 0 {
-				n += t.oddExtra[k] * int64(bytes.Count(doc[from:to], t.odd[k:k+1]))
+				w += t.oddExtra[k] * int64(bytes.Count(run, t.odd[k:k+1]))
 			}
 		}
-		return n
+		return n, w
 	}
-	j := from
-	for ; j < to && j+8 <= len(doc); j += 8 {
-		x := binary.LittleEndian.Uint64(doc[j:])
-		if rest := to - j; rest < 8 {
-			x &= 1<<(8*rest) - 1
+	for j := 0; j < n; j += 8 {
+		var x uint64
+		if j+8 <= n {
+			x = binary.LittleEndian.Uint64(run[j:])
+		} else {
+			for k := n - 1; k >= j; k-- { // the run's last few bytes
+				x = x<<8 | uint64(run[k])
+			}
 		}
 		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
-			n += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+			w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
 		}
 	}
-	for ; j < to; j++ { // the document's last few bytes
-		n += int64(t.ascii[doc[j]]) - 1
-	}
-	return n
+	return n, w
 }
 
 // plain scans doc[i:end] while it holds code points the table charges — the
@@ -112,8 +152,8 @@ func (t *widthTable) oddIn(doc []byte, from, to int) int64 {
 // sequence may run past end, never past doc) — and returns where it stopped
 // and their total width. It stops at " \ C0, invalid UTF-8 and end.
 //
-// ASCII goes eight bytes at a time: a word with no stop byte costs 8, plus
-// what its odd bytes cost over one.
+// A run's first eight ASCII bytes are charged as one word; a run that
+// outlasts them goes to plainRun.
 func (t *widthTable) plain(doc []byte, i, end int) (int, int64) {
 	var w int64
 	for i < end {
@@ -133,21 +173,8 @@ func (t *widthTable) plain(doc []byte, i, end int) (int, int64) {
 			}
 			i += n
 			if st == 0 {
-				from := i
-				for i+16 <= end && stops(binary.LittleEndian.Uint64(doc[i:]))|stops(binary.LittleEndian.Uint64(doc[i+8:])) == 0 {
-					i += 16
-				}
-				for i+8 <= end {
-					st := stops(binary.LittleEndian.Uint64(doc[i:]))
-					if st != 0 {
-						i += bits.TrailingZeros64(st) >> 3 // plain bytes before the first stop
-						break
-					}
-					i += 8
-				}
-				if i > from {
-					w += int64(i-from) + t.oddIn(doc, from, i)
-				}
+				n, wr := t.plainRun(doc[i:end])
+				i, w = i+n, w+wr
 			}
 		}
 		if i >= end {
