@@ -23,7 +23,8 @@ type Headline struct {
 	Baseline string
 	// Unit is "" for a sec/op ratio against the baseline, or a benchmark
 	// unit whose median is pinned as is: answer-bytes/op (exact), B/s
-	// (throughput, pinned in MB/s).
+	// (throughput, pinned in MB/s), heap/wire (bytes allocated per wire
+	// byte), or "time" (sec/op, pinned in µs).
 	Unit string
 }
 
@@ -97,7 +98,36 @@ func Headlines() []Headline {
 			})
 		}
 	}
+	for _, c := range []string{"typical-1KB", "atcap-maxlength-ascii", "atcap-maxlength-u00e9-escaped"} {
+		inst := "mcpvalidate BenchmarkCheck/case=" + c + ": " + checkWhat[c]
+		id := "bench.check." + strings.ToLower(c) + "."
+		hs = append(hs, Headline{
+			Family: "BenchmarkCheck", Group: "case=" + c, Impl: "go-sdk-typed", Baseline: "mcpvalidate",
+			ID:       id + "go-sdk-typed-over-mcpvalidate",
+			Title:    "The go-sdk's typed-tool validation time over mcpvalidate.Check time, " + c,
+			Instance: inst,
+		}, Headline{
+			Family: "BenchmarkCheck", Group: "case=" + c, Impl: "mcpvalidate", Unit: "heap/wire",
+			ID:       id + "mcpvalidate.heap-over-wire",
+			Title:    "Bytes mcpvalidate.Check allocates per wire byte of the arguments, " + c,
+			Instance: inst,
+		})
+		if c == "typical-1KB" {
+			hs = append(hs, Headline{
+				Family: "BenchmarkCheck", Group: "case=" + c, Impl: "mcpvalidate", Unit: "time",
+				ID:       id + "mcpvalidate.time",
+				Title:    "mcpvalidate.Check time per call, " + c,
+				Instance: inst,
+			})
+		}
+	}
 	return hs
+}
+
+var checkWhat = map[string]string{
+	"typical-1KB":                   "knowledge.search arguments of 1,013 bytes (admitted), validation alone in process",
+	"atcap-maxlength-ascii":         "knowledge.search arguments whose query is 8 MiB of printable ASCII (refused by maxLength 2000), validation alone",
+	"atcap-maxlength-u00e9-escaped": "knowledge.search arguments whose query is 4 Mi \\u00e9 escapes, 24 MiB on the wire (refused by maxLength 2000), validation alone",
 }
 
 var frontWhat = map[string]string{
@@ -179,7 +209,7 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 			base = Baselines[h.Family]
 		}
 		unit := h.Unit
-		if unit == "" {
+		if unit == "" || unit == "time" {
 			unit = "sec/op"
 		}
 		r, ok := Ratio(rowsFor(unit, h.Baseline), h.Family, h.Group, h.Impl)
@@ -187,7 +217,7 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 			return nil, fmt.Errorf("%s: %s has no %s/%s sample against %s", source, h.Family, h.Group, h.Impl, base)
 		}
 		instance := fmt.Sprintf("%s, %s bytes; %s", h.Instance, size, machine)
-		if h.Family == "BenchmarkFrontGate" {
+		if h.Family == "BenchmarkFrontGate" || h.Family == "BenchmarkCheck" {
 			instance = fmt.Sprintf("%s; %s", h.Instance, machine) // sized by the body cap, not -bytes
 		}
 		switch h.Unit {
@@ -199,6 +229,23 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 				Method:   results.Measured,
 				Source:   fmt.Sprintf("%s (%s), median %s over n=%d, read by bench.SuiteRecords", source, s.Config["command"], h.Unit, r.N),
 				Build:    build,
+			})
+			continue
+		case "heap/wire", "time":
+			// A median pinned as is: bytes allocated per wire byte, or a
+			// call's time in microseconds.
+			scale, unit := 1.0, "heap bytes per wire byte"
+			if h.Unit == "time" {
+				scale, unit = 1e6, "µs"
+			}
+			v := round3(r.Median * scale)
+			recs = append(recs, results.Record{
+				ID: h.ID, Title: h.Title, Value: v, Unit: unit, Instance: instance,
+				Method: results.Measured,
+				Source: fmt.Sprintf("%s (%s), n=%d, read by bench.SuiteRecords: benchmath AssumeNothing median, %.0f%% interval [%.4g, %.4g] %s",
+					source, s.Config["command"], r.N, 100*Confidence, r.Lo*scale, r.Hi*scale, unit),
+				Tolerance: round3(math.Max(0.5*v, math.Max(r.Hi*scale-v, v-r.Lo*scale))),
+				Build:     build,
 			})
 			continue
 		case "B/s":
@@ -249,18 +296,24 @@ func round3(v float64) float64 {
 	return f
 }
 
-// Pinned is every headline record of the saved runs: the side-by-side suite
-// and the front gate's.
+// Pinned is every headline record of the saved runs: the side-by-side suite,
+// the front gate's and mcpvalidate.Check's.
 func Pinned() ([]results.Record, error) {
-	suite, err := SuiteRecords(benchdata.Suite, benchdata.SuiteFile)
-	if err != nil {
-		return nil, err
+	var recs []results.Record
+	for _, run := range []struct {
+		data []byte
+		file string
+	}{
+		{benchdata.Suite, benchdata.SuiteFile},
+		{benchdata.FrontGate, benchdata.FrontGateFile},
+		{benchdata.Check, benchdata.CheckFile},
+	} {
+		rs, err := SuiteRecords(run.data, run.file)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rs...)
 	}
-	front, err := SuiteRecords(benchdata.FrontGate, benchdata.FrontGateFile)
-	if err != nil {
-		return nil, err
-	}
-	recs := append(suite, front...)
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
 	return recs, nil
 }

@@ -25,3 +25,13 @@ const FrontGateFile = "results/bench/frontgate.txt"
 //
 //go:embed frontgate.txt
 var FrontGate []byte
+
+// CheckFile is the saved run of mcpvalidate's BenchmarkCheck (`boundlab
+// bench --pkg ./mcpvalidate/ --bench 'BenchmarkCheck$'`): Check against the
+// go-sdk's typed-tool path, validation alone.
+const CheckFile = "results/bench/check.txt"
+
+// Check is that run.
+//
+//go:embed check.txt
+var Check []byte
