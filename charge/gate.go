@@ -577,6 +577,12 @@ func (s *scanner) escapes(i int, w int64, q *quoting) (int, int64, *Refusal) {
 			case '\\':
 				q.backslashEnd = i
 			}
+		} else if r := bmpEscape(doc, i); r >= utf8.RuneSelf {
+			// A \uXXXX naming a BMP code point past ASCII (what an
+			// ensure_ascii encoder writes for every such character): none
+			// of the quoting rules below looks at it.
+			w += int64(t.bmp[r])
+			i += 6
 		} else {
 			r, n := escapeAt(doc, i)
 			if n == 0 {
@@ -714,6 +720,18 @@ func hex4Fast(doc []byte, i int) rune {
 		return -1
 	}
 	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
+}
+
+// bmpEscape is the code point a \uXXXX at doc[i] (a backslash) names when it
+// is not a surrogate half, or -1.
+func bmpEscape(doc []byte, i int) rune {
+	if i+6 > len(doc) || doc[i+1] != 'u' {
+		return -1
+	}
+	if r := hex4Fast(doc, i+2); r < 0xd800 || r >= 0xe000 {
+		return r
+	}
+	return -1
 }
 
 // escapeAt decodes a well-formed escape at doc[i] (a backslash): a two-byte
