@@ -12,7 +12,7 @@ import (
 // documented contracts, each against a byte-at-a-time reading of the same
 // tables (t.ascii, t.of), which the gate's slow path and RuneWidth share. The
 // lengths sit around the word (8), the double word (16), four words (32) and
-// oddIn's long-run switch (512), with every offset and end position near them.
+// plainRunWords' long-run switch to bytes.Count (512), with every offset and end position near them.
 
 // refPlain is plain's contract read one code point at a time: charge the
 // ASCII bytes with a nonzero ascii width and valid UTF-8 sequences starting
@@ -103,11 +103,11 @@ func TestShortPlainReadsAtMostFourWords(t *testing.T) {
 	}
 }
 
-// TestOddInIsTheOddBytesCost: oddIn(doc, from, to) is what the odd bytes of
-// the plain run doc[from:to] cost over one — runs short and long (across the
-// 512-byte switch), empty, at the document's start and end, and followed by
-// up to 17 more bytes.
-func TestOddInIsTheOddBytesCost(t *testing.T) {
+// TestPlainRunIsTheRunsWidth: plainRun and plainRunWords on a whole plain
+// run give its length and what its bytes cost — runs short and long (across
+// the 512-byte switch to bytes.Count), empty, at the document's start and
+// end, and followed by up to 17 more plain bytes outside the slice.
+func TestPlainRunIsTheRunsWidth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 86))
 	lengths := []int{0, 1, 2, 3, 6, 7, 8, 9, 10, 15, 16, 17, 23, 24, 25, 31, 32, 33, 63, 64, 65, 511, 512, 513, 520}
 	for _, d := range Dialects() {
@@ -119,10 +119,14 @@ func TestOddInIsTheOddBytesCost(t *testing.T) {
 					doc := randomPlain(rng, alphabet, from+n+after)
 					var want int64
 					for _, c := range doc[from : from+n] {
-						want += int64(wt.ascii[c]) - 1
+						want += int64(wt.ascii[c])
 					}
-					if got := wt.oddIn(doc, from, from+n); got != want {
-						t.Fatalf("%v: oddIn of a %d-byte run at %d, %d bytes after it = %d, want %d", d, n, from, after, got, want)
+					run := doc[from : from+n]
+					if gn, got := wt.plainRunWords(run); gn != n || got != want {
+						t.Fatalf("%v: plainRunWords of a %d-byte run at %d, %d bytes after it = %d, %d, want %d, %d", d, n, from, after, gn, got, n, want)
+					}
+					if gn, got := wt.plainRun(run); gn != n || got != want {
+						t.Fatalf("%v: plainRun of a %d-byte run at %d, %d bytes after it = %d, %d, want %d, %d", d, n, from, after, gn, got, n, want)
 					}
 				}
 			}
