@@ -2,6 +2,7 @@ package charge
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"sync"
 	"unicode/utf8"
@@ -130,8 +131,27 @@ type frame struct {
 // nameRec is one member name of an open object.
 type nameRec struct {
 	hash    uint64
-	at, end int32 // raw content span in the document
-	escaped bool  // the span holds a backslash
+	key     uint64 // the raw content's first eight bytes (fewer: zero above them)
+	at, end int32  // raw content span in the document
+	escaped bool   // the span holds a backslash
+}
+
+// nameKey is the first eight bytes of the raw name doc[at:end], read as a
+// little-endian word, the bytes past a shorter name zero. Two unescaped names
+// are equal exactly when their lengths, keys and bytes past the eighth are.
+func nameKey(doc []byte, at, end int) uint64 {
+	n := end - at
+	switch {
+	case n >= 8:
+		return binary.LittleEndian.Uint64(doc[at:])
+	case at+8 <= len(doc):
+		return binary.LittleEndian.Uint64(doc[at:]) & (1<<(8*n) - 1)
+	}
+	var k uint64
+	for i := end - 1; i >= at; i-- {
+		k = k<<8 | uint64(doc[i])
+	}
+	return k
 }
 
 // linearNames is how many names an object holds before duplicate lookups
@@ -370,7 +390,7 @@ func (s *scanner) shortName() *Refusal {
 		return s.str(true) // which finds the byte that passes the budget
 	}
 	if s.dialect == Go {
-		w += int64(pointerBytes(s.doc[at : at+n]))
+		w += int64(pointerBytes(s.doc, at, at+n))
 	}
 	s.pos = at + n + 1
 	if r := s.spend(w, at+n); r != nil {
@@ -621,7 +641,7 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 		if name {
 			// A name is also rendered as a pointer segment in every
 			// error's location, where ~ and / take two bytes each.
-			w += int64(pointerBytes(doc[open+1:at])) + q.escapedPointer
+			w += int64(pointerBytes(doc, open+1, at)) + q.escapedPointer
 		} else if q.backslashEnd == at {
 			w-- // v6's quote renders a trailing backslash as one byte
 		}
@@ -636,15 +656,25 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 	return nil
 }
 
-// pointerBytes counts the ~ and / in raw: short names byte by byte, long
-// ones with bytes.Count.
-func pointerBytes(raw []byte) int {
-	if len(raw) >= 32 {
-		return bytes.Count(raw, []byte{'~'}) + bytes.Count(raw, []byte{'/'})
+// pointerBytes counts the ~ and / in the raw name doc[at:end]: long names
+// with bytes.Count, short ones a word at a time (the last word masked to the
+// name; a word that would run past the document byte by byte).
+func pointerBytes(doc []byte, at, end int) int {
+	if end-at >= 32 {
+		return bytes.Count(doc[at:end], []byte{'~'}) + bytes.Count(doc[at:end], []byte{'/'})
 	}
 	n := 0
-	for _, c := range raw {
-		if c == '~' || c == '/' {
+	for ; at < end && at+8 <= len(doc); at += 8 {
+		x := binary.LittleEndian.Uint64(doc[at:])
+		if rest := end - at; rest < 8 {
+			x &= 1<<(8*rest) - 1 // zero bytes: neither ~ nor /
+		}
+		if (has(x, '~')|has(x, '/'))&highs != 0 {
+			n += count(x, '~') + count(x, '/')
+		}
+	}
+	for ; at < end; at++ {
+		if c := doc[at]; c == '~' || c == '/' {
 			n++
 		}
 	}
@@ -791,11 +821,18 @@ func decodeRune(b []byte) (rune, int) {
 func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	f := &s.stack[len(s.stack)-1]
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
-	rec := nameRec{at: int32(at), end: int32(end), escaped: escaped}
+	rec := nameRec{key: nameKey(s.doc, at, end), at: int32(at), end: int32(end), escaped: escaped}
 	if !f.mapped {
 		for j := int(f.namesAt); j < len(s.list); j++ {
-			// Raw lengths differ between equal names only through escapes.
-			if o := s.list[j]; (o.end-o.at == rec.end-rec.at || o.escaped || escaped) && s.sameName(o, rec) {
+			o := &s.list[j]
+			if o.escaped || escaped {
+				if s.sameName(*o, rec) {
+					return s.refuse(BoundDuplicateName, at-1)
+				}
+				continue
+			}
+			// Unescaped: equal exactly when the raw bytes are.
+			if o.key == rec.key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
 				return s.refuse(BoundDuplicateName, at-1)
 			}
 		}

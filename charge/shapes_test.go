@@ -137,3 +137,28 @@ func TestSiblingObjectsWithTheSameManyNames(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateNamesByTheirBytes: among an object's first names (compared by
+// length, first eight bytes and the rest), a name of 1 to 20 bytes equal to an
+// earlier one is refused at its opening quote and one differing from it in a
+// single byte, at any place, is not — near the document's end (the names'
+// words read byte by byte) and with room after them.
+func TestDuplicateNamesByTheirBytes(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	for n := 1; n <= 20; n++ {
+		name := strings.Repeat("k", n)
+		for _, pad := range []string{"", "          "} {
+			doc := `{"x":0,"` + name + `":1,"` + name + `":2` + pad + `}`
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName || ref.Offset != strings.LastIndex(doc, `"`+name) {
+				t.Errorf("%s: %v, want a duplicate refused at its quote", doc, ref)
+			}
+			for p := range n {
+				other := name[:p] + "j" + name[p+1:]
+				doc := `{"x":0,"` + name + `":1,"` + other + `":2` + pad + `}`
+				if _, ref := check(t, g, []byte(doc)); ref != nil {
+					t.Errorf("%s: refused: %v", doc, ref)
+				}
+			}
+		}
+	}
+}
