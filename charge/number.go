@@ -54,21 +54,20 @@ func (d Dialect) numberWidth(tok []byte, integer bool) int {
 			return max(len(tok), xtextIntegerWidth(tok)) // a float64 exactly
 		}
 	}
-	if digits, exp, sign, ok := literalShortest(tok); ok {
-		return max(len(tok), xtextWidth(digits, exp, sign))
-	}
-	if literalBounds(tok) {
-		return len(tok)
+	if w, ok := goLiteralWidth(tok); ok {
+		return w
 	}
 	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
 }
 
-// literalBounds reports, without converting tok, that go's width for it is its
-// own length: that x/text's rendering of the float nearest it is no wider. It
-// answers for a literal of more than 15 significant digits (literalShortest
-// takes the others), such as the 17-digit float a binary fraction prints as
-// (0.060000000000000005); false means convert.
+// goLiteralWidth is go's width for tok read off the literal without
+// converting it, when that is sure (ok): up to 15 significant digits, the
+// float's shortest digits are the literal's own (literalShortest); past 15,
+// when x/text's rendering of the float nearest it is provably no wider than
+// the literal, its width is the literal's length — the 17-digit floats binary
+// fractions print as (0.060000000000000005), for one. ok false means convert.
 //
+// The proof for more than 15 digits:
 // Let the literal L have D significant digits and its first at decimal
 // exponent e, and let f be the float64 nearest it (normal: e is well inside
 // the range). shortest(f) is the decimal of fewest digits in f's rounding
@@ -78,16 +77,22 @@ func (d Dialect) numberWidth(tok []byte, integer bool) int {
 // normal float is far too narrow to hold two one-digit decimals; for the same
 // reason, at e+1 it is 10^(e+1) itself, one digit. xtextWidth grows with the
 // digit count at a fixed exponent, so x/text's width is at most the larger of
-// xtextWidth(D, e) and xtextWidth(1, e+1). The second never decides: up to
-// 15 digits f's shortest digits are L's own (literalShortest), so the first
-// digit stays at e; past 15, one digit renders in at most sign+17 bytes
-// (1×10⁻ and three superscript digits) while a literal of 16 or more digits
-// with a point or an exponent is at least sign+17 bytes long, and an integer
-// one (e >= 15) at least sign+16, where 10^(e+1) renders in at most sign+14
-// (1×10 and three superscript digits).
-func literalBounds(tok []byte) bool {
+// xtextWidth(D, e) and xtextWidth(1, e+1). The second never decides: one
+// digit renders in at most sign+17 bytes (1×10⁻ and three superscript
+// digits), while a literal of 16 or more digits with a point or an exponent
+// is at least sign+17 bytes long, and an integer one (e >= 15) at least
+// sign+16, where 10^(e+1) renders in at most sign+14 (1×10 and three
+// superscript digits). So when xtextWidth(D, e) <= len(tok), the width is
+// len(tok).
+func goLiteralWidth(tok []byte) (int, bool) {
 	digits, exp, sign, ok := literalDigits(tok)
-	return ok && xtextWidth(digits, exp, sign) <= len(tok)
+	if !ok {
+		return 0, false
+	}
+	if w := xtextWidth(digits, exp, sign); digits <= 15 || w <= len(tok) {
+		return max(len(tok), w), true
+	}
+	return 0, false
 }
 
 // literalShortest reads shortest's answer off a number token without

@@ -30,25 +30,27 @@ func TestLiteralShortestReadsWhatItCan(t *testing.T) {
 	}
 }
 
-// TestLiteralBoundsAtItsEdge: literalBounds, go's path that prices a literal
-// of more than 15 significant digits at its own length without converting it,
-// takes a literal whose bound xtextWidth(D, e) is exactly its length (the
-// 17-digit floats binary fractions print as, and a literal that rounds up to
-// the next power of ten) and declines one whose bound is one past it (a
-// comma in the integer part, the exponent form); where it takes one, go's
-// width by conversion is that length.
-func TestLiteralBoundsAtItsEdge(t *testing.T) {
-	for _, lit := range []string{"0.060000000000000005", "-0.06999999999999999", "12.350000000000001", "999.99999999999999999", "0.00012345678901234567"} {
-		if !literalBounds([]byte(lit)) {
-			t.Errorf("literalBounds(%s) declined; its bound is its length", lit)
-		}
-		if got := max(len(lit), xtextFloatWidth(parseFloat([]byte(lit)))); got != len(lit) {
-			t.Errorf("%s: go's width by conversion is %d, not its length %d", lit, got, len(lit))
+// TestGoLiteralWidthAtItsEdge: goLiteralWidth, go's path that prices a
+// literal of more than 15 significant digits at its own length without
+// converting it, takes a literal whose bound xtextWidth(D, e) is exactly its
+// length (the 17-digit floats binary fractions print as, and a literal that
+// rounds up to the next power of ten) and declines one whose bound is one
+// past it (a comma in the integer part) or more (the exponent form); what it
+// answers is go's width by conversion, and up to 15 digits it always answers.
+func TestGoLiteralWidthAtItsEdge(t *testing.T) {
+	byConversion := func(lit string) int { return max(len(lit), xtextFloatWidth(parseFloat([]byte(lit)))) }
+	for _, lit := range []string{"0.060000000000000005", "-0.06999999999999999", "12.350000000000001", "999.99999999999999999", "0.00012345678901234567",
+		"12.35", "1234.5", "1e-7", "-123456789012345"} {
+		w, ok := goLiteralWidth([]byte(lit))
+		if !ok {
+			t.Errorf("goLiteralWidth(%s) declined", lit)
+		} else if want := byConversion(lit); w != want {
+			t.Errorf("goLiteralWidth(%s) = %d; by conversion %d", lit, w, want)
 		}
 	}
 	for _, lit := range []string{"1234.0000000000000001", "-1000.0000000000000001", "0.000012345678901234567", "1234567890123456789"} {
-		if literalBounds([]byte(lit)) {
-			t.Errorf("literalBounds(%s) took it; its bound is past its length", lit)
+		if w, ok := goLiteralWidth([]byte(lit)); ok {
+			t.Errorf("goLiteralWidth(%s) = %d; its bound is past its length, it must decline", lit, w)
 		}
 	}
 }
