@@ -126,6 +126,10 @@ type frame struct {
 	nameEnd  int32
 	namesAt  int32 // object: where this object's names start in scanner.list
 	mapped   bool  // object: its names are in scanner.index too
+	// object, before it is mapped: nameBit of each unescaped name it holds,
+	// and whether it holds an escaped one.
+	seen         uint64
+	escapedNames bool
 }
 
 // nameRec is one member name of an open object.
@@ -152,6 +156,13 @@ func nameKey(doc []byte, at, end int) uint64 {
 		k = k<<8 | uint64(doc[i])
 	}
 	return k
+}
+
+// nameBit is the one bit of frame.seen an unescaped name of raw length n and
+// nameKey key sets: equal names set the same bit, so a name whose bit is
+// clear, in an object holding no escaped name, is no duplicate.
+func nameBit(key uint64, n int) uint64 {
+	return 1 << (((key ^ uint64(n)) * 0x9e3779b97f4a7c15) >> 58)
 }
 
 // linearNames is how many names an object holds before duplicate lookups
@@ -823,29 +834,28 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
 	rec := nameRec{key: nameKey(s.doc, at, end), at: int32(at), end: int32(end), escaped: escaped}
 	if !f.mapped {
-		for j := int(f.namesAt); j < len(s.list); j++ {
-			o := &s.list[j]
-			if o.escaped || escaped {
-				if s.sameName(*o, rec) {
+		if bit := nameBit(rec.key, end-at); escaped || f.escapedNames || f.seen&bit != 0 {
+			// An earlier name may equal this one: compare with each.
+			for j := int(f.namesAt); j < len(s.list); j++ {
+				o := &s.list[j]
+				if o.escaped || escaped {
+					if s.sameName(*o, rec) {
+						return s.refuse(BoundDuplicateName, at-1)
+					}
+					continue
+				}
+				// Unescaped: equal exactly when the raw bytes are.
+				if o.key == rec.key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
 					return s.refuse(BoundDuplicateName, at-1)
 				}
-				continue
 			}
-			// Unescaped: equal exactly when the raw bytes are.
-			if o.key == rec.key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
-				return s.refuse(BoundDuplicateName, at-1)
-			}
+		} else {
+			f.seen |= bit
 		}
+		f.escapedNames = f.escapedNames || escaped
 		s.list = append(s.list, rec)
 		if len(s.list)-int(f.namesAt) == linearNames {
-			f.mapped = true
-			// Every name needs a value, so a document holds at most half
-			// its node limit of names.
-			s.index.ready(s.l.MaxParamsNodes/2 + 1)
-			for j := int(f.namesAt); j < len(s.list); j++ {
-				s.list[j].hash = s.hashName(s.list[j])
-				s.index.add(s.list[j].hash, int32(j))
-			}
+			s.mapNames(f)
 		}
 		return nil
 	}
@@ -865,6 +875,19 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	s.list = append(s.list, rec)
 	s.index.add(rec.hash, int32(len(s.list)-1))
 	return nil
+}
+
+// mapNames puts the names of the object f, which now holds linearNames, in
+// the hash index: its later names are looked up there.
+func (s *scanner) mapNames(f *frame) {
+	f.mapped = true
+	// Every name needs a value, so a document holds at most half its node
+	// limit of names.
+	s.index.ready(s.l.MaxParamsNodes/2 + 1)
+	for j := int(f.namesAt); j < len(s.list); j++ {
+		s.list[j].hash = s.hashName(s.list[j])
+		s.index.add(s.list[j].hash, int32(j))
+	}
 }
 
 // hashName hashes a name's unescaped form with a per-process seed, so callers

@@ -52,3 +52,45 @@ func TestNameKeyEveryLength(t *testing.T) {
 		}
 	}
 }
+
+// TestNameBitCollisions: two different names that set the same nameBit (so
+// the second is compared with the first) are both admitted, and a third equal
+// to either is refused; a name whose bit is clear is admitted without
+// comparisons, and an unescaped name after an escaped spelling of it is
+// refused although the escaped one's raw bytes set another bit.
+func TestNameBitCollisions(t *testing.T) {
+	g, err := NewGate(Go, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := "n0"
+	firstBit := nameBit(nameKey([]byte(first), 0, 2), 2)
+	second := ""
+	for i := 1; i < 1000 && second == ""; i++ {
+		if c := "n" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)); nameBit(nameKey([]byte(c), 0, 3), 3) == firstBit {
+			second = c // a different length: the bit alone does not tell them apart
+		}
+	}
+	same := ""
+	for i := 1; i < 10000 && same == ""; i++ {
+		if c := string(rune('a'+i%26)) + string(rune('a'+i/26%26)); c != first && nameBit(nameKey([]byte(c), 0, 2), 2) == firstBit {
+			same = c // the same length
+		}
+	}
+	if second == "" || same == "" {
+		t.Fatal("no colliding names found")
+	}
+	for _, other := range []string{second, same} {
+		doc := `{"` + first + `":1,"` + other + `":2}`
+		if _, err := g.Check([]byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
+		doc = `{"` + first + `":1,"` + other + `":2,"` + other + `":3}`
+		if _, err := g.Check([]byte(doc)); err == nil {
+			t.Errorf("%s admitted", doc)
+		}
+	}
+	if _, err := g.Check([]byte(`{"\u006e0":1,"n0":2}`)); err == nil {
+		t.Errorf("an escaped spelling and then the name admitted")
+	}
+}
