@@ -400,14 +400,19 @@ func (s *scanner) shortName() *Refusal {
 	if n < 0 || s.over(w) {
 		return s.str(true) // which finds the byte that passes the budget
 	}
+	key := nameKey(s.doc, at, at+n)
 	if s.dialect == Go {
-		w += int64(pointerBytes(s.doc, at, at+n))
+		if n <= 8 {
+			w += int64(pointerBytesIn(key)) // the whole name
+		} else {
+			w += int64(pointerBytes(s.doc, at, at+n))
+		}
 	}
 	s.pos = at + n + 1
 	if r := s.spend(w, at+n); r != nil {
 		return r
 	}
-	return s.name(at, at+n, false)
+	return s.name(at, at+n, false, key)
 }
 
 func (s *scanner) literal() *Refusal {
@@ -662,7 +667,7 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 		return r
 	}
 	if name {
-		return s.name(open+1, at, q.escaped)
+		return s.name(open+1, at, q.escaped, nameKey(doc, open+1, at))
 	}
 	return nil
 }
@@ -680,9 +685,7 @@ func pointerBytes(doc []byte, at, end int) int {
 		if rest := end - at; rest < 8 {
 			x &= 1<<(8*rest) - 1 // zero bytes: neither ~ nor /
 		}
-		if (has(x, '~')|has(x, '/'))&highs != 0 {
-			n += count(x, '~') + count(x, '/')
-		}
+		n += pointerBytesIn(x)
 	}
 	for ; at < end; at++ {
 		if c := doc[at]; c == '~' || c == '/' {
@@ -690,6 +693,14 @@ func pointerBytes(doc []byte, at, end int) int {
 		}
 	}
 	return n
+}
+
+// pointerBytesIn counts the ~ and / among the bytes of x.
+func pointerBytesIn(x uint64) int {
+	if (has(x, '~')|has(x, '/'))&highs == 0 { // has marks every match, maybe more
+		return 0
+	}
+	return count(x, '~') + count(x, '/')
 }
 
 // chunkBytes bounds how far a string scan runs between budget checks;
@@ -826,13 +837,14 @@ func decodeRune(b []byte) (rune, int) {
 	return r, n
 }
 
-// name checks the member name just read (raw content doc[at:end]) against the
-// names the innermost object already holds: by comparison while the object is
-// small, through a map keyed by a seeded hash once it holds linearNames.
-func (s *scanner) name(at, end int, escaped bool) *Refusal {
+// name checks the member name just read (raw content doc[at:end], nameKey
+// key) against the names the innermost object already holds: by comparison
+// while the object is small, through a map keyed by a seeded hash once it
+// holds linearNames.
+func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
 	f := &s.stack[len(s.stack)-1]
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
-	rec := nameRec{key: nameKey(s.doc, at, end), at: int32(at), end: int32(end), escaped: escaped}
+	rec := nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped}
 	if !f.mapped {
 		if bit := nameBit(rec.key, end-at); escaped || f.escapedNames || f.seen&bit != 0 {
 			// An earlier name may equal this one: compare with each.
@@ -853,7 +865,7 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 			f.seen |= bit
 		}
 		f.escapedNames = f.escapedNames || escaped
-		s.list = append(s.list, rec)
+		s.pushName(rec.key, at, end, escaped)
 		if len(s.list)-int(f.namesAt) == linearNames {
 			s.mapNames(f)
 		}
@@ -875,6 +887,17 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	s.list = append(s.list, rec)
 	s.index.add(rec.hash, int32(len(s.list)-1))
 	return nil
+}
+
+// pushName appends a name to s.list field by field: copying a nameRec just
+// built on the stack whole stalls on the store forwarding of its fields.
+func (s *scanner) pushName(key uint64, at, end int, escaped bool) {
+	if len(s.list) == cap(s.list) {
+		s.list = append(s.list, nameRec{})[:len(s.list)]
+	}
+	s.list = s.list[:len(s.list)+1]
+	r := &s.list[len(s.list)-1]
+	r.hash, r.key, r.at, r.end, r.escaped = 0, key, int32(at), int32(end), escaped
 }
 
 // mapNames puts the names of the object f, which now holds linearNames, in

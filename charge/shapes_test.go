@@ -162,3 +162,28 @@ func TestDuplicateNamesByTheirBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesPointerBytesEveryPlace: a name of 1 to 12 bytes with ~ or / at
+// any one place (a short name's are counted in its first word, a longer
+// one's word by word) is charged what the reference charges, in both
+// dialects.
+func TestNamesPointerBytesEveryPlace(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for n := 1; n <= 12; n++ {
+			for p := range n {
+				for _, c := range []string{"~", "/"} {
+					name := strings.Repeat("a", p) + c + strings.Repeat("b", n-p-1)
+					doc := []byte(`{"` + name + `":0}`)
+					v, err := reference.Decode(doc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if rep, ref := check(t, g, doc); ref != nil || rep.Charge != reference.Charge(d, v) {
+						t.Errorf("%s: %s charged %d (%v), reference %d", d, doc, rep.Charge, ref, reference.Charge(d, v))
+					}
+				}
+			}
+		}
+	}
+}
