@@ -173,7 +173,8 @@ var nameSeed = maphash.MakeSeed()
 
 type scanner struct {
 	g        *Gate
-	l        Limits // a copy of g.limits, one load away in the hot paths
+	t        *widthTable // g.widths, one load away in the hot paths
+	l        Limits      // a copy of g.limits, one load away in the hot paths
 	dialect  Dialect
 	doc      []byte
 	pos      int
@@ -189,7 +190,7 @@ type scanner struct {
 }
 
 func (s *scanner) reset(g *Gate, doc []byte) {
-	s.g, s.l, s.dialect, s.doc, s.pos = g, g.limits, g.dialect, doc, 0
+	s.g, s.t, s.l, s.dialect, s.doc, s.pos = g, g.widths, g.limits, g.dialect, doc, 0
 	s.nodes, s.depth, s.maxDepth, s.charge = 0, 0, 0, 0
 	s.embedded = false
 	if cap(s.stack) < g.limits.MaxParamsNesting {
@@ -200,7 +201,7 @@ func (s *scanner) reset(g *Gate, doc []byte) {
 
 func (s *scanner) release() {
 	s.index.release()
-	s.g, s.doc = nil, nil
+	s.g, s.t, s.doc = nil, nil, nil
 	s.scratch = s.scratch[:0]
 }
 
@@ -290,7 +291,7 @@ func (s *scanner) run() *Refusal {
 		case '"':
 			// A short plain value is charged here whole: no escape, so no
 			// quoting rule of either dialect adds to it.
-			if n, w := s.g.widths.shortPlain(doc, s.pos+1); n >= 0 && !s.over(w) {
+			if n, w := s.t.shortPlain(doc, s.pos+1); n >= 0 && !s.over(w) {
 				s.charge += w
 				s.pos += n + 2
 				break
@@ -313,7 +314,7 @@ func (s *scanner) run() *Refusal {
 					j++
 				}
 			}
-			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.g.widths.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.t.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
 				if r := s.spend(int64(n), p); r != nil {
 					return r
 				}
@@ -396,7 +397,7 @@ func (s *scanner) member() *Refusal {
 // its pointer bytes, as closeString would) and any other through str.
 func (s *scanner) shortName() *Refusal {
 	at := s.pos + 1
-	n, w := s.g.widths.shortPlain(s.doc, at)
+	n, w := s.t.shortPlain(s.doc, at)
 	if n < 0 || s.over(w) {
 		return s.str(true) // which finds the byte that passes the budget
 	}
@@ -426,7 +427,7 @@ func (s *scanner) literal() *Refusal {
 	default:
 		lit = "null"
 	}
-	if len(rest) < len(lit) || string(rest[:len(lit)]) != lit {
+	if len(rest) < len(lit) || !literalAt(rest, lit) {
 		return s.syntax()
 	}
 	if r := s.spend(int64(s.dialect.LiteralWidth(lit)), s.pos); r != nil {
@@ -434,6 +435,13 @@ func (s *scanner) literal() *Refusal {
 	}
 	s.pos += len(lit)
 	return nil
+}
+
+// literalAt reports whether rest (at least len(lit) bytes) starts with lit,
+// true, false or null, comparing words: the first four bytes, then false's e.
+func literalAt(rest []byte, lit string) bool {
+	w := binary.LittleEndian.Uint32(rest)
+	return w == uint32(lit[0])|uint32(lit[1])<<8|uint32(lit[2])<<16|uint32(lit[3])<<24 && (len(lit) == 4 || rest[4] == lit[4])
 }
 
 // over reports whether spending w more would pass the charge budget. It is
@@ -533,7 +541,7 @@ func (s *scanner) str(name bool) *Refusal {
 	doc := s.doc
 	open := s.pos
 	i := open + 1
-	t := s.g.widths
+	t := s.t
 	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
 	if n, w := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
 		// Most names and many values: a few plain ASCII bytes.
@@ -598,7 +606,7 @@ type quoting struct {
 // escapes charges the run of escapes starting at doc[i] (a backslash),
 // checking the budget after each, and returns where the run ended.
 func (s *scanner) escapes(i int, w int64, q *quoting) (int, int64, *Refusal) {
-	doc, t := s.doc, s.g.widths
+	doc, t := s.doc, s.t
 	for i < len(doc) && doc[i] == '\\' {
 		at := i
 		if i+1 < len(doc) && t.escape[doc[i+1]] != 0 {
@@ -711,7 +719,7 @@ const chunkBytes = 64 << 10
 // spent, first passed left: the chunk holds only code points the chunk loop
 // charges, so it is rescanned with the same widths, one code point at a time.
 func (s *scanner) trip(from int, w int64) int {
-	t := s.g.widths
+	t := s.t
 	for i := from; i < len(s.doc); {
 		c := s.doc[i]
 		n, wc := 1, int64(t.ascii[c])

@@ -187,3 +187,27 @@ func TestNamesPointerBytesEveryPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralsEveryByte: true, false and null are admitted whole, alone and
+// in an array, and refused as syntax with any one byte changed or cut off at
+// any length.
+func TestLiteralsEveryByte(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	for _, lit := range []string{"true", "false", "null"} {
+		for _, doc := range []string{lit, "[" + lit + "]", `{"a":` + lit + "}"} {
+			if _, ref := check(t, g, []byte(doc)); ref != nil {
+				t.Errorf("%s refused: %v", doc, ref)
+			}
+		}
+		for k := range len(lit) {
+			for _, doc := range []string{lit[:k], lit[:k] + "x" + lit[k+1:], "[" + lit[:k] + "x" + lit[k+1:] + "]", "[" + lit[:k] + "]"} {
+				if doc == "" || doc == "[]" { // k == 0: nothing left of the literal
+					continue
+				}
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax {
+					t.Errorf("%s: %v, want a syntax refusal", doc, ref)
+				}
+			}
+		}
+	}
+}
