@@ -373,47 +373,44 @@ func (s *scanner) pop() {
 	s.depth--
 }
 
-// member reads `"name" :` inside the innermost object.
+// member reads `"name" :` inside the innermost object: a short plain name
+// is charged here (go adds its pointer bytes, as closeString would), any
+// other through str.
 func (s *scanner) member() *Refusal {
 	s.skipSpace()
-	if s.pos >= len(s.doc) || s.doc[s.pos] != '"' {
+	doc := s.doc
+	if s.pos >= len(doc) || doc[s.pos] != '"' {
 		return s.syntax()
 	}
 	if r := s.node(); r != nil {
 		return r
 	}
-	if r := s.shortName(); r != nil {
+	at := s.pos + 1
+	if n, w := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
+		key := nameKey(doc, at, at+n)
+		if s.dialect == Go {
+			if n <= 8 {
+				w += int64(pointerBytesIn(key)) // the whole name
+			} else {
+				w += int64(pointerBytes(doc, at, at+n))
+			}
+		}
+		s.pos = at + n + 1
+		if r := s.spend(w, at+n); r != nil {
+			return r
+		}
+		if r := s.name(at, at+n, false, key); r != nil {
+			return r
+		}
+	} else if r := s.str(true); r != nil { // which finds the byte that passes the budget
 		return r
 	}
 	s.skipSpace()
-	if s.pos >= len(s.doc) || s.doc[s.pos] != ':' {
+	if s.pos >= len(doc) || doc[s.pos] != ':' {
 		return s.syntax()
 	}
 	s.pos++
 	return nil
-}
-
-// shortName reads a member name, charging a short plain one here (go adds
-// its pointer bytes, as closeString would) and any other through str.
-func (s *scanner) shortName() *Refusal {
-	at := s.pos + 1
-	n, w := s.t.shortPlain(s.doc, at)
-	if n < 0 || s.over(w) {
-		return s.str(true) // which finds the byte that passes the budget
-	}
-	key := nameKey(s.doc, at, at+n)
-	if s.dialect == Go {
-		if n <= 8 {
-			w += int64(pointerBytesIn(key)) // the whole name
-		} else {
-			w += int64(pointerBytes(s.doc, at, at+n))
-		}
-	}
-	s.pos = at + n + 1
-	if r := s.spend(w, at+n); r != nil {
-		return r
-	}
-	return s.name(at, at+n, false, key)
 }
 
 func (s *scanner) literal() *Refusal {
