@@ -315,8 +315,8 @@ func (s *scanner) run() *Refusal {
 				}
 			}
 			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.t.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
-				if r := s.spend(int64(n), p); r != nil {
-					return r
+				if s.spend(int64(n)) {
+					return s.refuse(BoundCharge, p)
 				}
 				s.pos = j
 				break
@@ -396,8 +396,8 @@ func (s *scanner) member() *Refusal {
 			}
 		}
 		s.pos = at + n + 1
-		if r := s.spend(w, at+n); r != nil {
-			return r
+		if s.spend(w) {
+			return s.refuse(BoundCharge, at+n)
 		}
 		if r := s.name(at, at+n, false, key); r != nil {
 			return r
@@ -427,8 +427,8 @@ func (s *scanner) literal() *Refusal {
 	if len(rest) < len(lit) || !literalAt(rest, lit) {
 		return s.syntax()
 	}
-	if r := s.spend(int64(s.dialect.LiteralWidth(lit)), s.pos); r != nil {
-		return r
+	if s.spend(int64(s.dialect.LiteralWidth(lit))) {
+		return s.refuse(BoundCharge, s.pos)
 	}
 	s.pos += len(lit)
 	return nil
@@ -446,14 +446,13 @@ func literalAt(rest []byte, lit string) bool {
 // through spend or directly where a string is still being read.
 func (s *scanner) over(w int64) bool { return w > s.l.MaxParamsRenderedChars-s.charge }
 
-// spend charges w for a token starting at at.
-func (s *scanner) spend(w int64, at int) *Refusal {
-	over := s.over(w)
+// spend charges w for a token and reports whether that passed the budget;
+// the caller then refuses the token at its start with BoundCharge. It is
+// small enough to inline.
+func (s *scanner) spend(w int64) (over bool) {
+	over = s.over(w)
 	s.charge += w
-	if over {
-		return s.refuse(BoundCharge, at)
-	}
-	return nil
+	return over
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -519,8 +518,8 @@ func (s *scanner) number() *Refusal {
 		return s.refuse(BoundNumberExponent, expAt)
 	}
 	w := s.dialect.numberWidth(doc[start:i], integer)
-	if r := s.spend(int64(w), start); r != nil {
-		return r
+	if s.spend(int64(w)) {
+		return s.refuse(BoundCharge, start)
 	}
 	s.pos = i
 	return nil
@@ -668,8 +667,8 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 		}
 	}
 	s.pos = at + 1
-	if r := s.spend(w, at); r != nil {
-		return r
+	if s.spend(w) {
+		return s.refuse(BoundCharge, at)
 	}
 	if name {
 		return s.name(open+1, at, q.escaped, nameKey(doc, open+1, at))
