@@ -216,9 +216,6 @@ func init() {
 
 func (s *scanner) skipSpace() {
 	i, doc := s.pos, s.doc
-	if i >= len(doc) || doc[i] > ' ' {
-		return // compact JSON: no store
-	}
 	for i < len(doc) && doc[i] <= ' ' && isSpace[doc[i]] {
 		i++
 	}
