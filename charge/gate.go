@@ -2,6 +2,7 @@ package charge
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"sync"
 	"unicode/utf8"
@@ -125,13 +126,43 @@ type frame struct {
 	nameEnd  int32
 	namesAt  int32 // object: where this object's names start in scanner.list
 	mapped   bool  // object: its names are in scanner.index too
+	// object, before it is mapped: nameBit of each unescaped name it holds,
+	// and whether it holds an escaped one.
+	seen         uint64
+	escapedNames bool
 }
 
 // nameRec is one member name of an open object.
 type nameRec struct {
 	hash    uint64
-	at, end int32 // raw content span in the document
-	escaped bool  // the span holds a backslash
+	key     uint64 // the raw content's first eight bytes (fewer: zero above them)
+	at, end int32  // raw content span in the document
+	escaped bool   // the span holds a backslash
+}
+
+// nameKey is the first eight bytes of the raw name doc[at:end], read as a
+// little-endian word, the bytes past a shorter name zero. Two unescaped names
+// are equal exactly when their lengths, keys and bytes past the eighth are.
+func nameKey(doc []byte, at, end int) uint64 {
+	n := end - at
+	switch {
+	case n >= 8:
+		return binary.LittleEndian.Uint64(doc[at:])
+	case at+8 <= len(doc):
+		return binary.LittleEndian.Uint64(doc[at:]) & (1<<(8*n) - 1)
+	}
+	var k uint64
+	for i := end - 1; i >= at; i-- {
+		k = k<<8 | uint64(doc[i])
+	}
+	return k
+}
+
+// nameBit is the one bit of frame.seen an unescaped name of raw length n and
+// nameKey key sets: equal names set the same bit, so a name whose bit is
+// clear, in an object holding no escaped name, is no duplicate.
+func nameBit(key uint64, n int) uint64 {
+	return 1 << (((key ^ uint64(n)) * 0x9e3779b97f4a7c15) >> 58)
 }
 
 // linearNames is how many names an object holds before duplicate lookups
@@ -142,7 +173,8 @@ var nameSeed = maphash.MakeSeed()
 
 type scanner struct {
 	g        *Gate
-	l        Limits // a copy of g.limits, one load away in the hot paths
+	t        *widthTable // g.widths, one load away in the hot paths
+	l        Limits      // a copy of g.limits, one load away in the hot paths
 	dialect  Dialect
 	doc      []byte
 	pos      int
@@ -158,7 +190,7 @@ type scanner struct {
 }
 
 func (s *scanner) reset(g *Gate, doc []byte) {
-	s.g, s.l, s.dialect, s.doc, s.pos = g, g.limits, g.dialect, doc, 0
+	s.g, s.t, s.l, s.dialect, s.doc, s.pos = g, g.widths, g.limits, g.dialect, doc, 0
 	s.nodes, s.depth, s.maxDepth, s.charge = 0, 0, 0, 0
 	s.embedded = false
 	if cap(s.stack) < g.limits.MaxParamsNesting {
@@ -169,7 +201,7 @@ func (s *scanner) reset(g *Gate, doc []byte) {
 
 func (s *scanner) release() {
 	s.index.release()
-	s.g, s.doc = nil, nil
+	s.g, s.t, s.doc = nil, nil, nil
 	s.scratch = s.scratch[:0]
 }
 
@@ -259,7 +291,7 @@ func (s *scanner) run() *Refusal {
 		case '"':
 			// A short plain value is charged here whole: no escape, so no
 			// quoting rule of either dialect adds to it.
-			if n, w := s.g.widths.shortPlain(doc, s.pos+1); n >= 0 && !s.over(w) {
+			if n, w := s.t.shortPlain(doc, s.pos+1); n >= 0 && !s.over(w) {
 				s.charge += w
 				s.pos += n + 2
 				break
@@ -282,9 +314,9 @@ func (s *scanner) run() *Refusal {
 					j++
 				}
 			}
-			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.g.widths.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
-				if r := s.spend(int64(n), p); r != nil {
-					return r
+			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.t.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+				if s.spend(int64(n)) {
+					return s.refuse(BoundCharge, p)
 				}
 				s.pos = j
 				break
@@ -341,42 +373,44 @@ func (s *scanner) pop() {
 	s.depth--
 }
 
-// member reads `"name" :` inside the innermost object.
+// member reads `"name" :` inside the innermost object: a short plain name
+// is charged here (go adds its pointer bytes, as closeString would), any
+// other through str.
 func (s *scanner) member() *Refusal {
 	s.skipSpace()
-	if s.pos >= len(s.doc) || s.doc[s.pos] != '"' {
+	doc := s.doc
+	if s.pos >= len(doc) || doc[s.pos] != '"' {
 		return s.syntax()
 	}
 	if r := s.node(); r != nil {
 		return r
 	}
-	if r := s.shortName(); r != nil {
+	at := s.pos + 1
+	if n, w := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
+		key := nameKey(doc, at, at+n)
+		if s.dialect == Go {
+			if n <= 8 {
+				w += int64(pointerBytesIn(key)) // the whole name
+			} else {
+				w += int64(pointerBytes(doc, at, at+n))
+			}
+		}
+		s.pos = at + n + 1
+		if s.spend(w) {
+			return s.refuse(BoundCharge, at+n)
+		}
+		if r := s.name(at, at+n, false, key); r != nil {
+			return r
+		}
+	} else if r := s.str(true); r != nil { // which finds the byte that passes the budget
 		return r
 	}
 	s.skipSpace()
-	if s.pos >= len(s.doc) || s.doc[s.pos] != ':' {
+	if s.pos >= len(doc) || doc[s.pos] != ':' {
 		return s.syntax()
 	}
 	s.pos++
 	return nil
-}
-
-// shortName reads a member name, charging a short plain one here (go adds
-// its pointer bytes, as closeString would) and any other through str.
-func (s *scanner) shortName() *Refusal {
-	at := s.pos + 1
-	n, w := s.g.widths.shortPlain(s.doc, at)
-	if n < 0 || s.over(w) {
-		return s.str(true) // which finds the byte that passes the budget
-	}
-	if s.dialect == Go {
-		w += int64(pointerBytes(s.doc[at : at+n]))
-	}
-	s.pos = at + n + 1
-	if r := s.spend(w, at+n); r != nil {
-		return r
-	}
-	return s.name(at, at+n, false)
 }
 
 func (s *scanner) literal() *Refusal {
@@ -390,14 +424,21 @@ func (s *scanner) literal() *Refusal {
 	default:
 		lit = "null"
 	}
-	if len(rest) < len(lit) || string(rest[:len(lit)]) != lit {
+	if len(rest) < len(lit) || !literalAt(rest, lit) {
 		return s.syntax()
 	}
-	if r := s.spend(int64(s.dialect.LiteralWidth(lit)), s.pos); r != nil {
-		return r
+	if s.spend(int64(s.dialect.LiteralWidth(lit))) {
+		return s.refuse(BoundCharge, s.pos)
 	}
 	s.pos += len(lit)
 	return nil
+}
+
+// literalAt reports whether rest (at least len(lit) bytes) starts with lit,
+// true, false or null, comparing words: the first four bytes, then false's e.
+func literalAt(rest []byte, lit string) bool {
+	w := binary.LittleEndian.Uint32(rest)
+	return w == uint32(lit[0])|uint32(lit[1])<<8|uint32(lit[2])<<16|uint32(lit[3])<<24 && (len(lit) == 4 || rest[4] == lit[4])
 }
 
 // over reports whether spending w more would pass the charge budget. It is
@@ -405,14 +446,13 @@ func (s *scanner) literal() *Refusal {
 // through spend or directly where a string is still being read.
 func (s *scanner) over(w int64) bool { return w > s.l.MaxParamsRenderedChars-s.charge }
 
-// spend charges w for a token starting at at.
-func (s *scanner) spend(w int64, at int) *Refusal {
-	over := s.over(w)
+// spend charges w for a token and reports whether that passed the budget;
+// the caller then refuses the token at its start with BoundCharge. It is
+// small enough to inline.
+func (s *scanner) spend(w int64) (over bool) {
+	over = s.over(w)
 	s.charge += w
-	if over {
-		return s.refuse(BoundCharge, at)
-	}
-	return nil
+	return over
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -478,8 +518,8 @@ func (s *scanner) number() *Refusal {
 		return s.refuse(BoundNumberExponent, expAt)
 	}
 	w := s.dialect.numberWidth(doc[start:i], integer)
-	if r := s.spend(int64(w), start); r != nil {
-		return r
+	if s.spend(int64(w)) {
+		return s.refuse(BoundCharge, start)
 	}
 	s.pos = i
 	return nil
@@ -497,7 +537,7 @@ func (s *scanner) str(name bool) *Refusal {
 	doc := s.doc
 	open := s.pos
 	i := open + 1
-	t := s.g.widths
+	t := s.t
 	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
 	if n, w := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
 		// Most names and many values: a few plain ASCII bytes.
@@ -562,7 +602,7 @@ type quoting struct {
 // escapes charges the run of escapes starting at doc[i] (a backslash),
 // checking the budget after each, and returns where the run ended.
 func (s *scanner) escapes(i int, w int64, q *quoting) (int, int64, *Refusal) {
-	doc, t := s.doc, s.g.widths
+	doc, t := s.doc, s.t
 	for i < len(doc) && doc[i] == '\\' {
 		at := i
 		if i+1 < len(doc) && t.escape[doc[i+1]] != 0 {
@@ -627,34 +667,50 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 		if name {
 			// A name is also rendered as a pointer segment in every
 			// error's location, where ~ and / take two bytes each.
-			w += int64(pointerBytes(doc[open+1:at])) + q.escapedPointer
+			w += int64(pointerBytes(doc, open+1, at)) + q.escapedPointer
 		} else if q.backslashEnd == at {
 			w-- // v6's quote renders a trailing backslash as one byte
 		}
 	}
 	s.pos = at + 1
-	if r := s.spend(w, at); r != nil {
-		return r
+	if s.spend(w) {
+		return s.refuse(BoundCharge, at)
 	}
 	if name {
-		return s.name(open+1, at, q.escaped)
+		return s.name(open+1, at, q.escaped, nameKey(doc, open+1, at))
 	}
 	return nil
 }
 
-// pointerBytes counts the ~ and / in raw: short names byte by byte, long
-// ones with bytes.Count.
-func pointerBytes(raw []byte) int {
-	if len(raw) >= 32 {
-		return bytes.Count(raw, []byte{'~'}) + bytes.Count(raw, []byte{'/'})
+// pointerBytes counts the ~ and / in the raw name doc[at:end]: long names
+// with bytes.Count, short ones a word at a time (the last word masked to the
+// name; a word that would run past the document byte by byte).
+func pointerBytes(doc []byte, at, end int) int {
+	if end-at >= 32 {
+		return bytes.Count(doc[at:end], []byte{'~'}) + bytes.Count(doc[at:end], []byte{'/'})
 	}
 	n := 0
-	for _, c := range raw {
-		if c == '~' || c == '/' {
+	for ; at < end && at+8 <= len(doc); at += 8 {
+		x := binary.LittleEndian.Uint64(doc[at:])
+		if rest := end - at; rest < 8 {
+			x &= 1<<(8*rest) - 1 // zero bytes: neither ~ nor /
+		}
+		n += pointerBytesIn(x)
+	}
+	for ; at < end; at++ {
+		if c := doc[at]; c == '~' || c == '/' {
 			n++
 		}
 	}
 	return n
+}
+
+// pointerBytesIn counts the ~ and / among the bytes of x.
+func pointerBytesIn(x uint64) int {
+	if (has(x, '~')|has(x, '/'))&highs == 0 { // has marks every match, maybe more
+		return 0
+	}
+	return count(x, '~') + count(x, '/')
 }
 
 // chunkBytes bounds how far a string scan runs between budget checks;
@@ -665,7 +721,7 @@ const chunkBytes = 64 << 10
 // spent, first passed left: the chunk holds only code points the chunk loop
 // charges, so it is rescanned with the same widths, one code point at a time.
 func (s *scanner) trip(from int, w int64) int {
-	t := s.g.widths
+	t := s.t
 	for i := from; i < len(s.doc); {
 		c := s.doc[i]
 		n, wc := 1, int64(t.ascii[c])
@@ -803,30 +859,37 @@ func decodeRune(b []byte) (rune, int) {
 	return r, n
 }
 
-// name checks the member name just read (raw content doc[at:end]) against the
-// names the innermost object already holds: by comparison while the object is
-// small, through a map keyed by a seeded hash once it holds linearNames.
-func (s *scanner) name(at, end int, escaped bool) *Refusal {
+// name checks the member name just read (raw content doc[at:end], nameKey
+// key) against the names the innermost object already holds: by comparison
+// while the object is small, through a map keyed by a seeded hash once it
+// holds linearNames.
+func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
 	f := &s.stack[len(s.stack)-1]
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
-	rec := nameRec{at: int32(at), end: int32(end), escaped: escaped}
+	rec := nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped}
 	if !f.mapped {
-		for j := int(f.namesAt); j < len(s.list); j++ {
-			// Raw lengths differ between equal names only through escapes.
-			if o := s.list[j]; (o.end-o.at == rec.end-rec.at || o.escaped || escaped) && s.sameName(o, rec) {
-				return s.refuse(BoundDuplicateName, at-1)
-			}
-		}
-		s.list = append(s.list, rec)
-		if len(s.list)-int(f.namesAt) == linearNames {
-			f.mapped = true
-			// Every name needs a value, so a document holds at most half
-			// its node limit of names.
-			s.index.ready(s.l.MaxParamsNodes/2 + 1)
+		if bit := nameBit(rec.key, end-at); escaped || f.escapedNames || f.seen&bit != 0 {
+			// An earlier name may equal this one: compare with each.
 			for j := int(f.namesAt); j < len(s.list); j++ {
-				s.list[j].hash = s.hashName(s.list[j])
-				s.index.add(s.list[j].hash, int32(j))
+				o := &s.list[j]
+				if o.escaped || escaped {
+					if s.sameName(*o, rec) {
+						return s.refuse(BoundDuplicateName, at-1)
+					}
+					continue
+				}
+				// Unescaped: equal exactly when the raw bytes are.
+				if o.key == rec.key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
+					return s.refuse(BoundDuplicateName, at-1)
+				}
 			}
+		} else {
+			f.seen |= bit
+		}
+		f.escapedNames = f.escapedNames || escaped
+		s.pushName(rec.key, at, end, escaped)
+		if len(s.list)-int(f.namesAt) == linearNames {
+			s.mapNames(f)
 		}
 		return nil
 	}
@@ -846,6 +909,30 @@ func (s *scanner) name(at, end int, escaped bool) *Refusal {
 	s.list = append(s.list, rec)
 	s.index.add(rec.hash, int32(len(s.list)-1))
 	return nil
+}
+
+// pushName appends a name to s.list field by field: copying a nameRec just
+// built on the stack whole stalls on the store forwarding of its fields.
+func (s *scanner) pushName(key uint64, at, end int, escaped bool) {
+	if len(s.list) == cap(s.list) {
+		s.list = append(s.list, nameRec{})[:len(s.list)]
+	}
+	s.list = s.list[:len(s.list)+1]
+	r := &s.list[len(s.list)-1]
+	r.hash, r.key, r.at, r.end, r.escaped = 0, key, int32(at), int32(end), escaped
+}
+
+// mapNames puts the names of the object f, which now holds linearNames, in
+// the hash index: its later names are looked up there.
+func (s *scanner) mapNames(f *frame) {
+	f.mapped = true
+	// Every name needs a value, so a document holds at most half its node
+	// limit of names.
+	s.index.ready(s.l.MaxParamsNodes/2 + 1)
+	for j := int(f.namesAt); j < len(s.list); j++ {
+		s.list[j].hash = s.hashName(s.list[j])
+		s.index.add(s.list[j].hash, int32(j))
+	}
 }
 
 // hashName hashes a name's unescaped form with a per-process seed, so callers

@@ -54,10 +54,45 @@ func (d Dialect) numberWidth(tok []byte, integer bool) int {
 			return max(len(tok), xtextIntegerWidth(tok)) // a float64 exactly
 		}
 	}
-	if digits, exp, sign, ok := literalShortest(tok); ok {
-		return max(len(tok), xtextWidth(digits, exp, sign))
+	if w, ok := goLiteralWidth(tok); ok {
+		return w
 	}
 	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
+}
+
+// goLiteralWidth is go's width for tok read off the literal without
+// converting it, when that is sure (ok): up to 15 significant digits, the
+// float's shortest digits are the literal's own (literalShortest); past 15,
+// when x/text's rendering of the float nearest it is provably no wider than
+// the literal, its width is the literal's length — the 17-digit floats binary
+// fractions print as (0.060000000000000005), for one. ok false means convert.
+//
+// The proof for more than 15 digits:
+// Let the literal L have D significant digits and its first at decimal
+// exponent e, and let f be the float64 nearest it (normal: e is well inside
+// the range). shortest(f) is the decimal of fewest digits in f's rounding
+// interval, which holds L, so it has at most D digits. Its first digit is at
+// e or e+1: were it below 10^e (or at or past 10^(e+1)), that power of ten
+// would lie between it and L, inside the interval, and the interval of a
+// normal float is far too narrow to hold two one-digit decimals; for the same
+// reason, at e+1 it is 10^(e+1) itself, one digit. xtextWidth grows with the
+// digit count at a fixed exponent, so x/text's width is at most the larger of
+// xtextWidth(D, e) and xtextWidth(1, e+1). The second never decides: one
+// digit renders in at most sign+17 bytes (1×10⁻ and three superscript
+// digits), while a literal of 16 or more digits with a point or an exponent
+// is at least sign+17 bytes long, and an integer one (e >= 15) at least
+// sign+16, where 10^(e+1) renders in at most sign+14 (1×10 and three
+// superscript digits). So when xtextWidth(D, e) <= len(tok), the width is
+// len(tok).
+func goLiteralWidth(tok []byte) (int, bool) {
+	digits, exp, sign, ok := literalDigits(tok)
+	if !ok {
+		return 0, false
+	}
+	if w := xtextWidth(digits, exp, sign); digits <= 15 || w <= len(tok) {
+		return max(len(tok), w), true
+	}
+	return 0, false
 }
 
 // literalShortest reads shortest's answer off a number token without
@@ -67,6 +102,18 @@ func (d Dialect) numberWidth(tok []byte, integer bool) int {
 // shortest digits are its own) and a decimal exponent well inside the normal
 // range. ok is false otherwise, and the caller converts.
 func literalShortest(tok []byte) (digits, exp, sign int, ok bool) {
+	digits, exp, sign, ok = literalDigits(tok)
+	if !ok || digits > 15 {
+		return 0, 0, 0, false // zero, or too many digits to be sure
+	}
+	return digits, exp, sign, true
+}
+
+// literalDigits reads a nonzero number token's significant digits (from its
+// first nonzero digit to its last), the decimal exponent of the first, and its
+// sign. ok is false for zero and for a decimal exponent outside ±300, where a
+// float64 may be subnormal or overflow.
+func literalDigits(tok []byte) (digits, exp, sign int, ok bool) {
 	i := 0
 	if tok[0] == '-' {
 		sign, i = 1, 1
@@ -93,8 +140,8 @@ func literalShortest(tok []byte) (digits, exp, sign int, ok bool) {
 	if point < 0 {
 		point = pos
 	}
-	if first < 0 || last-first >= 15 {
-		return 0, 0, 0, false // zero, or too many digits to be sure
+	if first < 0 {
+		return 0, 0, 0, false // zero
 	}
 	e := 0
 	if i < len(tok) { // e or E, then the exponent

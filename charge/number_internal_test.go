@@ -29,3 +29,28 @@ func TestLiteralShortestReadsWhatItCan(t *testing.T) {
 		}
 	}
 }
+
+// TestGoLiteralWidthAtItsEdge: goLiteralWidth, go's path that prices a
+// literal of more than 15 significant digits at its own length without
+// converting it, takes a literal whose bound xtextWidth(D, e) is exactly its
+// length (the 17-digit floats binary fractions print as, and a literal that
+// rounds up to the next power of ten) and declines one whose bound is one
+// past it (a comma in the integer part) or more (the exponent form); what it
+// answers is go's width by conversion, and up to 15 digits it always answers.
+func TestGoLiteralWidthAtItsEdge(t *testing.T) {
+	byConversion := func(lit string) int { return max(len(lit), xtextFloatWidth(parseFloat([]byte(lit)))) }
+	for _, lit := range []string{"0.060000000000000005", "-0.06999999999999999", "12.350000000000001", "999.99999999999999999", "0.00012345678901234567",
+		"12.35", "1234.5", "1e-7", "-123456789012345"} {
+		w, ok := goLiteralWidth([]byte(lit))
+		if !ok {
+			t.Errorf("goLiteralWidth(%s) declined", lit)
+		} else if want := byConversion(lit); w != want {
+			t.Errorf("goLiteralWidth(%s) = %d; by conversion %d", lit, w, want)
+		}
+	}
+	for _, lit := range []string{"1234.0000000000000001", "-1000.0000000000000001", "0.000012345678901234567", "1234567890123456789"} {
+		if w, ok := goLiteralWidth([]byte(lit)); ok {
+			t.Errorf("goLiteralWidth(%s) = %d; its bound is past its length, it must decline", lit, w)
+		}
+	}
+}

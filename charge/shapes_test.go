@@ -137,3 +137,77 @@ func TestSiblingObjectsWithTheSameManyNames(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateNamesByTheirBytes: among an object's first names (compared by
+// length, first eight bytes and the rest), a name of 1 to 20 bytes equal to an
+// earlier one is refused at its opening quote and one differing from it in a
+// single byte, at any place, is not — near the document's end (the names'
+// words read byte by byte) and with room after them.
+func TestDuplicateNamesByTheirBytes(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	for n := 1; n <= 20; n++ {
+		name := strings.Repeat("k", n)
+		for _, pad := range []string{"", "          "} {
+			doc := `{"x":0,"` + name + `":1,"` + name + `":2` + pad + `}`
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName || ref.Offset != strings.LastIndex(doc, `"`+name) {
+				t.Errorf("%s: %v, want a duplicate refused at its quote", doc, ref)
+			}
+			for p := range n {
+				other := name[:p] + "j" + name[p+1:]
+				doc := `{"x":0,"` + name + `":1,"` + other + `":2` + pad + `}`
+				if _, ref := check(t, g, []byte(doc)); ref != nil {
+					t.Errorf("%s: refused: %v", doc, ref)
+				}
+			}
+		}
+	}
+}
+
+// TestNamesPointerBytesEveryPlace: a name of 1 to 12 bytes with ~ or / at
+// any one place (a short name's are counted in its first word, a longer
+// one's word by word) is charged what the reference charges, in both
+// dialects.
+func TestNamesPointerBytesEveryPlace(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for n := 1; n <= 12; n++ {
+			for p := range n {
+				for _, c := range []string{"~", "/"} {
+					name := strings.Repeat("a", p) + c + strings.Repeat("b", n-p-1)
+					doc := []byte(`{"` + name + `":0}`)
+					v, err := reference.Decode(doc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if rep, ref := check(t, g, doc); ref != nil || rep.Charge != reference.Charge(d, v) {
+						t.Errorf("%s: %s charged %d (%v), reference %d", d, doc, rep.Charge, ref, reference.Charge(d, v))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLiteralsEveryByte: true, false and null are admitted whole, alone and
+// in an array, and refused as syntax with any one byte changed or cut off at
+// any length.
+func TestLiteralsEveryByte(t *testing.T) {
+	g := gate(t, charge.Go, charge.DefaultLimits())
+	for _, lit := range []string{"true", "false", "null"} {
+		for _, doc := range []string{lit, "[" + lit + "]", `{"a":` + lit + "}"} {
+			if _, ref := check(t, g, []byte(doc)); ref != nil {
+				t.Errorf("%s refused: %v", doc, ref)
+			}
+		}
+		for k := range len(lit) {
+			for _, doc := range []string{lit[:k], lit[:k] + "x" + lit[k+1:], "[" + lit[:k] + "x" + lit[k+1:] + "]", "[" + lit[:k] + "]"} {
+				if doc == "" || doc == "[]" { // k == 0: nothing left of the literal
+					continue
+				}
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax {
+					t.Errorf("%s: %v, want a syntax refusal", doc, ref)
+				}
+			}
+		}
+	}
+}
