@@ -2,6 +2,7 @@ package charge
 
 import (
 	"bytes"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,26 @@ func TestNameBitCollisions(t *testing.T) {
 	}
 	if _, err := g.Check([]byte(`{"\u006e0":1,"n0":2}`)); err == nil {
 		t.Errorf("an escaped spelling and then the name admitted")
+	}
+}
+
+// TestNameBitSpreadsNames: frame.seen only spares comparisons if different
+// names set different bits. The 676 two-letter names set at least 48 of the
+// 64 bits, and the 26 one-letter names at least 12 (a bit that every name
+// sets, or a handful of bits, would send every later name to the comparisons;
+// the answers would stay right, the filter would do nothing).
+func TestNameBitSpreadsNames(t *testing.T) {
+	var two, one uint64
+	for a := byte('a'); a <= 'z'; a++ {
+		one |= nameBit(nameKey([]byte{a}, 0, 1), 1)
+		for b := byte('a'); b <= 'z'; b++ {
+			two |= nameBit(nameKey([]byte{a, b}, 0, 2), 2)
+		}
+	}
+	if n := bits.OnesCount64(two); n < 48 {
+		t.Errorf("the two-letter names set %d distinct bits, want at least 48", n)
+	}
+	if n := bits.OnesCount64(one); n < 12 {
+		t.Errorf("the one-letter names set %d distinct bits, want at least 12", n)
 	}
 }
