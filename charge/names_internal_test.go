@@ -10,8 +10,9 @@ import (
 // TestPointerBytesEveryPlace: pointerBytes, which counts a name's ~ and / a
 // word at a time, counts what a byte loop counts for names of 0 to 40 bytes
 // with ~ or / at every place, bytes past 0x7f beside it, and ~ and / just
-// past the name's end (which the last word's mask leaves out), with 0 to 9
-// bytes after the name so the word path and the byte-by-byte tail both run.
+// past the name's end (which the last word's mask leaves out), with 0 to 17
+// bytes after the name so the word path and the byte-by-byte tail both run
+// (and, for a short or empty name, whole words of the document lie past it).
 func TestPointerBytesEveryPlace(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		for p := -1; p < n; p++ {
@@ -24,8 +25,8 @@ func TestPointerBytesEveryPlace(t *testing.T) {
 					}
 				}
 				want := bytes.Count(name, []byte{'~'}) + bytes.Count(name, []byte{'/'})
-				for after := 0; after <= 9; after++ {
-					doc := append(append([]byte(`"`), name...), strings.Repeat("~/", 5)[:after]...)
+				for after := 0; after <= 17; after++ {
+					doc := append(append([]byte(`"`), name...), strings.Repeat("~/", 9)[:after]...)
 					if got := pointerBytes(doc, 1, 1+n); got != want {
 						t.Fatalf("pointerBytes(%q, then %d bytes) = %d, want %d", name, after, got, want)
 					}
