@@ -241,3 +241,33 @@ func TestAnEscapedDuplicateIsRefusedAtItsQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestAnInnerMappedObjectKeepsTheOuterNames: an object past linearNames
+// names whose member holds another such object still finds a repeat of its
+// own earlier names after the inner one closes (the second object to be
+// mapped shares the index and must not wipe the first's entries), at the
+// repeated name's quote; a new name there is admitted.
+func TestAnInnerMappedObjectKeepsTheOuterNames(t *testing.T) {
+	names := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `"%s%d":%d,`, prefix, i, i)
+		}
+		return b.String()
+	}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, n := range []int{16, 17, 40} {
+			head := `{` + names("k", n) + `"in":{` + strings.TrimSuffix(names("j", n), ",") + `},`
+			for _, repeat := range []string{"k0", fmt.Sprintf("k%d", n-1)} {
+				doc := head + `"` + repeat + `":1}`
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName || ref.Offset != len(head) {
+					t.Errorf("%s, %d names, %s repeated after the inner object: %v, want duplicate-name at %d", d, n, repeat, ref, len(head))
+				}
+			}
+			if _, ref := check(t, g, []byte(head+`"new":1}`)); ref != nil {
+				t.Errorf("%s, %d names, a new name after the inner object refused: %v", d, n, ref)
+			}
+		}
+	}
+}
