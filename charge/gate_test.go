@@ -95,6 +95,9 @@ func TestStrictness(t *testing.T) {
 		{`nul`, charge.BoundSyntax},
 		{`"abc`, charge.BoundSyntax},
 		{`"\x"`, charge.BoundSyntax},
+		{`"\x00e9"`, charge.BoundSyntax}, // no escape, however \u-like what follows: the \u fast path must not take it
+		{`"\U00e9"`, charge.BoundSyntax},
+		{`"u\x00e9"`, charge.BoundSyntax}, // a u before the backslash is not after it
 		{`"\u12"`, charge.BoundSyntax},
 		{`"\u12G4"`, charge.BoundSyntax},
 		{"[1]\x00", charge.BoundTrailing},

@@ -2,6 +2,7 @@ package charge
 
 import (
 	"bytes"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -9,8 +10,9 @@ import (
 // TestPointerBytesEveryPlace: pointerBytes, which counts a name's ~ and / a
 // word at a time, counts what a byte loop counts for names of 0 to 40 bytes
 // with ~ or / at every place, bytes past 0x7f beside it, and ~ and / just
-// past the name's end (which the last word's mask leaves out), with 0 to 9
-// bytes after the name so the word path and the byte-by-byte tail both run.
+// past the name's end (which the last word's mask leaves out), with 0 to 17
+// bytes after the name so the word path and the byte-by-byte tail both run
+// (and, for a short or empty name, whole words of the document lie past it).
 func TestPointerBytesEveryPlace(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		for p := -1; p < n; p++ {
@@ -23,8 +25,8 @@ func TestPointerBytesEveryPlace(t *testing.T) {
 					}
 				}
 				want := bytes.Count(name, []byte{'~'}) + bytes.Count(name, []byte{'/'})
-				for after := 0; after <= 9; after++ {
-					doc := append(append([]byte(`"`), name...), strings.Repeat("~/", 5)[:after]...)
+				for after := 0; after <= 17; after++ {
+					doc := append(append([]byte(`"`), name...), strings.Repeat("~/", 9)[:after]...)
 					if got := pointerBytes(doc, 1, 1+n); got != want {
 						t.Fatalf("pointerBytes(%q, then %d bytes) = %d, want %d", name, after, got, want)
 					}
@@ -92,5 +94,26 @@ func TestNameBitCollisions(t *testing.T) {
 	}
 	if _, err := g.Check([]byte(`{"\u006e0":1,"n0":2}`)); err == nil {
 		t.Errorf("an escaped spelling and then the name admitted")
+	}
+}
+
+// TestNameBitSpreadsNames: frame.seen only spares comparisons if different
+// names set different bits. The 676 two-letter names set at least 48 of the
+// 64 bits, and the 26 one-letter names at least 12 (a bit that every name
+// sets, or a handful of bits, would send every later name to the comparisons;
+// the answers would stay right, the filter would do nothing).
+func TestNameBitSpreadsNames(t *testing.T) {
+	var two, one uint64
+	for a := byte('a'); a <= 'z'; a++ {
+		one |= nameBit(nameKey([]byte{a}, 0, 1), 1)
+		for b := byte('a'); b <= 'z'; b++ {
+			two |= nameBit(nameKey([]byte{a, b}, 0, 2), 2)
+		}
+	}
+	if n := bits.OnesCount64(two); n < 48 {
+		t.Errorf("the two-letter names set %d distinct bits, want at least 48", n)
+	}
+	if n := bits.OnesCount64(one); n < 12 {
+		t.Errorf("the one-letter names set %d distinct bits, want at least 12", n)
 	}
 }

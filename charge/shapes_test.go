@@ -211,3 +211,63 @@ func TestLiteralsEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestAnEscapedDuplicateIsRefusedAtItsQuote: a repeated name is refused at
+// its own opening quote whichever spelling is escaped (the earlier, the later
+// or both), in an object compared name by name and in one past linearNames
+// (looked up by hash), in both dialects.
+func TestAnEscapedDuplicateIsRefusedAtItsQuote(t *testing.T) {
+	pairs := [][2]string{
+		{`a`, `\u0061`}, {`\u0061`, `a`}, {`\u0061`, `\u0061`}, {`\u00e9`, `é`},
+		{`é`, `\u00e9`}, {`\ud83d\ude00`, `😀`}, {`a\/b`, `a/b`}, {`x\"`, `x\u0022`},
+	}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, p := range pairs {
+			for _, before := range []int{0, 1, 20} {
+				var b strings.Builder
+				b.WriteByte('{')
+				for i := range before {
+					fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+				}
+				fmt.Fprintf(&b, `"%s":1, `, p[0])
+				at := b.Len()
+				fmt.Fprintf(&b, `"%s":2}`, p[1])
+				doc := b.String()
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName || ref.Offset != at {
+					t.Errorf("%s %s: %v, want duplicate-name at %d", d, doc, ref, at)
+				}
+			}
+		}
+	}
+}
+
+// TestAnInnerMappedObjectKeepsTheOuterNames: an object past linearNames
+// names whose member holds another such object still finds a repeat of its
+// own earlier names after the inner one closes (the second object to be
+// mapped shares the index and must not wipe the first's entries), at the
+// repeated name's quote; a new name there is admitted.
+func TestAnInnerMappedObjectKeepsTheOuterNames(t *testing.T) {
+	names := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `"%s%d":%d,`, prefix, i, i)
+		}
+		return b.String()
+	}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, n := range []int{16, 17, 40} {
+			head := `{` + names("k", n) + `"in":{` + strings.TrimSuffix(names("j", n), ",") + `},`
+			for _, repeat := range []string{"k0", fmt.Sprintf("k%d", n-1)} {
+				doc := head + `"` + repeat + `":1}`
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName || ref.Offset != len(head) {
+					t.Errorf("%s, %d names, %s repeated after the inner object: %v, want duplicate-name at %d", d, n, repeat, ref, len(head))
+				}
+			}
+			if _, ref := check(t, g, []byte(head+`"new":1}`)); ref != nil {
+				t.Errorf("%s, %d names, a new name after the inner object refused: %v", d, n, ref)
+			}
+		}
+	}
+}
