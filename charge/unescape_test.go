@@ -1,6 +1,7 @@
 package charge_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -114,6 +115,61 @@ func TestStringSpanRefusesWhatTheGateRefuses(t *testing.T) {
 	for _, i := range []int{-1, 2} {
 		if end, _ := charge.StringSpan([]byte(`"`), i); end != -1 {
 			t.Errorf("start %d: StringSpan ends at %d", i, end)
+		}
+	}
+}
+
+// TestStringSpanAtTheEscapeFastPathsEdges: StringSpan against encoding/json
+// where its inline \u path could take what is not a \u escape — a two-byte
+// escape followed by four hex digits (also after a 'u'), the first high
+// surrogate starting a pair — and, cut by a quote, a \u escape too short to
+// read, which must be refused without reading past the document.
+func TestStringSpanAtTheEscapeFastPathsEdges(t *testing.T) {
+	admitted := []string{`"\n1234"`, `"\t00e9"`, `"\"abcd"`, `"\\0041"`, `"\/d800"`, `"u\n1234"`, `"u\u00e9"`,
+		`"\ud800\udc00"`, `"\udbff\udfff"`, `"\ud7ff"`, `"\ue000"`, `"\u0041\n0041"`}
+	for _, doc := range admitted {
+		var s string
+		if err := json.Unmarshal([]byte(doc), &s); err != nil {
+			t.Fatalf("%s: encoding/json refuses it: %v", doc, err)
+		}
+		if end, n := charge.StringSpan([]byte(doc), 1); end != len(doc)-1 || n != len(s) {
+			t.Errorf("StringSpan(%s) = %d, %d; want %d, %d", doc, end, n, len(doc)-1, len(s))
+		}
+	}
+	refused := []string{`"\u"`, `"\u0"`, `"\u00"`, `"\u00e"`, `"\ud800"`, `"\ud800\u0041"`, `"\x00e9"`, `"\U00e9"`}
+	for _, doc := range refused {
+		b := []byte(doc)
+		b = b[:len(b):len(b)] // nothing past the document to read by mistake
+		if end, _ := charge.StringSpan(b, 1); end != -1 {
+			t.Errorf("StringSpan(%s) = %d; want -1", doc, end)
+		}
+	}
+}
+
+// TestAppendUnescapedAtTheEscapeFastPathsEdges: AppendUnescaped at the same
+// edges, against encoding/json; on content the gate refuses (an escape cut
+// short, bad hex) it appends the rest as it is from the escape it cannot
+// read, and reads nothing past the content.
+func TestAppendUnescapedAtTheEscapeFastPathsEdges(t *testing.T) {
+	admitted := []string{`\n1234`, `\t00e9`, `\"abcd`, `\\0041`, `\/d800`, `u\n1234`, `u\u00e9`,
+		`\ud800\udc00`, `\udbff\udfff`, `\ud7ff`, `\ue000`, `\u0041\n0041`}
+	for _, raw := range admitted {
+		var s string
+		if err := json.Unmarshal([]byte(`"`+raw+`"`), &s); err != nil {
+			t.Fatalf("%s: encoding/json refuses it: %v", raw, err)
+		}
+		if got := string(charge.AppendUnescaped(nil, []byte(raw))); got != s {
+			t.Errorf("AppendUnescaped(%s) = %q; want %q", raw, got, s)
+		}
+	}
+	for _, c := range []struct{ raw, want string }{
+		{`\u`, `\u`}, {`\u0`, `\u0`}, {`\u00`, `\u00`}, {`\u00e`, `\u00e`},
+		{`ab\u00g9cd`, `ab\u00g9cd`}, {`\u0041\u00g9`, `A\u00g9`}, {`\x00e9`, `\x00e9`},
+	} {
+		b := []byte(c.raw)
+		b = b[:len(b):len(b)]
+		if got := string(charge.AppendUnescaped(nil, b)); got != c.want {
+			t.Errorf("AppendUnescaped(%s) = %q; want %q", c.raw, got, c.want)
 		}
 	}
 }
