@@ -119,15 +119,20 @@ func TestStringSpanRefusesWhatTheGateRefuses(t *testing.T) {
 	}
 }
 
+// escapeEdges are string contents the inline \u paths could misread: a
+// two-byte escape followed by four hex digits (also after a 'u'), the first
+// high surrogate starting a pair, and the edges of the BMP's surrogate gap.
+var escapeEdges = []string{`\n1234`, `\t00e9`, `\"abcd`, `\\0041`, `\/d800`, `u\n1234`, `u\u00e9`,
+	`\ud800\udc00`, `\udbff\udfff`, `\ud7ff`, `\ue000`, `\u0041\n0041`}
+
 // TestStringSpanAtTheEscapeFastPathsEdges: StringSpan against encoding/json
 // where its inline \u path could take what is not a \u escape — a two-byte
 // escape followed by four hex digits (also after a 'u'), the first high
 // surrogate starting a pair — and, cut by a quote, a \u escape too short to
 // read, which must be refused without reading past the document.
 func TestStringSpanAtTheEscapeFastPathsEdges(t *testing.T) {
-	admitted := []string{`"\n1234"`, `"\t00e9"`, `"\"abcd"`, `"\\0041"`, `"\/d800"`, `"u\n1234"`, `"u\u00e9"`,
-		`"\ud800\udc00"`, `"\udbff\udfff"`, `"\ud7ff"`, `"\ue000"`, `"\u0041\n0041"`}
-	for _, doc := range admitted {
+	for _, raw := range escapeEdges {
+		doc := `"` + raw + `"`
 		var s string
 		if err := json.Unmarshal([]byte(doc), &s); err != nil {
 			t.Fatalf("%s: encoding/json refuses it: %v", doc, err)
@@ -151,9 +156,7 @@ func TestStringSpanAtTheEscapeFastPathsEdges(t *testing.T) {
 // short, bad hex) it appends the rest as it is from the escape it cannot
 // read, and reads nothing past the content.
 func TestAppendUnescapedAtTheEscapeFastPathsEdges(t *testing.T) {
-	admitted := []string{`\n1234`, `\t00e9`, `\"abcd`, `\\0041`, `\/d800`, `u\n1234`, `u\u00e9`,
-		`\ud800\udc00`, `\udbff\udfff`, `\ud7ff`, `\ue000`, `\u0041\n0041`}
-	for _, raw := range admitted {
+	for _, raw := range escapeEdges {
 		var s string
 		if err := json.Unmarshal([]byte(`"`+raw+`"`), &s); err != nil {
 			t.Fatalf("%s: encoding/json refuses it: %v", raw, err)
