@@ -224,10 +224,7 @@ func (t *widthTable) of(r rune) int {
 	if r < 0x10000 {
 		return int(t.bmp[r])
 	}
-	if t.astral[(r-0x10000)>>3]&(1<<(r&7)) != 0 {
-		return int(t.printable)
-	}
-	return 10
+	return int(t.astralWidth(uint32(r)))
 }
 
 var (
@@ -298,13 +295,18 @@ func (t *widthTable) deriveFastPaths() {
 // lead), each starting before end, one at a time, and returns where the run
 // stopped and its width. It stops at invalid UTF-8, at " \ and C0, at end,
 // and after a few ASCII bytes in a row, which plain's word loop takes on.
+//
+// Each code point is read as one little-endian word of its four bytes (the
+// document's last few padded with zeros, which no continuation byte
+// matches), so one switch on the lead and one mask test decide it. A code
+// point followed by another of its length enters that length's loop, which
+// takes two or four at a time while they last.
 func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 	var w int64
 	run := 0 // ASCII bytes in a row
 	for i < end {
 		c := doc[i]
-		switch {
-		case c < utf8.RuneSelf:
+		if c < utf8.RuneSelf {
 			wc := t.ascii[c]
 			if wc == 0 || run == 3 {
 				return i, w
@@ -313,9 +315,28 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 			i++
 			run++
 			continue
+		}
+		run = 0
+		var x uint32
+		if i+4 <= len(doc) {
+			x = binary.LittleEndian.Uint32(doc[i:])
+		} else {
+			for k := len(doc) - 1; k >= i; k-- {
+				x = x<<8 | uint32(doc[k])
+			}
+		}
+		switch {
 		case c < 0xc2: // a continuation byte, or an overlong lead
 			return i, w
 		case c < 0xe0:
+			if x&0xc000 != 0x8000 {
+				return i, w
+			}
+			w += int64(t.bmp[x&0x1f<<6|x>>8&0x3f])
+			i += 2
+			if i+8 > end || doc[i]&0xe0 != 0xc0 {
+				continue
+			}
 			// Four two-byte sequences at a time, for Arabic, Cyrillic,
 			// Greek, Hebrew and the rest of U+0080..U+07FF.
 			for i+8 <= end {
@@ -329,21 +350,17 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 					int64(t.bmp[rune(x>>48&0x1f)<<6|rune(x>>56&0x3f)])
 				i += 8
 			}
-			if i >= end || i+1 >= len(doc) {
-				return i, w
-			}
-			c, b1 := doc[i], doc[i+1]
-			if c < 0xc2 || c >= 0xe0 {
-				break // the loop above stopped at another kind of byte
-			}
-			if b1&0xc0 != 0x80 {
-				return i, w
-			}
-			w += int64(t.bmp[rune(c&0x1f)<<6|rune(b1&0x3f)])
-			i += 2
 		case c < 0xf0:
-			// Three-byte sequences while they last: CJK and the rest of the
-			// BMP, two at a time first.
+			r := x&0x0f<<12 | x>>8&0x3f<<6 | x>>16&0x3f
+			if x&0xc0c000 != 0x808000 || r < 0x800 || r-0xd800 < 0x800 {
+				return i, w // not a continuation, overlong, or a surrogate
+			}
+			w += int64(t.bmp[r])
+			i += 3
+			if i+8 > end || doc[i]&0xf0 != 0xe0 {
+				continue
+			}
+			// CJK and the rest of the BMP, two at a time.
 			for i+8 <= end {
 				x := binary.LittleEndian.Uint64(doc[i:])
 				if x&0xc0c0f0c0c0f0 != 0x8080e08080e0 {
@@ -357,37 +374,38 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 				w += int64(t.bmp[r1]) + int64(t.bmp[r2])
 				i += 6
 			}
-			for i < end && doc[i]&0xf0 == 0xe0 {
-				c := doc[i]
-				if i+2 >= len(doc) {
-					return i, w
-				}
-				b1, b2 := doc[i+1], doc[i+2]
-				r := rune(c&0x0f)<<12 | rune(b1&0x3f)<<6 | rune(b2&0x3f)
-				if b1&0xc0 != 0x80 || b2&0xc0 != 0x80 || r < 0x800 || uint32(r-0xd800) < 0x800 {
-					return i, w // not a continuation, overlong, or a surrogate
-				}
-				w += int64(t.bmp[r])
-				i += 3
-			}
 		default:
-			// Four-byte sequences while they last.
-			for {
-				if i+4 > len(doc) {
-					return i, w
-				}
-				x := binary.LittleEndian.Uint32(doc[i:])
-				r := rune(x&0x07)<<18 | rune(x>>8&0x3f)<<12 | rune(x>>16&0x3f)<<6 | rune(x>>24&0x3f)
-				if x&0xc0c0c0f8 != 0x808080f0 || r < 0x10000 || r > utf8.MaxRune {
-					return i, w // not a continuation, overlong, or past U+10FFFF
-				}
-				w += int64(t.of(r))
-				if i += 4; i >= end || doc[i] < 0xf0 {
+			r := x&0x07<<18 | x>>8&0x3f<<12 | x>>16&0x3f<<6 | x>>24&0x3f
+			// r-0x10000 below 0x100000: neither overlong nor past U+10FFFF.
+			if x&0xc0c0c0f8 != 0x808080f0 || r-0x10000 >= 0x100000 {
+				return i, w
+			}
+			w += t.astralWidth(r)
+			i += 4
+			if i+8 > end || doc[i] < 0xf0 {
+				continue
+			}
+			// Two four-byte sequences at a time (emoji, the supplementary
+			// ideographs).
+			for i+8 <= end {
+				x := binary.LittleEndian.Uint64(doc[i:])
+				r1 := uint32(x&0x07)<<18 | uint32(x>>8&0x3f)<<12 | uint32(x>>16&0x3f)<<6 | uint32(x>>24&0x3f)
+				r2 := uint32(x>>32&0x07)<<18 | uint32(x>>40&0x3f)<<12 | uint32(x>>48&0x3f)<<6 | uint32(x>>56&0x3f)
+				if x&0xc0c0c0f8c0c0c0f8 != 0x808080f0808080f0 || r1-0x10000 >= 0x100000 || r2-0x10000 >= 0x100000 {
 					break
 				}
+				w += t.astralWidth(r1) + t.astralWidth(r2)
+				i += 8
 			}
 		}
-		run = 0
 	}
 	return i, w
+}
+
+// astralWidth is of for a code point past the BMP (r-0x10000 < 0x100000).
+func (t *widthTable) astralWidth(r uint32) int64 {
+	if t.astral[(r-0x10000)>>3]&(1<<(r&7)) != 0 {
+		return int64(t.printable)
+	}
+	return 10
 }
