@@ -391,7 +391,9 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 				x := binary.LittleEndian.Uint64(doc[i:])
 				r1 := uint32(x&0x07)<<18 | uint32(x>>8&0x3f)<<12 | uint32(x>>16&0x3f)<<6 | uint32(x>>24&0x3f)
 				r2 := uint32(x>>32&0x07)<<18 | uint32(x>>40&0x3f)<<12 | uint32(x>>48&0x3f)<<6 | uint32(x>>56&0x3f)
-				if x&0xc0c0c0f8c0c0c0f8 != 0x808080f0808080f0 || r1-0x10000 >= 0x100000 || r2-0x10000 >= 0x100000 {
+				// Both r-0x10000 below 0x100000 (a power of two): neither
+				// overlong nor past U+10FFFF.
+				if x&0xc0c0c0f8c0c0c0f8 != 0x808080f0808080f0 || (r1-0x10000)|(r2-0x10000) >= 0x100000 {
 					break
 				}
 				w += t.astralWidth(r1) + t.astralWidth(r2)
