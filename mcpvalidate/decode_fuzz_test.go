@@ -22,7 +22,7 @@ func FuzzTree(f *testing.F) {
 	depth := defaultDepth
 	try := func(t *testing.T, doc []byte) {
 		if _, err := g.Check(doc); err != nil {
-			tree(doc, depth) // undefined, but returns
+			tree(doc, depth, 0) // undefined, but returns
 			return
 		}
 		sameTree(t, doc, depth)
