@@ -32,7 +32,8 @@ import (
 //     stack and the map or slice is made once, at its final size (a document
 //     holding more than keepStack entries open at once grows that stack once,
 //     to the most entries the rest of the document can put on it (stackCap),
-//     the one allocation besides the tree);
+//     the one allocation besides the tree; an array that fills most of such
+//     a stack takes it as its slice, ownsStack);
 //   - every string and number leaf is boxed in an interface (16 bytes), as
 //     any decoder into any does.
 
@@ -329,10 +330,29 @@ func (d *decoder) array() (any, bool) {
 			return nil, false
 		}
 	}
+	d.depth--
+	if n := len(d.items); ownsStack(base, n, cap(d.items)) {
+		a := d.items[:n:n]
+		d.items = nil
+		return a, true
+	}
 	a := make([]any, len(d.items)-base)
 	copy(a, d.items[base:])
 	clear(d.items[base:])
 	d.items = d.items[:base]
-	d.depth--
 	return a, true
+}
+
+// ownsStack reports whether an array closing with its elements at [base:n]
+// of an elements stack of capacity c takes the stack as its slice instead
+// of a copy: when they are the whole stack (base 0: no enclosing array's
+// elements below them, which the decoder still needs), the stack grew past
+// keepStack (so it is this call's own: release never pools it), and at most
+// an eighth of it is left over. The copy would be live beside the stack
+// until the decode ends, so taking the stack takes the array's size off the
+// decode's peak; what it leaves unused (c-n slots, empty) lives on with the
+// tree, at most n/8. The decoder starts a new stack if another element
+// comes.
+func ownsStack(base, n, c int) bool {
+	return base == 0 && c > keepStack && 8*(c-n) <= n
 }
