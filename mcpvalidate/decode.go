@@ -30,8 +30,10 @@ import (
 //     decoder (charge.AppendUnescaped);
 //   - an object's members and an array's elements are collected on a pooled
 //     stack and the map or slice is made once, at its final size (a document
-//     holding more than keepStack entries open at once grows that stack as
-//     append does, the one allocation besides the tree);
+//     holding more than keepStack entries open at once grows that stack once,
+//     to the most entries the rest of the document can put on it (stackCap),
+//     the one allocation besides the tree; an array that fills most of such
+//     a stack takes it as its slice, ownsStack);
 //   - every string and number leaf is boxed in an interface (16 bytes), as
 //     any decoder into any does.
 
@@ -50,18 +52,56 @@ type decoder struct {
 	pos      int
 	depth    int
 	maxDepth int
+	nodes    int      // the gate's count of doc's nodes; 0 if not known
 	members  []member // the open objects' members, innermost last
 	items    []any    // the open arrays' elements, innermost last
 }
 
 // keepStack is the most stack entries a pooled decoder keeps between calls:
-// a call with more members or elements open at once grows its own.
+// a call with more members or elements open at once grows its own, once
+// (stackCap).
 const keepStack = 1024
+
+// The fewest bytes a stack entry takes in the document, with the separator
+// or bracket before it: an element `,0`, a member `,"":0`. The entries on a
+// stack at once are disjoint values (an entry is pushed only once its value
+// is complete, and a container's own entries are popped when it closes), so
+// the entries yet to be pushed fit in the bytes left at this many each.
+const (
+	itemBytes   = 2
+	memberBytes = 5
+)
+
+// minStack is the capacity a stack starts at.
+const minStack = 8
+
+// stackCap is the capacity a full stack of n entries grows to. Below
+// keepStack it doubles (from minStack, up to keepStack), as append would.
+// From keepStack on it grows once, to what the document can still put on
+// it: n, the entry being pushed, and one entry per perEntry bytes left, or
+// limit (the most entries the gate's node count allows on this stack) when
+// that is lower and leaves room for the entry being pushed. Growing there at
+// once, rather than as append does, is what keeps a node-dense document's
+// peak at its stack and its tree: append grows a large slice by a quarter at
+// a time, and its copies' garbage, about four times the final stack, is
+// live beside it until the collector runs.
+func stackCap(n, bytesLeft, perEntry, limit int) int {
+	if n < keepStack {
+		return min(max(2*n, minStack), keepStack)
+	}
+	c := n + 1 + bytesLeft/perEntry
+	if limit > n && limit < c {
+		c = limit
+	}
+	return c
+}
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
 // tree decodes doc, a document the gate admitted under a nesting bound of
-// maxDepth, into the value jsonschema/v6 validates.
+// maxDepth, into the value jsonschema/v6 validates. nodes is the gate's
+// count of doc's nodes (charge.Report.Nodes), 0 if not known; it only
+// bounds how far a stack grows, never what is decoded.
 //
 // Strings without escapes alias doc, so the tree is only valid while doc is
 // not written to, and must not outlive the call that decoded it. Check keeps
@@ -71,9 +111,9 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 // like any function that takes a []byte, reads only during the call. The
 // pooled stacks are cleared as each container closes, so a pooled decoder
 // holds no reference into doc either.
-func tree(doc []byte, maxDepth int) (any, error) {
+func tree(doc []byte, maxDepth, nodes int) (any, error) {
 	d := decoders.Get().(*decoder)
-	v, ok := d.decode(doc, maxDepth)
+	v, ok := d.decode(doc, maxDepth, nodes)
 	d.release()
 	if !ok {
 		return nil, errNotDecoded
@@ -82,8 +122,8 @@ func tree(doc []byte, maxDepth int) (any, error) {
 }
 
 // decode decodes the one value doc holds (white space around it allowed).
-func (d *decoder) decode(doc []byte, maxDepth int) (any, bool) {
-	d.doc, d.pos, d.depth, d.maxDepth = doc, 0, 0, maxDepth
+func (d *decoder) decode(doc []byte, maxDepth, nodes int) (any, bool) {
+	d.doc, d.pos, d.depth, d.maxDepth, d.nodes = doc, 0, 0, maxDepth, nodes
 	v, ok := d.value()
 	if ok {
 		d.space()
@@ -226,6 +266,10 @@ func (d *decoder) object() (any, bool) {
 		if !ok {
 			return nil, false
 		}
+		if n := len(d.members); n == cap(d.members) {
+			// A member is two nodes: its name and its value.
+			d.members = append(make([]member, 0, stackCap(n, len(d.doc)-d.pos, memberBytes, d.nodes/2)), d.members...)
+		}
 		d.members = append(d.members, member{name, v})
 		d.space()
 		if d.pos >= len(d.doc) {
@@ -269,6 +313,9 @@ func (d *decoder) array() (any, bool) {
 		if !ok {
 			return nil, false
 		}
+		if n := len(d.items); n == cap(d.items) {
+			d.items = append(make([]any, 0, stackCap(n, len(d.doc)-d.pos, itemBytes, d.nodes)), d.items...)
+		}
 		d.items = append(d.items, v)
 		d.space()
 		if d.pos >= len(d.doc) {
@@ -283,10 +330,29 @@ func (d *decoder) array() (any, bool) {
 			return nil, false
 		}
 	}
+	d.depth--
+	if n := len(d.items); ownsStack(base, n, cap(d.items)) {
+		a := d.items[:n:n]
+		d.items = nil
+		return a, true
+	}
 	a := make([]any, len(d.items)-base)
 	copy(a, d.items[base:])
 	clear(d.items[base:])
 	d.items = d.items[:base]
-	d.depth--
 	return a, true
+}
+
+// ownsStack reports whether an array closing with its elements at [base:n]
+// of an elements stack of capacity c takes the stack as its slice instead
+// of a copy: when they are the whole stack (base 0: no enclosing array's
+// elements below them, which the decoder still needs), the stack grew past
+// keepStack (so it is this call's own: release never pools it), and at most
+// an eighth of it is left over. The copy would be live beside the stack
+// until the decode ends, so taking the stack takes the array's size off the
+// decode's peak; what it leaves unused (c-n slots, empty) lives on with the
+// tree, at most n/8. The decoder starts a new stack if another element
+// comes.
+func ownsStack(base, n, c int) bool {
+	return base == 0 && c > keepStack && 8*(c-n) <= n
 }

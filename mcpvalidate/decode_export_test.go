@@ -25,18 +25,24 @@ func sonicTree(doc []byte) (any, error) {
 
 // UseSonicDecode makes v decode with sonic, as Check did before decode.go: the
 // benchmarks' "before".
-func UseSonicDecode(v *Validator) { v.decode = sonicTree }
+func UseSonicDecode(v *Validator) {
+	v.decode = func(doc []byte, _ int) (any, error) { return sonicTree(doc) }
+}
 
-// Tree is tree at the default nesting bound, for the external benchmarks.
-func Tree(doc []byte) (any, error) { return tree(doc, defaultDepth) }
+// Tree is tree at the default nesting bound, the node count not known, for
+// the external benchmarks.
+func Tree(doc []byte) (any, error) { return tree(doc, defaultDepth, 0) }
 
 // SonicTree is sonicTree, for the external benchmarks.
 func SonicTree(doc []byte) (any, error) { return sonicTree(doc) }
 
 // Stages are Check's stages for tool, to be run one at a time: the gate over
-// the arguments, the decode, and jsonschema/v6's Validate of a decoded tree.
+// the arguments, the decode (the node count not known: it only bounds how
+// far a stack past keepStack grows), and jsonschema/v6's Validate of a
+// decoded tree.
 func Stages(v *Validator, tool string) (gate func([]byte) error, decode func([]byte) (any, error), validate func(any) error) {
 	t := v.tools[tool]
 	gate = func(a []byte) error { _, err := v.gate.Check(a); return err }
-	return gate, v.decode, func(doc any) error { return t.schema.Validate(doc) }
+	decode = func(a []byte) (any, error) { return v.decode(a, 0) }
+	return gate, decode, func(doc any) error { return t.schema.Validate(doc) }
 }

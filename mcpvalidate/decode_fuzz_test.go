@@ -1,6 +1,7 @@
 package mcpvalidate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/theurian/boundlab/fuzz"
@@ -10,7 +11,10 @@ import (
 // encoding/json (UseNumber) and sonic give; whatever it refuses, the decoder
 // returns without panicking. Each input is tried as a raw document and as the
 // seed of a generated one (fuzz.Document: escapes of every kind, surrogate
-// pairs, numbers, nesting to the bound), plain and hostile.
+// pairs, numbers, nesting to the bound), plain and hostile, and a short
+// input as keepStack+1 elements of an array, first in an enclosing array or
+// after one of its elements (the decoder's stack grown past keepStack, taken
+// by the array or copied).
 func FuzzTree(f *testing.F) {
 	for _, c := range treeCases() {
 		f.Add([]byte(c))
@@ -22,7 +26,7 @@ func FuzzTree(f *testing.F) {
 	depth := defaultDepth
 	try := func(t *testing.T, doc []byte) {
 		if _, err := g.Check(doc); err != nil {
-			tree(doc, depth) // undefined, but returns
+			tree(doc, depth, 0) // undefined, but returns
 			return
 		}
 		sameTree(t, doc, depth)
@@ -31,5 +35,13 @@ func FuzzTree(f *testing.F) {
 		try(t, data)
 		try(t, fuzz.Document(data, fuzz.Options{MaxDepth: depth + 1, MaxString: 256}))
 		try(t, fuzz.Document(data, fuzz.Options{MaxDepth: depth + 1, Hostile: true}))
+		if len(data) <= 16 {
+			many := "[" + strings.Repeat(string(data)+",", keepStack) + string(data) + "]"
+			if len(data)%2 == 0 {
+				try(t, []byte("["+many+"]"))
+			} else {
+				try(t, []byte("[0,"+many+"]"))
+			}
+		}
 	})
 }

@@ -66,23 +66,43 @@ func stdTree(doc []byte) (any, error) {
 }
 
 // sameTree checks tree(doc) against encoding/json (UseNumber) and sonic (the
-// decoder Check used before), value for value and type for type.
+// decoder Check used before), value for value and type for type: with the
+// node count not known, and with the count the gate gives (countNodes).
 func sameTree(t testing.TB, doc []byte, depth int) {
 	t.Helper()
-	got, err := tree(doc, depth)
-	if err != nil {
-		t.Fatalf("%.80q: tree: %v", doc, err)
-	}
 	want, err := stdTree(doc)
 	if err != nil {
 		t.Fatalf("%.80q: encoding/json: %v", doc, err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%.80q: tree %#.200v, encoding/json %#.200v", doc, got, want)
+	for _, nodes := range []int{0, countNodes(want)} {
+		got, err := tree(doc, depth, nodes)
+		if err != nil {
+			t.Fatalf("%.80q: tree (%d nodes): %v", doc, nodes, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%.80q: tree (%d nodes) %#.200v, encoding/json %#.200v", doc, nodes, got, want)
+		}
+		if s, err := sonicTree(doc); err != nil || !reflect.DeepEqual(got, s) {
+			t.Fatalf("%.80q: tree (%d nodes) %#.200v, sonic %#.200v (%v)", doc, nodes, got, s, err)
+		}
 	}
-	if s, err := sonicTree(doc); err != nil || !reflect.DeepEqual(got, s) {
-		t.Fatalf("%.80q: tree %#.200v, sonic %#.200v (%v)", doc, got, s, err)
+}
+
+// countNodes counts a decoded value's nodes as the gate does: containers,
+// member names and values.
+func countNodes(v any) int {
+	n := 1
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			n += 1 + countNodes(e)
+		}
+	case []any:
+		for _, e := range x {
+			n += countNodes(e)
+		}
 	}
+	return n
 }
 
 func TestTreeEqualsEncodingJSONAndSonic(t *testing.T) {
@@ -158,7 +178,7 @@ func TestTreeNestingBound(t *testing.T) {
 			if _, err := g.Check(doc); err == nil {
 				t.Errorf("%s at depth %d+1: the gate admits", kind, depth)
 			}
-			if v, err := tree(doc, depth); err != errNotDecoded || v != nil {
+			if v, err := tree(doc, depth, 0); err != errNotDecoded || v != nil {
 				t.Errorf("%s at depth %d+1: tree gave %v, %v", kind, depth, v, err)
 			}
 		}
@@ -180,7 +200,7 @@ func TestTreeRefusesWhatItCannotRead(t *testing.T) {
 		if _, err := g.Check([]byte(c)); err == nil {
 			t.Fatalf("the gate admits %q", c)
 		}
-		if v, err := tree([]byte(c), 64); err != errNotDecoded || v != nil {
+		if v, err := tree([]byte(c), 64, 0); err != errNotDecoded || v != nil {
 			t.Errorf("%q: tree gave %#v, %v; want errNotDecoded", c, v, err)
 		}
 	}
@@ -190,7 +210,7 @@ func TestTreeRefusesWhatItCannotRead(t *testing.T) {
 // a string with escapes has its own.
 func TestTreeAliasesOnlyUnescapedText(t *testing.T) {
 	doc := []byte(`{"name":"value","esc":"v\u00e9","n":-12.5e3}`)
-	v, err := tree(doc, 64)
+	v, err := tree(doc, 64, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +255,7 @@ func TestTreeAllocatesAnEscapedStringAtItsDecodedLength(t *testing.T) {
 	const n = 1 << 18
 	doc := []byte(`"` + strings.Repeat(`\u00e9`, n) + `"`)
 	var v any
-	got := allocated(func() { v, _ = tree(doc, 64) })
+	got := allocated(func() { v, _ = tree(doc, 64, 0) })
 	if s, _ := v.(string); s != strings.Repeat("é", n) {
 		t.Fatal("decoded wrong")
 	}
@@ -260,7 +280,7 @@ func TestTreeSizesContainersExactly(t *testing.T) {
 		fmt.Fprintf(&arr, "%s%d", sep, i)
 		fmt.Fprintf(&obj, `%s"%s":%d`, sep, names[i], i)
 	}
-	v, err := tree([]byte("["+arr.String()+"]"), 64)
+	v, err := tree([]byte("["+arr.String()+"]"), 64, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +288,7 @@ func TestTreeSizesContainersExactly(t *testing.T) {
 		t.Fatalf("array of %d: len %d cap %d", n, len(a), cap(a))
 	}
 	doc := []byte("{" + obj.String() + "}")
-	got := allocated(func() { tree(doc, 64) })
+	got := allocated(func() { tree(doc, 64, 0) })
 	want := allocated(func() {
 		m := make(map[string]any, n)
 		for _, k := range names {
@@ -304,7 +324,7 @@ func TestTreeLeavesNothingOnItsStacks(t *testing.T) {
 		`{"a":[1,"x",{"b":["y","z"]}],"c":"w"`, // cut short: the stacks still hold entries
 	} {
 		d := new(decoder)
-		d.decode([]byte(c), 64)
+		d.decode([]byte(c), 64, 0)
 		if cap(d.members) == 0 || cap(d.items) == 0 {
 			t.Fatalf("%s: the stacks were not used", c)
 		}
@@ -339,7 +359,7 @@ func TestTreePoolsOnlySmallStacks(t *testing.T) {
 func TestTreeSiblingsDoNotDeepen(t *testing.T) {
 	for _, sib := range []string{`{}`, `[]`, `{"a":1}`, `[1]`} {
 		doc := "[" + strings.TrimSuffix(strings.Repeat(sib+",", 100), ",") + "]"
-		got, err := tree([]byte(doc), 2)
+		got, err := tree([]byte(doc), 2, 0)
 		if err != nil {
 			t.Fatalf("100 siblings %s under a nesting bound of 2: %v", sib, err)
 		}

@@ -126,7 +126,12 @@
 // without escapes, a member name and a number alias the arguments (the tree
 // dies with the call; nothing Check returns or hands a hook holds any of it);
 // a string with escapes is allocated once at its decoded length; maps and
-// slices are made at their final size. What a call allocates beyond that is
+// slices are made at their final size. Entries are collected on a pooled
+// stack; a document holding more open at once than the pool keeps grows its
+// own once, to what the rest of the document can hold (bounded by the gate's
+// node count), and an array that fills such a stack takes it as its slice
+// (at most an eighth of it unused) instead of a copy, so a node-dense call
+// peaks at its tree. What a call allocates beyond that is
 // jsonschema/v6's: it copies every string leaf it validates
 // ([]byte(str) before its contentEncoding check), and utf8.RuneCount copies a
 // non-ASCII leaf's tail again for min/maxLength — about 1x the wire bytes for

@@ -166,7 +166,7 @@ func TestValidatorPanicRefusesOnEveryPath(t *testing.T) {
 
 // failingDecoder fails every decode: no input the gate admits makes the
 // decoder fail, so the decode stage is driven by swapping it.
-func failingDecoder([]byte) (any, error) { return nil, errors.New("decoder failed") }
+func failingDecoder([]byte, int) (any, error) { return nil, errors.New("decoder failed") }
 
 // A decoder failure refuses the call (StageDecode) on every path.
 func TestDecodeFailureRefusesOnEveryPath(t *testing.T) {

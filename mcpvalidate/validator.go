@@ -25,9 +25,10 @@ type Validator struct {
 	gate  *charge.Gate
 	tools map[string]*tool
 	names []string
-	// decode is the decode stage: tree, bound to the nesting limit; tests
-	// swap it to drive the stage's refusal and to measure other decoders.
-	decode func([]byte) (any, error)
+	// decode is the decode stage: tree, bound to the nesting limit, given
+	// the arguments and the gate's count of their nodes; tests swap it to
+	// drive the stage's refusal and to measure other decoders.
+	decode func(doc []byte, nodes int) (any, error)
 	body   charge.BodyCapDerivation
 }
 
@@ -132,7 +133,7 @@ func New(opts ...Option) (*Validator, error) {
 		body:  charge.BodyCap(cfg.limits, cfg.encoders...),
 	}
 	depth := cfg.limits.MaxParamsNesting
-	v.decode = func(doc []byte) (any, error) { return tree(doc, depth) }
+	v.decode = func(doc []byte, nodes int) (any, error) { return tree(doc, depth, nodes) }
 	for n := range tools {
 		v.names = append(v.names, n)
 	}
@@ -265,7 +266,8 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	if len(arguments) == 0 {
 		arguments = emptyObject
 	}
-	if _, err := v.gate.Check(arguments); err != nil {
+	rep, err := v.gate.Check(arguments)
+	if err != nil {
 		var gr *charge.Refusal
 		if !errors.As(err, &gr) {
 			// Check's only error is a *charge.Refusal; anything else still refuses.
@@ -275,7 +277,7 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	}
 	// The tree's unescaped strings alias arguments: it dies with this call
 	// (see tree). A decoder's error is never read.
-	doc, err := v.decode(arguments)
+	doc, err := v.decode(arguments, rep.Nodes)
 	if err != nil {
 		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageDecode}
 	}

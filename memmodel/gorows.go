@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/theurian/boundlab/charge"
 )
@@ -23,6 +24,35 @@ func PinnedGoRows() ([]GoMeasurement, error) {
 		return nil, fmt.Errorf("%s: %w", GoRowsFile, err)
 	}
 	return rows, nil
+}
+
+// ReadGoRows reads the rows WriteGoRows pinned at path.
+func ReadGoRows(path string) ([]GoMeasurement, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rows []GoMeasurement
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+// ReplaceGoRows is pinned with each row of fresh in the place of the pinned
+// row of its shape and path, every other row as it was: re-measuring the
+// shapes a change touches re-pins those alone. A fresh row that replaces
+// nothing is an error: a new shape or path is pinned by a full run.
+func ReplaceGoRows(pinned, fresh []GoMeasurement) ([]GoMeasurement, error) {
+	out := slices.Clone(pinned)
+	for _, f := range fresh {
+		i := slices.IndexFunc(out, func(p GoMeasurement) bool { return p.Shape == f.Shape && p.Path == f.Path })
+		if i < 0 {
+			return nil, fmt.Errorf("no pinned row %s %s to replace: pin new rows with a full run", f.Shape, f.Path)
+		}
+		out[i] = f
+	}
+	return out, nil
 }
 
 // WriteGoRows pins rows as indented JSON.

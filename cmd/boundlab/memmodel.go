@@ -25,7 +25,7 @@ func init() {
 var memmodelSynopsis = []string{
 	"memmodel [--dialect python|go] [--wire N] [--json] [LIMITS]",
 	"memmodel calibrate --python PATH [--div N] [--out FILE] [--json]",
-	"memmodel measure-go [--div N] [--out FILE] [--json]",
+	"memmodel measure-go [--div N] [--shapes NAMES] [--out FILE]\n                [--json]",
 	"memmodel measure-go --row SHAPE [--path check|http|guarded]\n                [--div N]",
 }
 

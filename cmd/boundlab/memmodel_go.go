@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/theurian/boundlab/memmodel"
@@ -20,6 +21,7 @@ func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
 	out := c.String("out", "", "write the rows to `FILE` (full scale only; the pinned file is "+memmodel.GoRowsFile+")")
 	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of a table as they come")
 	row := c.String("row", "", "measure only the row of this `SHAPE`, here, and print it as JSON")
+	only := c.String("shapes", "", "measure only these comma-separated shape `NAMES` (every path of each); with --out, their rows replace the file's and the others stay as pinned")
 	path := c.String("path", string(memmodel.PathCheck), "with --row: the path measured, check, http or guarded")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -30,21 +32,35 @@ func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
 	case *div < 1 || *div > 4096:
 		return c.usageError(stderr, "--div must be between 1 and 4096")
 	case *out != "" && (*div != 1 || *row != ""):
-		return c.usageError(stderr, "--out pins a full-scale run of every row only; drop --div and --row")
+		return c.usageError(stderr, "--out pins a full-scale run only; drop --div and --row")
+	case *row != "" && *only != "":
+		return c.usageError(stderr, "--row measures one row here; drop --shapes")
 	case *row != "":
 		return measureGoRow(c, *row, memmodel.GoPath(*path), *div, stdout, stderr)
+	}
+	sc := memmodel.FullScale().Scaled(*div)
+	shapes := append(memmodel.CalibrationShapes(sc, *div == 1), memmodel.GateShapes(sc)...)
+	if *only != "" {
+		var picked []memmodel.Shape
+		for _, n := range strings.Split(*only, ",") {
+			s, err := memmodel.ShapeNamed(sc, *div == 1, n)
+			if err != nil {
+				return c.usageError(stderr, "--shapes: %v", err)
+			}
+			picked = append(picked, s)
+		}
+		shapes = picked
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return c.fail(stderr, err)
 	}
-	sc := memmodel.FullScale().Scaled(*div)
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
 	if !*asJSON {
 		fmt.Fprintln(tw, "shape\tpath\targs B\tpeak live B\tx args\ttotal alloc B\tx args\toutcome")
 	}
 	rows, err := memmodel.MeasureGo(context.Background(), []string{exe, "memmodel", "measure-go"},
-		append(memmodel.CalibrationShapes(sc, *div == 1), memmodel.GateShapes(sc)...), memmodel.GoPaths, *div, func(m memmodel.GoMeasurement) {
+		shapes, memmodel.GoPaths, *div, func(m memmodel.GoMeasurement) {
 			if *asJSON {
 				return
 			}
@@ -57,10 +73,20 @@ func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
 		return c.fail(stderr, err)
 	}
 	if *out != "" {
-		if err := memmodel.WriteGoRows(*out, rows); err != nil {
+		pinned := rows
+		if *only != "" {
+			old, err := memmodel.ReadGoRows(*out)
+			if err == nil {
+				pinned, err = memmodel.ReplaceGoRows(old, rows)
+			}
+			if err != nil {
+				return c.fail(stderr, err)
+			}
+		}
+		if err := memmodel.WriteGoRows(*out, pinned); err != nil {
 			return c.fail(stderr, err)
 		}
-		fmt.Fprintf(stderr, "wrote %d rows to %s\n", len(rows), *out)
+		fmt.Fprintf(stderr, "wrote %d rows to %s (%d measured)\n", len(pinned), *out, len(rows))
 	}
 	if *asJSON {
 		if err := writeJSON(stdout, rows); err != nil {

@@ -81,6 +81,8 @@ func TestMemmodelVerbBounds(t *testing.T) {
 		{[]string{"measure-go", "--row", "no-such-shape"}, 2},
 		{[]string{"measure-go", "--row", "ascii", "--path", "ftp"}, 2},
 		{[]string{"measure-go", "--out", "x.json", "--div", "2"}, 2},
+		{[]string{"measure-go", "--shapes", "ascii,no-such-shape"}, 2},
+		{[]string{"measure-go", "--row", "ascii", "--shapes", "ascii"}, 2},
 		{[]string{"calibrate", "--python", "python3", "stray"}, 2},
 	}
 	for _, c := range cases {
