@@ -145,3 +145,36 @@ func TestInvalidSequencesInsideRunsAreRefusedWhereTheyStart(t *testing.T) {
 		}
 	}
 }
+
+// TestBadSequencesAmongTheirLengthAreRefusedAtTheirLead: a sequence that is
+// overlong, a surrogate, past U+10FFFF or led by a byte that leads nothing,
+// placed among valid code points of its own length (so in every place of the
+// loops that take two or four such code points at a time, with one valid
+// code point of its length after it), is refused as UTF-8 at its lead.
+func TestBadSequencesAmongTheirLengthAreRefusedAtTheirLead(t *testing.T) {
+	cases := []struct {
+		valid []string // valid code points of the bad sequence's length
+		bad   []string
+	}{
+		{[]string{"é", "\u07ff", "\u0600"}, []string{"\xc0\x80", "\xc1\xbf"}},
+		{[]string{"中", "\u0800", "\ufffd", "\ue000"}, []string{"\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf"}},
+		{[]string{"😀", "\U00010000", "\U0010ffff", "\U000e0001"}, []string{"\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf7\xbf\xbf\xbf", "\xf5\x80\x80\x80", "\xf8\x88\x80\x80\x80"}},
+	}
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, c := range cases {
+			for _, bad := range c.bad {
+				for before := range 5 {
+					for _, v := range c.valid {
+						pre := `"` + strings.Repeat(v, before)
+						doc := pre + bad + v + strings.Repeat(v, 4) + `"`
+						_, ref := check(t, g, []byte(doc))
+						if ref == nil || ref.Bound != charge.BoundUTF8 || ref.Offset != len(pre) {
+							t.Fatalf("%s: %q after %d of %q: got %v, want utf8 at %d", d, bad, before, v, ref, len(pre))
+						}
+					}
+				}
+			}
+		}
+	}
+}
