@@ -41,16 +41,22 @@ func ReadGoRows(path string) ([]GoMeasurement, error) {
 
 // ReplaceGoRows is pinned with each row of fresh in the place of the pinned
 // row of its shape and path, every other row as it was: re-measuring the
-// shapes a change touches re-pins those alone. A fresh row that replaces
-// nothing is an error: a new shape or path is pinned by a full run.
+// shapes a change touches re-pins those alone. The rows of a shape with no
+// pinned row at all (a new shape, measured on each of its paths) are
+// appended, in fresh's order. A fresh row of a pinned shape on a path it has
+// no row for is an error: a new path is pinned by a full run.
 func ReplaceGoRows(pinned, fresh []GoMeasurement) ([]GoMeasurement, error) {
 	out := slices.Clone(pinned)
 	for _, f := range fresh {
 		i := slices.IndexFunc(out, func(p GoMeasurement) bool { return p.Shape == f.Shape && p.Path == f.Path })
-		if i < 0 {
-			return nil, fmt.Errorf("no pinned row %s %s to replace: pin new rows with a full run", f.Shape, f.Path)
+		if i >= 0 {
+			out[i] = f
+			continue
 		}
-		out[i] = f
+		if slices.ContainsFunc(pinned, func(p GoMeasurement) bool { return p.Shape == f.Shape }) {
+			return nil, fmt.Errorf("no pinned row %s %s to replace: pin a new path with a full run", f.Shape, f.Path)
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // ReplaceGoRows puts each fresh row in the place of the pinned row of its
-// shape and path, keeps every other row as it was and in its order, and
-// refuses a fresh row that replaces nothing; ReadGoRows reads what
-// WriteGoRows wrote.
+// shape and path, keeps every other row as it was and in its order, appends
+// a new shape's rows and refuses a new path of a pinned shape; ReadGoRows
+// reads what WriteGoRows wrote.
 func TestReplaceGoRows(t *testing.T) {
 	pinned := []GoMeasurement{
 		{Shape: "a", Path: PathCheck, PeakLive: 1},
@@ -33,10 +33,22 @@ func TestReplaceGoRows(t *testing.T) {
 	if pinned[1].PeakLive != 2 || pinned[3].PeakLive != 4 {
 		t.Fatal("ReplaceGoRows wrote into the pinned rows")
 	}
-	for _, bad := range []GoMeasurement{{Shape: "c", Path: PathCheck}, {Shape: "a", Path: PathGuarded}} {
+	for _, bad := range []GoMeasurement{{Shape: "a", Path: PathGuarded}, {Shape: "b", Path: PathHTTP}} {
 		if _, err := ReplaceGoRows(pinned, []GoMeasurement{bad}); err == nil || !strings.Contains(err.Error(), bad.Shape+" "+string(bad.Path)) {
-			t.Errorf("a fresh row %s %s with no pinned row: %v", bad.Shape, bad.Path, err)
+			t.Errorf("a new path %s %s of a pinned shape: %v", bad.Shape, bad.Path, err)
 		}
+	}
+	added := []GoMeasurement{
+		{Shape: "c", Path: PathCheck, PeakLive: 5},
+		{Shape: "a", Path: PathCheck, PeakLive: 10},
+		{Shape: "c", Path: PathGuarded, PeakLive: 6},
+	}
+	got2, err := ReplaceGoRows(pinned, added)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []GoMeasurement{added[1], pinned[1], pinned[2], pinned[3], added[0], added[2]}; !reflect.DeepEqual(got2, want) {
+		t.Fatalf("a new shape: %+v, want %+v", got2, want)
 	}
 	path := filepath.Join(t.TempDir(), "rows.json")
 	if err := WriteGoRows(path, got); err != nil {

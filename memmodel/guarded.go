@@ -11,10 +11,27 @@ import (
 // The gate shapes whose size is fixed rather than a share of the cap: their
 // peak is a per-request or per-node cost, which no multiple of the wire
 // bytes prices, so the peak factor leaves them out and records them beside.
+// NodesShape is the first of the node-dense shapes (every FrameNodes gate
+// shape, isNodeShape); ChainsShape the costliest per node.
 const (
 	SmallCallShape = "small-1k/valid"
 	NodesShape     = "nodes-at-bound"
+	ChainsShape    = "chains-at-bound"
 )
+
+// nodeShapes are the names of the gate shapes at the arguments' node bound.
+var nodeShapes = func() map[string]bool {
+	out := map[string]bool{}
+	for _, s := range GateShapes(FullScale()) {
+		if s.Frame == FrameNodes {
+			out[s.Name] = true
+		}
+	}
+	return out
+}()
+
+// isNodeShape reports whether a row's shape is a node-dense gate shape.
+func isNodeShape(name string) bool { return nodeShapes[name] }
 
 // PeakFactor is the guarded path's highest peak over wire bytes and the row
 // it was read from.
@@ -27,7 +44,7 @@ type PeakFactor struct {
 }
 
 // GuardedPeakFactor is the highest PeakLive / Wire over the guarded rows,
-// but SmallCallShape and NodesShape. PeakLive is the figure the front gate's
+// but SmallCallShape and the node-dense shapes. PeakLive is the figure the front gate's
 // weight must cover: the budget is taken before the body is read, so it
 // must cover the request's peak with the gate's body buffer allocated inside
 // the request (the pool may be empty: two collections drop it, and a
@@ -36,7 +53,7 @@ type PeakFactor struct {
 func GuardedPeakFactor(rows []GoMeasurement) (PeakFactor, error) {
 	var pf PeakFactor
 	for _, m := range rows {
-		if m.Path != PathGuarded || m.Shape == SmallCallShape || m.Shape == NodesShape {
+		if m.Path != PathGuarded || m.Shape == SmallCallShape || isNodeShape(m.Shape) {
 			continue
 		}
 		if m.Wire <= 0 {
@@ -51,6 +68,40 @@ func GuardedPeakFactor(rows []GoMeasurement) (PeakFactor, error) {
 		return pf, fmt.Errorf("%s holds no guarded row: re-run measure-go", GoRowsFile)
 	}
 	return pf, nil
+}
+
+// NodeCost is the guarded path's highest peak per node over the node-dense
+// rows and the row it was read from: what mcpvalidate.RequestNodeCost is
+// priced from. A row's nodes are the arguments' node bound (every node-dense
+// shape fills it exactly); its peak, whole, is counted against them, the
+// fixed cost and the wire bytes included.
+type NodeCost struct {
+	Shape   string
+	Wire    int64
+	Peak    int64
+	Nodes   int
+	PerNode float64
+	Rows    int // the node-dense guarded rows it is the maximum over
+}
+
+// GuardedNodeCost is the highest PeakLive per node over the guarded rows of
+// the node-dense shapes.
+func GuardedNodeCost(rows []GoMeasurement) (NodeCost, error) {
+	nodes := charge.DefaultLimits().MaxParamsNodes
+	var nc NodeCost
+	for _, m := range rows {
+		if m.Path != PathGuarded || !isNodeShape(m.Shape) {
+			continue
+		}
+		nc.Rows++
+		if f := float64(m.PeakLive) / float64(nodes); f > nc.PerNode {
+			nc.Shape, nc.Wire, nc.Peak, nc.Nodes, nc.PerNode = m.Shape, m.Wire, m.PeakLive, nodes, f
+		}
+	}
+	if nc.Rows == 0 {
+		return nc, fmt.Errorf("%s holds no guarded node-dense row: re-run measure-go", GoRowsFile)
+	}
+	return nc, nil
 }
 
 // CheckPeakFactor fails when a measured row peaks above what the front gate
@@ -96,6 +147,10 @@ func guardedRecords(rows []GoMeasurement, gate map[string]Shape) ([]results.Reco
 	if err := CheckWeights(rows); err != nil {
 		return nil, err
 	}
+	nc, err := GuardedNodeCost(rows)
+	if err != nil {
+		return nil, err
+	}
 	src := "memmodel.GuardedPeakFactor over the pinned rows of " + GoRowsFile + " (`boundlab memmodel measure-go --out " + GoRowsFile + "`)"
 	var out []results.Record
 	for _, m := range rows {
@@ -117,10 +172,37 @@ func guardedRecords(rows []GoMeasurement, gate map[string]Shape) ([]results.Reco
 		Title: "the whole-request peak factor the front gate's weight must cover: the highest peak live heap over wire bytes through the guarded path, " +
 			"pools emptied (the budget is taken before the body is read, when the pool may hold no buffer); the producer fails when it exceeds mcpvalidate.RequestPeakFactor",
 		Value: pf.Factor, Unit: "x wire bytes", Method: results.Measured,
-		Instance: fmt.Sprintf("row %s: %d bytes peak at %d wire bytes; the maximum over %d guarded rows (every calibration shape and the hostile envelopes at the cap; %s and %s are priced beside, per request and per node)",
-			pf.Shape, pf.Peak, pf.Wire, pf.Rows, SmallCallShape, NodesShape),
+		Instance: fmt.Sprintf("row %s: %d bytes peak at %d wire bytes; the maximum over %d guarded rows (every calibration shape and the hostile envelopes at the cap; %s and the node-dense shapes are priced beside, per request and per node)",
+			pf.Shape, pf.Peak, pf.Wire, pf.Rows, SmallCallShape),
 		Source:    src,
 		Tolerance: pf.Factor / 10, Build: build(nil),
+	})
+	w := mcpvalidate.RequestWeight(nc.Wire, charge.DefaultLimits())
+	out = append(out, results.Record{
+		ID: "memmodel.go.guarded.node-cost",
+		Title: "the guarded path's cost per node, which mcpvalidate.RequestNodeCost is priced from: the highest peak live heap per node over the node-dense rows " +
+			"(bodies whose arguments hold the node bound's nodes, each row one node kind), the whole peak counted against the nodes",
+		Value: nc.PerNode, Unit: "bytes per node", Method: results.Measured,
+		Instance: fmt.Sprintf("row %s: %d bytes peak over %d nodes (%d wire bytes); the maximum over %d node-dense guarded rows; mcpvalidate.RequestWeight weighs the row at %d bytes, %.2fx its peak",
+			nc.Shape, nc.Peak, nc.Nodes, nc.Wire, nc.Rows, w, float64(w)/float64(nc.Peak)),
+		Source:    "memmodel.GuardedNodeCost over the pinned rows of " + GoRowsFile + " (`boundlab memmodel measure-go --out " + GoRowsFile + "`)",
+		Tolerance: nc.PerNode / 10, Build: build(nil),
+	}, results.Record{
+		ID:    "memmodel.go.guarded.node-weight",
+		Title: "what the front gate weighs the costliest node-dense row's request at: mcpvalidate.RequestWeight at its wire bytes under the default limits",
+		Value: float64(w), Unit: "bytes", Method: results.Derived,
+		Instance: fmt.Sprintf("row %s, %d wire bytes: RequestFixedCost %d + RequestPeakFactor %d x wire + RequestNodeCost %d x %d nodes",
+			nc.Shape, nc.Wire, mcpvalidate.RequestFixedCost, mcpvalidate.RequestPeakFactor, mcpvalidate.RequestNodeCost,
+			(w-mcpvalidate.RequestFixedCost-mcpvalidate.RequestPeakFactor*nc.Wire)/mcpvalidate.RequestNodeCost),
+		Source: "mcpvalidate.RequestWeight(memmodel.go.guarded.node-cost's row wire bytes, charge.DefaultLimits())",
+		Build:  build(nil),
+	}, results.Record{
+		ID:    "memmodel.go.guarded.node-weight-margin",
+		Title: "the front gate's weight over the measured peak of the costliest node-dense row (memmodel.go.guarded.node-weight / its peak live heap)",
+		Value: float64(w) / float64(nc.Peak), Unit: "x peak", Method: results.Measured,
+		Instance:  fmt.Sprintf("row %s: weighed at %d bytes, peaked at %d", nc.Shape, w, nc.Peak),
+		Source:    "memmodel.go.guarded.node-weight / memmodel.go.guarded." + nc.Shape + ".peak-live",
+		Tolerance: float64(w) / float64(nc.Peak) / 10, Build: build(nil),
 	})
 	for _, m := range rows {
 		if m.Path != PathGuarded || m.Shape != SmallCallShape {

@@ -35,7 +35,8 @@ type Shape struct {
 	Segments []Segment
 	Encoder  charge.Encoder // how the client put the leaf on the wire: Raw or EnsureASCII
 	Verdict  Verdict
-	Frame    Frame // the bytes around the leaf; the zero value is a well-formed call
+	Frame    Frame       // the bytes around the leaf; the zero value is a well-formed call
+	Node     NodeLiteral // FrameNodes' array member; set with FrameNodes only
 }
 
 // Frame is what a body puts around its leaf. Every frame but FrameCall is a
@@ -53,23 +54,63 @@ const (
 	FrameDupName
 	// FrameInvalidUTF8 puts one 0xFF byte in front of the leaf.
 	FrameInvalidUTF8
-	// FrameNodes is a well-formed call whose arguments add an array of
-	// NodesFrameZeros zeros after the leaf: the most nodes the arguments'
-	// node bound (charge.DefaultLimits().MaxParamsNodes) admits, at two
-	// bytes each. The front gate admits it; the schema refuses the extra
-	// member only after every layer has decoded it.
+	// FrameNodes is a well-formed call whose arguments add an array after
+	// the leaf, made of the shape's NodeLiteral repeated up to the
+	// arguments' node bound (charge.DefaultLimits().MaxParamsNodes). The
+	// front gate admits it; the schema refuses the extra member only after
+	// every layer has decoded it.
 	FrameNodes
 )
 
-// NodesFrameZeros is FrameNodes' array length: the node bound less the
+// NodeLiteral is one member of FrameNodes' array, as JSON, and the nodes the
+// front gate counts in it (containers, member names and values).
+type NodeLiteral struct {
+	JSON  string
+	Nodes int
+}
+
+// The node kinds a node-dense body is made of. Per node at the node bound
+// an empty array costs more than a zero, an empty object more again, a
+// one-member object more still, and a chain of one-member objects, each the
+// member of the one before, the most (record memmodel.go.guarded.node-cost):
+// a Go map with one entry holds a whole group of slots, and a chain makes
+// one for every two nodes (an object and its member name). The middleware's
+// own decode is most of it; the go-sdk's decodes add the rest.
+var (
+	NodeZero   = NodeLiteral{"0", 1}
+	NodeObject = NodeLiteral{"{}", 1}
+	NodeArray  = NodeLiteral{"[]", 1}
+	NodeMember = NodeLiteral{`{"a":0}`, 3}
+	NodeChain  = NodeLiteral{strings.Repeat(`{"":`, ChainDepth) + "{}" + strings.Repeat("}", ChainDepth), 2*ChainDepth + 1}
+)
+
+// ChainDepth is NodeChain's one-member objects around its empty one: the
+// costliest depth measured per node on the guarded path (depths 4, 8 and
+// 32, measured with `measure-go --row` on a throwaway build, peaked lower).
+const ChainDepth = 16
+
+// nodesRoom is the nodes FrameNodes' array may hold: the node bound less the
 // arguments object, its three member names, its two string values and the
-// array itself (the gate counts containers, member names and values).
-var NodesFrameZeros = charge.DefaultLimits().MaxParamsNodes - 7
+// array itself.
+var nodesRoom = charge.DefaultLimits().MaxParamsNodes - 7
+
+// Members is how many n FrameNodes' array holds, and how many zeros follow
+// them to fill the node bound exactly when n's nodes do not divide it.
+func (n NodeLiteral) Members() (count, zeros int) {
+	return nodesRoom / n.Nodes, nodesRoom % n.Nodes
+}
+
+// array is FrameNodes' member, from its name's closing quote on.
+func (n NodeLiteral) array() string {
+	count, zeros := n.Members()
+	members := strings.Repeat(n.JSON+",", count) + strings.Repeat("0,", zeros)
+	return `","n":[` + members[:len(members)-1] + `]`
+}
 
 // frameBytes are a frame's envelope and arguments prefixes and suffixes.
 type frameBytes struct{ envPrefix, envSuffix, argsPrefix, argsSuffix string }
 
-func (f Frame) bytes() frameBytes {
+func (f Frame) bytes(n NodeLiteral) frameBytes {
 	b := frameBytes{envelopePrefix, envelopeSuffix, argsPrefix, argsSuffix}
 	switch f {
 	case FrameEcho:
@@ -79,8 +120,8 @@ func (f Frame) bytes() frameBytes {
 	case FrameInvalidUTF8:
 		b.envPrefix, b.argsPrefix = envelopePrefix+"\xff", argsPrefix+"\xff"
 	case FrameNodes:
-		zeros := `","n":[` + strings.Repeat("0,", NodesFrameZeros-1) + `0]`
-		b.envSuffix, b.argsSuffix = zeros+"}}}", zeros+"}"
+		a := n.array()
+		b.envSuffix, b.argsSuffix = a+"}}}", a+"}"
 	}
 	return b
 }
@@ -97,7 +138,7 @@ func (f Frame) String() string {
 	case FrameInvalidUTF8:
 		return "one invalid UTF-8 byte before the leaf"
 	case FrameNodes:
-		return "an array of " + strconv.Itoa(NodesFrameZeros) + " zeros after the leaf"
+		return "an array at the arguments' node bound after the leaf"
 	}
 	return "frame(" + strconv.Itoa(int(f)) + ")"
 }
@@ -150,6 +191,9 @@ func (s Shape) Validate() error {
 	}
 	if s.Frame > FrameNodes {
 		return fmt.Errorf("shape %s: unknown frame", s.Name)
+	}
+	if (s.Frame == FrameNodes) != (s.Node.Nodes > 0) {
+		return fmt.Errorf("shape %s: a node literal goes with the nodes frame, and only with it", s.Name)
 	}
 	if s.Verdict != Refuses && s.Verdict != Accepts {
 		return fmt.Errorf("shape %s: no verdict", s.Name)
@@ -209,7 +253,7 @@ func (s Shape) Stats() Stats {
 	if doubles {
 		st.Rendered += singles // repr escapes every ' when it delimits with '
 	}
-	fb := s.Frame.bytes()
+	fb := s.Frame.bytes(s.Node)
 	st.Wire = int64(len(fb.envPrefix)+len(fb.envSuffix)) + st.LeafWire
 	st.ArgsWire = int64(len(fb.argsPrefix)+len(fb.argsSuffix)) + st.LeafWire
 	st.Charge = int64(charge.Python.StringWidth("projectId")+charge.Python.StringWidth("demo")+
@@ -220,7 +264,7 @@ func (s Shape) Stats() Stats {
 // Body builds the request body.
 func (s Shape) Body() []byte {
 	st := s.Stats()
-	fb := s.Frame.bytes()
+	fb := s.Frame.bytes(s.Node)
 	b := make([]byte, 0, st.Wire)
 	b = append(b, fb.envPrefix...)
 	b = s.appendLeaf(b)
@@ -231,7 +275,7 @@ func (s Shape) Body() []byte {
 // receives as CallToolParamsRaw.Arguments.
 func (s Shape) Arguments() []byte {
 	st := s.Stats()
-	fb := s.Frame.bytes()
+	fb := s.Frame.bytes(s.Node)
 	b := make([]byte, 0, st.ArgsWire)
 	b = append(b, fb.argsPrefix...)
 	b = s.appendLeaf(b)
@@ -289,7 +333,12 @@ func (s Shape) Describe() string {
 	switch s.Frame {
 	case FrameCall:
 	case FrameNodes:
-		v += "; " + s.Frame.String()
+		count, zeros := s.Node.Members()
+		v += fmt.Sprintf("; an array of %d x %s", count, s.Node.JSON)
+		if zeros > 0 {
+			v += fmt.Sprintf(" and %d x 0", zeros)
+		}
+		v += " after the leaf (the arguments' node bound)"
 	default:
 		v += "; hostile envelope: " + s.Frame.String()
 	}

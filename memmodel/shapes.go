@@ -46,7 +46,7 @@ func fill(sc Scale, e charge.Encoder, r rune, singles ...rune) int {
 
 // fillFrame is fill around frame f's envelope.
 func fillFrame(sc Scale, f Frame, e charge.Encoder, r rune, singles ...rune) int {
-	fb := f.bytes()
+	fb := f.bytes(NodeZero)
 	room := sc.Cap - int64(len(fb.envPrefix)+len(fb.envSuffix))
 	for _, s := range singles {
 		room -= int64(e.RuneWireBytes(s))
@@ -150,8 +150,10 @@ const SmallCallBytes = 1024
 // names in the arguments and invalid UTF-8, each at the Go charge budget so
 // that the frame, not the charge, is what the gate refuses), one small valid
 // call of SmallCallBytes, whose cost is the SDK's fixed cost, not a
-// multiple of its bytes, and a call at the arguments' node bound (about
-// 200 KB), whose cost is per node. The last two are the same at every scale.
+// multiple of its bytes, and the node-dense calls, arguments at the node
+// bound made of one node kind each (NodeZero, NodeObject, NodeArray,
+// NodeMember, NodeChain; 200-300 KB), whose cost is per node. The small call
+// and the node-dense ones are the same at every scale.
 func GateShapes(sc Scale) []Shape {
 	raw := charge.Raw
 	small := SmallCallBytes - EnvelopeBytes
@@ -160,7 +162,11 @@ func GateShapes(sc Scale) []Shape {
 		{Name: "dup-name/ascii", Segments: []Segment{seg(ASCII, underGoBudget(sc, FrameDupName))}, Encoder: raw, Verdict: Refuses, Frame: FrameDupName},
 		{Name: "invalid-utf8/ascii", Segments: []Segment{seg(ASCII, underGoBudget(sc, FrameInvalidUTF8))}, Encoder: raw, Verdict: Refuses, Frame: FrameInvalidUTF8},
 		{Name: "small-1k/valid", Segments: []Segment{seg(ASCII, small)}, Encoder: raw, Verdict: Accepts},
-		{Name: "nodes-at-bound", Segments: []Segment{seg(ASCII, 1)}, Encoder: raw, Verdict: Refuses, Frame: FrameNodes},
+		{Name: "nodes-at-bound", Segments: []Segment{seg(ASCII, 1)}, Encoder: raw, Verdict: Refuses, Frame: FrameNodes, Node: NodeZero},
+		{Name: "objects-at-bound", Segments: []Segment{seg(ASCII, 1)}, Encoder: raw, Verdict: Refuses, Frame: FrameNodes, Node: NodeObject},
+		{Name: "arrays-at-bound", Segments: []Segment{seg(ASCII, 1)}, Encoder: raw, Verdict: Refuses, Frame: FrameNodes, Node: NodeArray},
+		{Name: "members-at-bound", Segments: []Segment{seg(ASCII, 1)}, Encoder: raw, Verdict: Refuses, Frame: FrameNodes, Node: NodeMember},
+		{Name: "chains-at-bound", Segments: []Segment{seg(ASCII, 1)}, Encoder: raw, Verdict: Refuses, Frame: FrameNodes, Node: NodeChain},
 	}
 }
 

@@ -21,7 +21,7 @@ func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
 	out := c.String("out", "", "write the rows to `FILE` (full scale only; the pinned file is "+memmodel.GoRowsFile+")")
 	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of a table as they come")
 	row := c.String("row", "", "measure only the row of this `SHAPE`, here, and print it as JSON")
-	only := c.String("shapes", "", "measure only these comma-separated shape `NAMES` (every path of each); with --out, their rows replace the file's and the others stay as pinned")
+	only := c.String("shapes", "", "measure only these comma-separated shape `NAMES` (every path of each); with --out, their rows replace the file's (a new shape's are appended) and the others stay as pinned")
 	path := c.String("path", string(memmodel.PathCheck), "with --row: the path measured, check, http or guarded")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
