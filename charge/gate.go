@@ -214,12 +214,12 @@ func init() {
 	}
 }
 
-func (s *scanner) skipSpace() {
-	i, doc := s.pos, s.doc
+// skipSpace returns where the whitespace at doc[i:] ends.
+func skipSpace(doc []byte, i int) int {
 	for i < len(doc) && doc[i] <= ' ' && isSpace[doc[i]] {
 		i++
 	}
-	s.pos = i
+	return i
 }
 
 func (s *scanner) refuse(b Bound, at int) *Refusal {
@@ -242,31 +242,25 @@ func (s *scanner) refuse(b Bound, at int) *Refusal {
 
 func (s *scanner) syntax() *Refusal { return s.refuse(BoundSyntax, s.pos) }
 
-// node counts one more node starting at s.pos.
-func (s *scanner) node() *Refusal {
-	s.nodes++
-	if s.nodes > s.l.MaxParamsNodes {
-		return s.refuse(BoundNodes, s.pos)
-	}
-	return nil
-}
-
+// run scans the value at s.pos. The position is a local of the hot paths
+// (a field would go through memory at every byte they read); s.pos is set
+// around the slower helpers that read it and on the way out.
 func (s *scanner) run() *Refusal {
 	doc := s.doc
+	i := s.pos
 	for {
 		// A value starts here.
-		s.skipSpace()
-		if s.pos >= len(doc) {
-			return s.syntax()
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return s.refuse(BoundSyntax, i)
 		}
-		if r := s.node(); r != nil {
-			return r
+		if s.nodes++; s.nodes > s.l.MaxParamsNodes {
+			return s.refuse(BoundNodes, i)
 		}
-		switch c := doc[s.pos]; c {
+		switch c := doc[i]; c {
 		case '{', '[':
 			s.depth++
 			if s.depth > s.l.MaxParamsNesting {
-				return s.refuse(BoundNesting, s.pos)
+				return s.refuse(BoundNesting, i)
 			}
 			s.maxDepth = max(s.maxDepth, s.depth)
 			s.stack = s.stack[:len(s.stack)+1] // reset sized it to the nesting limit
@@ -275,15 +269,14 @@ func (s *scanner) run() *Refusal {
 			if f.object {
 				f.namesAt = int32(len(s.list))
 			}
-			s.pos++
-			s.skipSpace()
-			if s.pos < len(doc) && doc[s.pos] == c+2 { // ] is [+2, } is {+2
-				s.pos++
+			if i = skipSpace(doc, i+1); i < len(doc) && doc[i] == c+2 { // ] is [+2, } is {+2
+				i++
 				s.pop()
 				break
 			}
 			if c == '{' {
-				if r := s.member(); r != nil {
+				var r *Refusal
+				if i, r = s.member(i); r != nil {
 					return r
 				}
 			}
@@ -291,16 +284,19 @@ func (s *scanner) run() *Refusal {
 		case '"':
 			// A short plain value is charged here whole: no escape, so no
 			// quoting rule of either dialect adds to it.
-			if n, w := s.t.shortPlain(doc, s.pos+1); n >= 0 && !s.over(w) {
+			if n, w := s.t.shortPlain(doc, i+1); n >= 0 && !s.over(w) {
 				s.charge += w
-				s.pos += n + 2
+				i += n + 2
 				break
 			}
+			s.pos = i
 			if r := s.str(false); r != nil {
 				return r
 			}
+			i = s.pos
 		case 't', 'f', 'n':
-			if r := s.literal(); r != nil {
+			var r *Refusal
+			if i, r = s.literal(i); r != nil {
 				return r
 			}
 		default:
@@ -308,20 +304,21 @@ func (s *scanner) run() *Refusal {
 			// one to three digits render as themselves (widthTable.shortInts
 			// says so of the dialect's NumberWidth), within MaxNumberBytes;
 			// any other number takes number(), which refuses what this passes on.
-			p, j := s.pos, s.pos+1
+			j := i + 1
 			if j < len(doc) && isDigit(doc[j]) {
 				if j++; j < len(doc) && isDigit(doc[j]) {
 					j++
 				}
 			}
-			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.t.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
+			if n := j - i; isDigit(c) && n <= s.l.MaxNumberBytes && s.t.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
 				if s.spend(int64(n)) {
-					return s.refuse(BoundCharge, p)
+					return s.refuse(BoundCharge, i)
 				}
-				s.pos = j
+				i = j
 				break
 			}
-			if r := s.number(); r != nil {
+			var r *Refusal
+			if i, r = s.number(i); r != nil {
 				return r
 			}
 		}
@@ -329,24 +326,25 @@ func (s *scanner) run() *Refusal {
 		// A value ended: close containers until one takes another member.
 		for {
 			if len(s.stack) == 0 {
-				if s.embedded {
-					return nil
+				if !s.embedded {
+					if i = skipSpace(doc, i); i != len(doc) {
+						return s.refuse(BoundTrailing, i)
+					}
 				}
-				if s.skipSpace(); s.pos != len(doc) {
-					return s.refuse(BoundTrailing, s.pos)
-				}
+				s.pos = i
 				return nil
 			}
-			if s.skipSpace(); s.pos >= len(doc) {
-				return s.syntax()
+			if i = skipSpace(doc, i); i >= len(doc) {
+				return s.refuse(BoundSyntax, i)
 			}
 			f := &s.stack[len(s.stack)-1]
-			c := doc[s.pos]
+			c := doc[i]
 			if c == ',' {
-				s.pos++
+				i++
 				if f.object {
 					f.haveName = false
-					if r := s.member(); r != nil {
+					var r *Refusal
+					if i, r = s.member(i); r != nil {
 						return r
 					}
 				} else {
@@ -355,11 +353,11 @@ func (s *scanner) run() *Refusal {
 				break
 			}
 			if (f.object && c == '}') || (!f.object && c == ']') {
-				s.pos++
+				i++
 				s.pop()
 				continue
 			}
-			return s.syntax()
+			return s.refuse(BoundSyntax, i)
 		}
 	}
 }
@@ -373,19 +371,18 @@ func (s *scanner) pop() {
 	s.depth--
 }
 
-// member reads `"name" :` inside the innermost object: a short plain name
-// is charged here (go adds its pointer bytes, as closeString would), any
-// other through str.
-func (s *scanner) member() *Refusal {
-	s.skipSpace()
+// member reads `"name" :` at doc[i] inside the innermost object and returns
+// where it ends: a short plain name is charged here (go adds its pointer
+// bytes, as closeString would), any other through str.
+func (s *scanner) member(i int) (int, *Refusal) {
 	doc := s.doc
-	if s.pos >= len(doc) || doc[s.pos] != '"' {
-		return s.syntax()
+	if i = skipSpace(doc, i); i >= len(doc) || doc[i] != '"' {
+		return i, s.refuse(BoundSyntax, i)
 	}
-	if r := s.node(); r != nil {
-		return r
+	if s.nodes++; s.nodes > s.l.MaxParamsNodes {
+		return i, s.refuse(BoundNodes, i)
 	}
-	at := s.pos + 1
+	at := i + 1
 	if n, w := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
 		key := nameKey(doc, at, at+n)
 		if s.dialect == Go {
@@ -395,26 +392,29 @@ func (s *scanner) member() *Refusal {
 				w += int64(pointerBytes(doc, at, at+n))
 			}
 		}
-		s.pos = at + n + 1
+		i = at + n + 1
 		if s.spend(w) {
-			return s.refuse(BoundCharge, at+n)
+			return i, s.refuse(BoundCharge, at+n)
 		}
 		if r := s.name(at, at+n, false, key); r != nil {
-			return r
+			return i, r
 		}
-	} else if r := s.str(true); r != nil { // which finds the byte that passes the budget
-		return r
+	} else {
+		s.pos = i
+		if r := s.str(true); r != nil { // which finds the byte that passes the budget
+			return i, r
+		}
+		i = s.pos
 	}
-	s.skipSpace()
-	if s.pos >= len(doc) || doc[s.pos] != ':' {
-		return s.syntax()
+	if i = skipSpace(doc, i); i >= len(doc) || doc[i] != ':' {
+		return i, s.refuse(BoundSyntax, i)
 	}
-	s.pos++
-	return nil
+	return i + 1, nil
 }
 
-func (s *scanner) literal() *Refusal {
-	rest := s.doc[s.pos:]
+// literal reads true, false or null at doc[i] and returns where it ends.
+func (s *scanner) literal(i int) (int, *Refusal) {
+	rest := s.doc[i:]
 	var lit string
 	switch rest[0] {
 	case 't':
@@ -425,13 +425,12 @@ func (s *scanner) literal() *Refusal {
 		lit = "null"
 	}
 	if len(rest) < len(lit) || !literalAt(rest, lit) {
-		return s.syntax()
+		return i, s.refuse(BoundSyntax, i)
 	}
 	if s.spend(int64(s.dialect.LiteralWidth(lit))) {
-		return s.refuse(BoundCharge, s.pos)
+		return i, s.refuse(BoundCharge, i)
 	}
-	s.pos += len(lit)
-	return nil
+	return i + len(lit), nil
 }
 
 // literalAt reports whether rest (at least len(lit) bytes) starts with lit,
@@ -462,8 +461,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 var continuesNumber = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
 	'6': true, '7': true, '8': true, '9': true, '.': true, 'e': true, 'E': true}
 
-func (s *scanner) number() *Refusal {
-	doc, start, i := s.doc, s.pos, s.pos
+// number reads the number at doc[start] and returns where it ends.
+func (s *scanner) number(start int) (int, *Refusal) {
+	doc, i := s.doc, start
 	if doc[i] == '-' {
 		i++
 	}
@@ -475,16 +475,14 @@ func (s *scanner) number() *Refusal {
 			i++
 		}
 	default:
-		s.pos = i
-		return s.syntax()
+		return i, s.refuse(BoundSyntax, i)
 	}
 	integer := true
 	if i < len(doc) && doc[i] == '.' {
 		integer = false
 		i++
 		if i >= len(doc) || !isDigit(doc[i]) {
-			s.pos = i
-			return s.syntax()
+			return i, s.refuse(BoundSyntax, i)
 		}
 		for i < len(doc) && isDigit(doc[i]) {
 			i++
@@ -498,8 +496,7 @@ func (s *scanner) number() *Refusal {
 			i++
 		}
 		if i >= len(doc) || !isDigit(doc[i]) {
-			s.pos = i
-			return s.syntax()
+			return i, s.refuse(BoundSyntax, i)
 		}
 		limit := s.l.MaxNumberExponent
 		for ; i < len(doc) && isDigit(doc[i]); i++ {
@@ -512,17 +509,16 @@ func (s *scanner) number() *Refusal {
 		}
 	}
 	if n := i - start; n > s.l.MaxNumberBytes {
-		return s.refuse(BoundNumberBytes, start+s.l.MaxNumberBytes)
+		return i, s.refuse(BoundNumberBytes, start+s.l.MaxNumberBytes)
 	}
 	if expAt >= 0 {
-		return s.refuse(BoundNumberExponent, expAt)
+		return i, s.refuse(BoundNumberExponent, expAt)
 	}
 	w := s.dialect.numberWidth(doc[start:i], integer)
 	if s.spend(int64(w)) {
-		return s.refuse(BoundCharge, start)
+		return i, s.refuse(BoundCharge, start)
 	}
-	s.pos = i
-	return nil
+	return i, nil
 }
 
 // str reads a string (a member name when name is true) starting at its opening
