@@ -284,7 +284,7 @@ func (s *scanner) run() *Refusal {
 		case '"':
 			// A short plain value is charged here whole: no escape, so no
 			// quoting rule of either dialect adds to it.
-			if n, w := s.t.shortPlain(doc, i+1); n >= 0 && !s.over(w) {
+			if n, w, _ := s.t.shortPlain(doc, i+1); n >= 0 && !s.over(w) {
 				s.charge += w
 				i += n + 2
 				break
@@ -300,18 +300,12 @@ func (s *scanner) run() *Refusal {
 				return r
 			}
 		default:
-			// Most numbers in tool arguments are short non-negative integers:
-			// one to three digits render as themselves (widthTable.shortInts
-			// says so of the dialect's NumberWidth), within MaxNumberBytes;
-			// any other number takes number(), which refuses what this passes on.
-			j := i + 1
-			if j < len(doc) && isDigit(doc[j]) {
-				if j++; j < len(doc) && isDigit(doc[j]) {
-					j++
-				}
-			}
-			if n := j - i; isDigit(c) && n <= s.l.MaxNumberBytes && s.t.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
-				if s.spend(int64(n)) {
+			// Most numbers in tool arguments are short and non-negative; the
+			// ones shortNumber knows render as themselves are charged their
+			// length here, within MaxNumberBytes; any other number takes
+			// number(), which refuses what this passes on.
+			if j := s.t.shortNumber(doc, i); j >= 0 && j-i <= s.l.MaxNumberBytes {
+				if s.spend(int64(j - i)) {
 					return s.refuse(BoundCharge, i)
 				}
 				i = j
@@ -383,8 +377,7 @@ func (s *scanner) member(i int) (int, *Refusal) {
 		return i, s.refuse(BoundNodes, i)
 	}
 	at := i + 1
-	if n, w := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
-		key := nameKey(doc, at, at+n)
+	if n, w, key := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
 		if s.dialect == Go {
 			if n <= 8 {
 				w += int64(pointerBytesIn(key)) // the whole name
@@ -535,7 +528,7 @@ func (s *scanner) str(name bool) *Refusal {
 	i := open + 1
 	t := s.t
 	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
-	if n, w := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
+	if n, w, _ := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
 		// Most names and many values: a few plain ASCII bytes.
 		return s.closeString(open, i+n, name, w, &q)
 	}

@@ -32,6 +32,9 @@ type widthTable struct {
 	// itself under the dialect's NumberWidth, so the gate charges one its
 	// length without calling it.
 	shortInts bool
+	// shortDecimals: likewise every such integer (0 alone or without a
+	// leading zero) with a point and one or two digits after it.
+	shortDecimals bool
 	// escape is the width of the rune each two-byte escape (\" \\ \/ \b \f
 	// \n \r \t, indexed by its second byte) stands for; 0 for every other byte.
 	escape [256]uint8
@@ -53,10 +56,12 @@ func stopByte(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\
 
 // shortPlain reads a short string's content at doc[i:] when up to four
 // words hold all of it — plain ASCII bytes, then the closing quote — and
-// returns its length and width; n is -1 when they do not.
-func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64) {
+// returns its length and width, and its first word masked to the content
+// (nameKey of it, read here so a name is not read twice); n is -1 when they
+// do not.
+func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) {
 	if !t.words {
-		return -1, 0
+		return -1, 0, 0
 	}
 	for k := 0; k < 4 && i+n+8 <= len(doc); k++ {
 		x := binary.LittleEndian.Uint64(doc[i+n:])
@@ -66,6 +71,9 @@ func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64) {
 			m = bits.TrailingZeros64(st) >> 3
 			x &= 1<<(8*m) - 1
 		}
+		if k == 0 {
+			key = x
+		}
 		w += int64(m)
 		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
 			w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
@@ -73,12 +81,38 @@ func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64) {
 		n += m
 		if st != 0 {
 			if doc[i+n] != '"' {
-				return -1, 0
+				return -1, 0, 0
 			}
-			return n, w
+			return n, w, key
 		}
 	}
-	return -1, 0
+	return -1, 0, 0
+}
+
+// shortNumber returns where the number token at doc[i] ends when it is one
+// the table says renders as itself — one to three digits (shortInts), then
+// a point and one or two digits (shortDecimals) — and nothing after it
+// continues it; -1 for every other token, which the gate's number() reads.
+func (t *widthTable) shortNumber(doc []byte, i int) int {
+	c := doc[i]
+	if !t.shortInts || !isDigit(c) {
+		return -1
+	}
+	j := i + 1
+	if c != '0' { // a leading zero is the whole integer part
+		for j < len(doc) && j < i+3 && isDigit(doc[j]) {
+			j++
+		}
+	}
+	if t.shortDecimals && j+1 < len(doc) && doc[j] == '.' && isDigit(doc[j+1]) {
+		if j += 2; j < len(doc) && isDigit(doc[j]) {
+			j++
+		}
+	}
+	if j < len(doc) && continuesNumber[doc[j]] {
+		return -1
+	}
+	return j
 }
 
 // plainRun is the length and width of the plain ASCII run that opens b:
@@ -259,10 +293,17 @@ func widthsFor(d Dialect) *widthTable {
 			}
 		}
 		t.deriveFastPaths()
-		t.shortInts = true
+		t.shortInts, t.shortDecimals = true, true
 		for n := 0; n < 1000; n++ {
 			lit := strconv.AppendInt(nil, int64(n), 10)
 			t.shortInts = t.shortInts && d.NumberWidth(lit) == len(lit)
+			for f := 0; f < 110 && t.shortDecimals; f++ { // .0 to .9, then .00 to .99
+				dec := append(lit, '.', byte('0'+f))
+				if f >= 10 {
+					dec = append(lit, '.', byte('0'+(f-10)/10), byte('0'+(f-10)%10))
+				}
+				t.shortDecimals = d.NumberWidth(dec) == len(dec)
+			}
 		}
 		widthTables[d] = t
 	})

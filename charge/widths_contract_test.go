@@ -80,10 +80,10 @@ func TestShortPlainReadsAtMostFourWords(t *testing.T) {
 				for pad := 0; pad <= 9; pad++ {
 					doc := slices.Concat([]byte("{\"k\":\""[:min(at, 6)]), make([]byte, max(at-6, 0)), content, []byte{'"'}, []byte("}}}}}}}}}")[:pad])
 					fits := n < 32 && at+8*(n/8+1) <= len(doc)
-					gn, gw := wt.shortPlain(doc, at)
+					gn, gw, gk := wt.shortPlain(doc, at)
 					switch {
-					case fits && (gn != n || gw != want):
-						t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = (%d, %d), want (%d, %d)", d, n, at, pad, gn, gw, n, want)
+					case fits && (gn != n || gw != want || gk != nameKey(doc, at, at+n)):
+						t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = (%d, %d, %#x), want (%d, %d, %#x)", d, n, at, pad, gn, gw, gk, n, want, nameKey(doc, at, at+n))
 					case !fits && gn != -1:
 						t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = %d, want -1 (four words of the document do not hold it)", d, n, at, pad, gn)
 					}
@@ -92,7 +92,7 @@ func TestShortPlainReadsAtMostFourWords(t *testing.T) {
 						for _, stop := range []byte{'\\', 0x1f, 0xc3, '"' + 0x80} {
 							bad := slices.Clone(doc)
 							bad[at+s] = stop
-							if gn, _ := wt.shortPlain(bad, at); gn != -1 {
+							if gn, _, _ := wt.shortPlain(bad, at); gn != -1 {
 								t.Fatalf("%v: shortPlain with %#x at content byte %d of %d = %d, want -1", d, stop, s, n, gn)
 							}
 						}
