@@ -405,32 +405,28 @@ func (s *scanner) member(i int) (int, *Refusal) {
 	return i + 1, nil
 }
 
-// literal reads true, false or null at doc[i] and returns where it ends.
+// literal reads true, false or null at doc[i] and returns where it ends,
+// comparing words: the first four bytes, then false's e.
 func (s *scanner) literal(i int) (int, *Refusal) {
-	rest := s.doc[i:]
-	var lit string
-	switch rest[0] {
-	case 't':
-		lit = "true"
-	case 'f':
-		lit = "false"
-	default:
-		lit = "null"
+	doc := s.doc
+	if i+4 <= len(doc) {
+		n := 4
+		switch binary.LittleEndian.Uint32(doc[i:]) {
+		case 't' | 'r'<<8 | 'u'<<16 | 'e'<<24, 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24:
+		case 'f' | 'a'<<8 | 'l'<<16 | 's'<<24:
+			if i+5 > len(doc) || doc[i+4] != 'e' {
+				return i, s.refuse(BoundSyntax, i)
+			}
+			n = 5
+		default:
+			return i, s.refuse(BoundSyntax, i)
+		}
+		if s.spend(int64(s.dialect.literalWidth(doc[i]))) {
+			return i, s.refuse(BoundCharge, i)
+		}
+		return i + n, nil
 	}
-	if len(rest) < len(lit) || !literalAt(rest, lit) {
-		return i, s.refuse(BoundSyntax, i)
-	}
-	if s.spend(int64(s.dialect.LiteralWidth(lit))) {
-		return i, s.refuse(BoundCharge, i)
-	}
-	return i + len(lit), nil
-}
-
-// literalAt reports whether rest (at least len(lit) bytes) starts with lit,
-// true, false or null, comparing words: the first four bytes, then false's e.
-func literalAt(rest []byte, lit string) bool {
-	w := binary.LittleEndian.Uint32(rest)
-	return w == uint32(lit[0])|uint32(lit[1])<<8|uint32(lit[2])<<16|uint32(lit[3])<<24 && (len(lit) == 4 || rest[4] == lit[4])
+	return i, s.refuse(BoundSyntax, i)
 }
 
 // over reports whether spending w more would pass the charge budget. It is
@@ -855,33 +851,44 @@ func decodeRune(b []byte) (rune, int) {
 func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
 	f := &s.stack[len(s.stack)-1]
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
-	rec := nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped}
-	if !f.mapped {
-		if bit := nameBit(rec.key, end-at); escaped || f.escapedNames || f.seen&bit != 0 {
-			// An earlier name may equal this one: compare with each.
-			for j := int(f.namesAt); j < len(s.list); j++ {
-				o := &s.list[j]
-				if o.escaped || escaped {
-					if s.sameName(*o, rec) {
-						return s.refuse(BoundDuplicateName, at-1)
-					}
-					continue
-				}
-				// Unescaped: equal exactly when the raw bytes are.
-				if o.key == rec.key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
-					return s.refuse(BoundDuplicateName, at-1)
-				}
-			}
-		} else {
-			f.seen |= bit
-		}
-		f.escapedNames = f.escapedNames || escaped
-		s.pushName(rec.key, at, end, escaped)
-		if len(s.list)-int(f.namesAt) == linearNames {
-			s.mapNames(f)
-		}
-		return nil
+	if f.mapped {
+		return s.mappedName(f, nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped})
 	}
+	if bit := nameBit(key, end-at); !escaped && !f.escapedNames && f.seen&bit == 0 {
+		f.seen |= bit // no earlier name can equal this one
+	} else if s.earlierName(f, at, end, escaped, key) {
+		return s.refuse(BoundDuplicateName, at-1)
+	}
+	f.escapedNames = f.escapedNames || escaped
+	s.pushName(key, at, end, escaped)
+	if len(s.list)-int(f.namesAt) == linearNames {
+		s.mapNames(f)
+	}
+	return nil
+}
+
+// earlierName reports whether the object f, not yet mapped, holds a name
+// equal to doc[at:end], comparing with each.
+func (s *scanner) earlierName(f *frame, at, end int, escaped bool, key uint64) bool {
+	rec := nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped}
+	for j := int(f.namesAt); j < len(s.list); j++ {
+		o := &s.list[j]
+		if o.escaped || escaped {
+			if s.sameName(*o, rec) {
+				return true
+			}
+			continue
+		}
+		// Unescaped: equal exactly when the raw bytes are.
+		if o.key == key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
+			return true
+		}
+	}
+	return false
+}
+
+// mappedName is name for an object whose names are in the hash index.
+func (s *scanner) mappedName(f *frame, rec nameRec) *Refusal {
 	rec.hash = s.hashName(rec)
 	for i := s.index.first(rec.hash); ; {
 		j, after, ok := s.index.next(rec.hash, i)
@@ -891,7 +898,7 @@ func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
 		// Only names of this object count; a slot left by a closed object may
 		// point anywhere in the list.
 		if j >= f.namesAt && int(j) < len(s.list) && s.list[j].hash == rec.hash && s.sameName(s.list[j], rec) {
-			return s.refuse(BoundDuplicateName, at-1)
+			return s.refuse(BoundDuplicateName, int(rec.at)-1)
 		}
 		i = after
 	}
@@ -901,14 +908,15 @@ func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
 }
 
 // pushName appends a name to s.list field by field: copying a nameRec just
-// built on the stack whole stalls on the store forwarding of its fields.
+// built on the stack whole stalls on the store forwarding of its fields. Its
+// hash is left as it is: mapNames sets it before anything reads it.
 func (s *scanner) pushName(key uint64, at, end int, escaped bool) {
 	if len(s.list) == cap(s.list) {
 		s.list = append(s.list, nameRec{})[:len(s.list)]
 	}
 	s.list = s.list[:len(s.list)+1]
 	r := &s.list[len(s.list)-1]
-	r.hash, r.key, r.at, r.end, r.escaped = 0, key, int32(at), int32(end), escaped
+	r.key, r.at, r.end, r.escaped = key, int32(at), int32(end), escaped
 }
 
 // mapNames puts the names of the object f, which now holds linearNames, in
