@@ -60,6 +60,23 @@ func stopByte(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\
 // (nameKey of it, read here so a name is not read twice); n is -1 when they
 // do not.
 func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) {
+	// Most names and values end inside the first word with no odd byte:
+	// a short path for them, small enough to inline.
+	if i+8 <= len(doc) && t.words {
+		x := binary.LittleEndian.Uint64(doc[i:])
+		if st := stops(x); st != 0 {
+			m := bits.TrailingZeros64(st) >> 3
+			x &= 1<<(8*m) - 1
+			if doc[i+m] == '"' && (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs == 0 {
+				return m, int64(m), x
+			}
+		}
+	}
+	return t.shortPlainWords(doc, i)
+}
+
+// shortPlainWords is shortPlain a word at a time, odd bytes charged.
+func (t *widthTable) shortPlainWords(doc []byte, i int) (n int, w int64, key uint64) {
 	if !t.words {
 		return -1, 0, 0
 	}
