@@ -248,6 +248,7 @@ func (s *scanner) syntax() *Refusal { return s.refuse(BoundSyntax, s.pos) }
 func (s *scanner) run() *Refusal {
 	doc := s.doc
 	i := s.pos
+	var f *frame // the innermost open container, nil outside every one
 	for {
 		// A value starts here.
 		if i = skipSpace(doc, i); i >= len(doc) {
@@ -264,19 +265,19 @@ func (s *scanner) run() *Refusal {
 			}
 			s.maxDepth = max(s.maxDepth, s.depth)
 			s.stack = s.stack[:len(s.stack)+1] // reset sized it to the nesting limit
-			f := &s.stack[len(s.stack)-1]
+			f = &s.stack[len(s.stack)-1]
 			*f = frame{object: c == '{'}
 			if f.object {
 				f.namesAt = int32(len(s.list))
 			}
 			if i = skipSpace(doc, i+1); i < len(doc) && doc[i] == c+2 { // ] is [+2, } is {+2
 				i++
-				s.pop()
+				f = s.pop()
 				break
 			}
 			if c == '{' {
 				var r *Refusal
-				if i, r = s.member(i); r != nil {
+				if i, r = s.member(f, i); r != nil {
 					return r
 				}
 			}
@@ -319,7 +320,7 @@ func (s *scanner) run() *Refusal {
 
 		// A value ended: close containers until one takes another member.
 		for {
-			if len(s.stack) == 0 {
+			if f == nil {
 				if !s.embedded {
 					if i = skipSpace(doc, i); i != len(doc) {
 						return s.refuse(BoundTrailing, i)
@@ -331,14 +332,13 @@ func (s *scanner) run() *Refusal {
 			if i = skipSpace(doc, i); i >= len(doc) {
 				return s.refuse(BoundSyntax, i)
 			}
-			f := &s.stack[len(s.stack)-1]
 			c := doc[i]
 			if c == ',' {
 				i++
 				if f.object {
 					f.haveName = false
 					var r *Refusal
-					if i, r = s.member(i); r != nil {
+					if i, r = s.member(f, i); r != nil {
 						return r
 					}
 				} else {
@@ -348,7 +348,7 @@ func (s *scanner) run() *Refusal {
 			}
 			if (f.object && c == '}') || (!f.object && c == ']') {
 				i++
-				s.pop()
+				f = s.pop()
 				continue
 			}
 			return s.refuse(BoundSyntax, i)
@@ -356,19 +356,25 @@ func (s *scanner) run() *Refusal {
 	}
 }
 
-func (s *scanner) pop() {
-	f := s.stack[len(s.stack)-1]
+// pop closes the innermost container and returns the one that held it, nil
+// if none did.
+func (s *scanner) pop() *frame {
+	f := &s.stack[len(s.stack)-1]
 	if f.object {
 		s.list = s.list[:f.namesAt]
 	}
 	s.stack = s.stack[:len(s.stack)-1]
 	s.depth--
+	if len(s.stack) == 0 {
+		return nil
+	}
+	return &s.stack[len(s.stack)-1]
 }
 
-// member reads `"name" :` at doc[i] inside the innermost object and returns
-// where it ends: a short plain name is charged here (go adds its pointer
-// bytes, as closeString would), any other through str.
-func (s *scanner) member(i int) (int, *Refusal) {
+// member reads `"name" :` at doc[i] inside the innermost object f and
+// returns where it ends: a short plain name is charged here (go adds its
+// pointer bytes, as closeString would), any other through str.
+func (s *scanner) member(f *frame, i int) (int, *Refusal) {
 	doc := s.doc
 	if i = skipSpace(doc, i); i >= len(doc) || doc[i] != '"' {
 		return i, s.refuse(BoundSyntax, i)
@@ -389,7 +395,7 @@ func (s *scanner) member(i int) (int, *Refusal) {
 		if s.spend(w) {
 			return i, s.refuse(BoundCharge, at+n)
 		}
-		if r := s.name(at, at+n, false, key); r != nil {
+		if r := s.name(f, at, at+n, false, key); r != nil {
 			return i, r
 		}
 	} else {
@@ -662,7 +668,7 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 		return s.refuse(BoundCharge, at)
 	}
 	if name {
-		return s.name(open+1, at, q.escaped, nameKey(doc, open+1, at))
+		return s.name(&s.stack[len(s.stack)-1], open+1, at, q.escaped, nameKey(doc, open+1, at))
 	}
 	return nil
 }
@@ -845,11 +851,10 @@ func decodeRune(b []byte) (rune, int) {
 }
 
 // name checks the member name just read (raw content doc[at:end], nameKey
-// key) against the names the innermost object already holds: by comparison
+// key) against the names the innermost object f already holds: by comparison
 // while the object is small, through a map keyed by a seeded hash once it
 // holds linearNames.
-func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
-	f := &s.stack[len(s.stack)-1]
+func (s *scanner) name(f *frame, at, end int, escaped bool, key uint64) *Refusal {
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
 	if f.mapped {
 		return s.mappedName(f, nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped})

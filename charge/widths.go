@@ -58,48 +58,32 @@ func stopByte(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\
 // words hold all of it — plain ASCII bytes, then the closing quote — and
 // returns its length and width, and its first word masked to the content
 // (nameKey of it, read here so a name is not read twice); n is -1 when they
-// do not.
+// do not. Odd bytes are only looked for on the way; a content holding one
+// is charged by plainRunWords.
 func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) {
-	// Most names and values end inside the first word with no odd byte:
-	// a short path for them, small enough to inline.
-	if i+8 <= len(doc) && t.words {
-		x := binary.LittleEndian.Uint64(doc[i:])
-		if st := stops(x); st != 0 {
-			m := bits.TrailingZeros64(st) >> 3
-			x &= 1<<(8*m) - 1
-			if doc[i+m] == '"' && (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs == 0 {
-				return m, int64(m), x
-			}
-		}
-	}
-	return t.shortPlainWords(doc, i)
-}
-
-// shortPlainWords is shortPlain a word at a time, odd bytes charged.
-func (t *widthTable) shortPlainWords(doc []byte, i int) (n int, w int64, key uint64) {
 	if !t.words {
 		return -1, 0, 0
 	}
-	for k := 0; k < 4 && i+n+8 <= len(doc); k++ {
-		x := binary.LittleEndian.Uint64(doc[i+n:])
+	var odd uint64
+	for k := 0; k < 32 && i+k+8 <= len(doc); k += 8 {
+		x := binary.LittleEndian.Uint64(doc[i+k:])
 		st := stops(x)
-		m := 8
 		if st != 0 {
-			m = bits.TrailingZeros64(st) >> 3
-			x &= 1<<(8*m) - 1
+			x &= (st&-st)>>7 - 1 // the bytes before the first stop
 		}
 		if k == 0 {
 			key = x
 		}
-		w += int64(m)
-		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
-			w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
-		}
-		n += m
+		odd |= hasRep(x, t.oddRep[0]) | hasRep(x, t.oddRep[1])
 		if st != 0 {
+			n = k + bits.TrailingZeros64(st)>>3
 			if doc[i+n] != '"' {
 				return -1, 0, 0
 			}
+			if odd&highs == 0 { // exact: has marks a byte only above a match
+				return n, int64(n), key
+			}
+			_, w = t.plainRunWords(doc[i : i+n])
 			return n, w, key
 		}
 	}
