@@ -386,7 +386,9 @@ func (s *scanner) member(f *frame, i int) (int, *Refusal) {
 	if n, w, key := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
 		if s.dialect == Go {
 			if n <= 8 {
-				w += int64(pointerBytesIn(key)) // the whole name
+				if hasPointerByte(key) { // the whole name
+					w += int64(pointerBytesIn(key))
+				}
 			} else {
 				w += int64(pointerBytes(doc, at, at+n))
 			}
@@ -698,11 +700,15 @@ func pointerBytes(doc []byte, at, end int) int {
 
 // pointerBytesIn counts the ~ and / among the bytes of x.
 func pointerBytesIn(x uint64) int {
-	if (has(x, '~')|has(x, '/'))&highs == 0 { // has marks every match, maybe more
+	if !hasPointerByte(x) {
 		return 0
 	}
 	return count(x, '~') + count(x, '/')
 }
+
+// hasPointerByte reports whether x holds a ~ or a / (has marks every match,
+// maybe more): small enough to inline where most names hold neither.
+func hasPointerByte(x uint64) bool { return (has(x, '~')|has(x, '/'))&highs != 0 }
 
 // chunkBytes bounds how far a string scan runs between budget checks;
 // Gate.chunk holds it (tests shrink it through export_test.go).
