@@ -301,16 +301,23 @@ func (s *scanner) run() *Refusal {
 				return r
 			}
 		default:
-			// Most numbers in tool arguments are short and non-negative; the
-			// ones shortNumber knows render as themselves are charged their
-			// length here, within MaxNumberBytes; any other number takes
+			// Most numbers in tool arguments are short and non-negative: one
+			// to three digits (widthTable.shortInts), maybe a point and one or
+			// two more (shortFraction), render as themselves and are charged
+			// their length here, within MaxNumberBytes; any other number takes
 			// number(), which refuses what this passes on.
-			if j := s.t.shortNumber(doc, i); j >= 0 && j-i <= s.l.MaxNumberBytes {
-				if s.spend(int64(j - i)) {
-					return s.refuse(BoundCharge, i)
+			if isDigit(c) && s.t.shortInts {
+				j := shortIntEnd(doc, i)
+				if j < len(doc) && continuesNumber[doc[j]] {
+					j = s.t.shortFraction(doc, j)
 				}
-				i = j
-				break
+				if j >= 0 && j-i <= s.l.MaxNumberBytes {
+					if s.spend(int64(j - i)) {
+						return s.refuse(BoundCharge, i)
+					}
+					i = j
+					break
+				}
 			}
 			var r *Refusal
 			if i, r = s.number(i); r != nil {

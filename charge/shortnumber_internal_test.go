@@ -31,36 +31,50 @@ func TestShortDecimalsIsEveryShortDecimalRenderingAsItself(t *testing.T) {
 	}
 }
 
-// TestShortNumberEndsWhereTheTokenEnds: shortNumber takes one to three
-// digits, then a point and one or two digits when shortDecimals holds, and
-// only a token that nothing after it continues; at the document's end too.
-func TestShortNumberEndsWhereTheTokenEnds(t *testing.T) {
+// TestShortIntEndReadsAtMostThreeDigits: shortIntEnd stops after the third
+// digit, at the first byte that is not a digit, after a leading zero, and at
+// the document's end.
+func TestShortIntEndReadsAtMostThreeDigits(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		want int // shortIntEnd(doc, 1)
+	}{
+		{"[0", 2}, {"[0]", 2}, {"[01", 2}, {"[00", 2}, {"[0.5", 2},
+		{"[7", 2}, {"[7,", 2}, {"[7.5", 2}, {"[7e1", 2},
+		{"[12", 3}, {"[12]", 3}, {"[12.5", 3}, {"[10", 3},
+		{"[123", 4}, {"[123}", 4}, {"[100", 4}, {"[1234", 4}, {"[123.", 4},
+	} {
+		if got := shortIntEnd([]byte(c.doc), 1); got != c.want {
+			t.Errorf("shortIntEnd(%q, 1) = %d, want %d", c.doc, got, c.want)
+		}
+	}
+}
+
+// TestShortFractionEndsWhereTheTokenEnds: after a short integer part,
+// shortFraction takes a point and one or two digits when shortDecimals
+// holds, and only a token that nothing after it continues; at the
+// document's end too.
+func TestShortFractionEndsWhereTheTokenEnds(t *testing.T) {
 	both := *widthsFor(Go)
-	both.shortInts, both.shortDecimals = true, true
+	both.shortDecimals = true
 	ints := both
 	ints.shortDecimals = false
-	none := both
-	none.shortInts = false
 	for _, c := range []struct {
-		doc        string
-		both, ints int // shortNumber(doc, 1) under each table; none is always -1
+		doc  string
+		j    int // the byte after the integer part
+		both int // shortFraction under each table; ints is always -1
 	}{
-		{"[0", 2, 2}, {"[0]", 2, 2}, {"[7,", 2, 2}, {"[12", 3, 3}, {"[12 ", 3, 3}, {"[123}", 4, 4}, {"[123", 4, 4},
-		{"[1234", -1, -1}, {"[1234]", -1, -1}, {"[01", -1, -1}, {"[00.5", -1, -1},
-		{"[1.", -1, -1}, {"[1.]", -1, -1}, {"[1.x", -1, -1}, {"[1..5", -1, -1},
-		{"[1.5", 4, -1}, {"[1.5]", 4, -1}, {"[0.5,", 4, -1}, {"[0.05", 5, -1}, {"[1.25", 5, -1}, {"[1.25 ", 5, -1},
-		{"[999.99]", 7, -1}, {"[999.99", 7, -1}, {"[1.255", -1, -1}, {"[1.255]", -1, -1},
-		{"[1.5e3", -1, -1}, {"[1.5E3", -1, -1}, {"[1.25e3", -1, -1}, {"[1e3", -1, -1}, {"[12E3", -1, -1}, {"[1.5.3", -1, -1},
-		{"[-1", -1, -1}, {"[-1.5", -1, -1}, {"[t", -1, -1},
+		{"[1.", 2, -1}, {"[1.]", 2, -1}, {"[1.x", 2, -1}, {"[1..5", 2, -1},
+		{"[1.5", 2, 4}, {"[1.5]", 2, 4}, {"[0.5,", 2, 4}, {"[0.05", 2, 5}, {"[1.25", 2, 5}, {"[1.25 ", 2, 5},
+		{"[999.99]", 4, 7}, {"[999.99", 4, 7}, {"[1.255", 2, -1}, {"[1.255]", 2, -1},
+		{"[1.5e3", 2, -1}, {"[1.5E3", 2, -1}, {"[1.25e3", 2, -1}, {"[1.5.3", 2, -1},
+		{"[1e3", 2, -1}, {"[12E3", 3, -1}, {"[1234", 4, -1}, {"[01", 2, -1},
 	} {
-		for _, tt := range []struct {
-			name string
-			t    *widthTable
-			want int
-		}{{"both", &both, c.both}, {"ints", &ints, c.ints}, {"none", &none, -1}} {
-			if got := tt.t.shortNumber([]byte(c.doc), 1); got != tt.want {
-				t.Errorf("%s: shortNumber(%q, 1) = %d, want %d", tt.name, c.doc, got, tt.want)
-			}
+		if got := both.shortFraction([]byte(c.doc), c.j); got != c.both {
+			t.Errorf("shortFraction(%q, %d) = %d, want %d", c.doc, c.j, got, c.both)
+		}
+		if got := ints.shortFraction([]byte(c.doc), c.j); got != -1 {
+			t.Errorf("without shortDecimals: shortFraction(%q, %d) = %d, want -1", c.doc, c.j, got)
 		}
 	}
 }

@@ -90,25 +90,30 @@ func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) 
 	return -1, 0, 0
 }
 
-// shortNumber returns where the number token at doc[i] ends when it is one
-// the table says renders as itself — one to three digits (shortInts), then
-// a point and one or two digits (shortDecimals) — and nothing after it
-// continues it; -1 for every other token, which the gate's number() reads.
-func (t *widthTable) shortNumber(doc []byte, i int) int {
-	c := doc[i]
-	if !t.shortInts || !isDigit(c) {
+// shortIntEnd returns where the integer part of the number at doc[i], a
+// digit, ends if it is at most three digits long: past its third digit
+// otherwise. A leading zero is the whole integer part.
+func shortIntEnd(doc []byte, i int) int {
+	j := i + 1
+	if doc[i] != '0' && j < len(doc) && isDigit(doc[j]) {
+		if j++; j < len(doc) && isDigit(doc[j]) {
+			j++
+		}
+	}
+	return j
+}
+
+// shortFraction reads on from doc[j], a byte that continues a number whose
+// integer part, one to three digits, renders as itself (shortInts): it
+// returns where the number ends when a point and one or two digits that
+// nothing after continues follow and shortDecimals says such literals render
+// as themselves, and -1 otherwise (the gate's number() reads the token).
+func (t *widthTable) shortFraction(doc []byte, j int) int {
+	if !t.shortDecimals || doc[j] != '.' || j+1 >= len(doc) || !isDigit(doc[j+1]) {
 		return -1
 	}
-	j := i + 1
-	if c != '0' { // a leading zero is the whole integer part
-		for j < len(doc) && j < i+3 && isDigit(doc[j]) {
-			j++
-		}
-	}
-	if t.shortDecimals && j+1 < len(doc) && doc[j] == '.' && isDigit(doc[j+1]) {
-		if j += 2; j < len(doc) && isDigit(doc[j]) {
-			j++
-		}
+	if j += 2; j < len(doc) && isDigit(doc[j]) {
+		j++
 	}
 	if j < len(doc) && continuesNumber[doc[j]] {
 		return -1
