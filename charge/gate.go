@@ -214,12 +214,12 @@ func init() {
 	}
 }
 
-func (s *scanner) skipSpace() {
-	i, doc := s.pos, s.doc
+// skipSpace returns where the whitespace at doc[i:] ends.
+func skipSpace(doc []byte, i int) int {
 	for i < len(doc) && doc[i] <= ' ' && isSpace[doc[i]] {
 		i++
 	}
-	s.pos = i
+	return i
 }
 
 func (s *scanner) refuse(b Bound, at int) *Refusal {
@@ -242,48 +242,42 @@ func (s *scanner) refuse(b Bound, at int) *Refusal {
 
 func (s *scanner) syntax() *Refusal { return s.refuse(BoundSyntax, s.pos) }
 
-// node counts one more node starting at s.pos.
-func (s *scanner) node() *Refusal {
-	s.nodes++
-	if s.nodes > s.l.MaxParamsNodes {
-		return s.refuse(BoundNodes, s.pos)
-	}
-	return nil
-}
-
+// run scans the value at s.pos. The position is a local of the hot paths
+// (a field would go through memory at every byte they read); s.pos is set
+// around the slower helpers that read it and on the way out.
 func (s *scanner) run() *Refusal {
 	doc := s.doc
+	i := s.pos
+	var f *frame // the innermost open container, nil outside every one
 	for {
 		// A value starts here.
-		s.skipSpace()
-		if s.pos >= len(doc) {
-			return s.syntax()
+		if i = skipSpace(doc, i); i >= len(doc) {
+			return s.refuse(BoundSyntax, i)
 		}
-		if r := s.node(); r != nil {
-			return r
+		if s.nodes++; s.nodes > s.l.MaxParamsNodes {
+			return s.refuse(BoundNodes, i)
 		}
-		switch c := doc[s.pos]; c {
+		switch c := doc[i]; c {
 		case '{', '[':
 			s.depth++
 			if s.depth > s.l.MaxParamsNesting {
-				return s.refuse(BoundNesting, s.pos)
+				return s.refuse(BoundNesting, i)
 			}
 			s.maxDepth = max(s.maxDepth, s.depth)
 			s.stack = s.stack[:len(s.stack)+1] // reset sized it to the nesting limit
-			f := &s.stack[len(s.stack)-1]
+			f = &s.stack[len(s.stack)-1]
 			*f = frame{object: c == '{'}
 			if f.object {
 				f.namesAt = int32(len(s.list))
 			}
-			s.pos++
-			s.skipSpace()
-			if s.pos < len(doc) && doc[s.pos] == c+2 { // ] is [+2, } is {+2
-				s.pos++
-				s.pop()
+			if i = skipSpace(doc, i+1); i < len(doc) && doc[i] == c+2 { // ] is [+2, } is {+2
+				i++
+				f = s.pop()
 				break
 			}
 			if c == '{' {
-				if r := s.member(); r != nil {
+				var r *Refusal
+				if i, r = s.member(f, i); r != nil {
 					return r
 				}
 			}
@@ -291,62 +285,67 @@ func (s *scanner) run() *Refusal {
 		case '"':
 			// A short plain value is charged here whole: no escape, so no
 			// quoting rule of either dialect adds to it.
-			if n, w := s.t.shortPlain(doc, s.pos+1); n >= 0 && !s.over(w) {
+			if n, w, _ := s.t.shortPlain(doc, i+1); n >= 0 && !s.over(w) {
 				s.charge += w
-				s.pos += n + 2
+				i += n + 2
 				break
 			}
+			s.pos = i
 			if r := s.str(false); r != nil {
 				return r
 			}
+			i = s.pos
 		case 't', 'f', 'n':
-			if r := s.literal(); r != nil {
+			var r *Refusal
+			if i, r = s.literal(i); r != nil {
 				return r
 			}
 		default:
-			// Most numbers in tool arguments are short non-negative integers:
-			// one to three digits render as themselves (widthTable.shortInts
-			// says so of the dialect's NumberWidth), within MaxNumberBytes;
-			// any other number takes number(), which refuses what this passes on.
-			p, j := s.pos, s.pos+1
-			if j < len(doc) && isDigit(doc[j]) {
-				if j++; j < len(doc) && isDigit(doc[j]) {
-					j++
+			// Most numbers in tool arguments are short and non-negative: one
+			// to three digits (widthTable.shortInts), maybe a point and one or
+			// two more (shortFraction), render as themselves and are charged
+			// their length here, within MaxNumberBytes; any other number takes
+			// number(), which refuses what this passes on.
+			if isDigit(c) && s.t.shortInts {
+				j := shortIntEnd(doc, i)
+				if j < len(doc) && continuesNumber[doc[j]] {
+					j = s.t.shortFraction(doc, j)
+				}
+				if j >= 0 && j-i <= s.l.MaxNumberBytes {
+					if s.spend(int64(j - i)) {
+						return s.refuse(BoundCharge, i)
+					}
+					i = j
+					break
 				}
 			}
-			if n := j - p; isDigit(c) && n <= s.l.MaxNumberBytes && s.t.shortInts && (c != '0' || n == 1) && (j == len(doc) || !continuesNumber[doc[j]]) {
-				if s.spend(int64(n)) {
-					return s.refuse(BoundCharge, p)
-				}
-				s.pos = j
-				break
-			}
-			if r := s.number(); r != nil {
+			var r *Refusal
+			if i, r = s.number(i); r != nil {
 				return r
 			}
 		}
 
 		// A value ended: close containers until one takes another member.
 		for {
-			if len(s.stack) == 0 {
-				if s.embedded {
-					return nil
+			if f == nil {
+				if !s.embedded {
+					if i = skipSpace(doc, i); i != len(doc) {
+						return s.refuse(BoundTrailing, i)
+					}
 				}
-				if s.skipSpace(); s.pos != len(doc) {
-					return s.refuse(BoundTrailing, s.pos)
-				}
+				s.pos = i
 				return nil
 			}
-			if s.skipSpace(); s.pos >= len(doc) {
-				return s.syntax()
+			if i = skipSpace(doc, i); i >= len(doc) {
+				return s.refuse(BoundSyntax, i)
 			}
-			f := &s.stack[len(s.stack)-1]
-			c := doc[s.pos]
+			c := doc[i]
 			if c == ',' {
-				s.pos++
+				i++
 				if f.object {
 					f.haveName = false
-					if r := s.member(); r != nil {
+					var r *Refusal
+					if i, r = s.member(f, i); r != nil {
 						return r
 					}
 				} else {
@@ -355,90 +354,94 @@ func (s *scanner) run() *Refusal {
 				break
 			}
 			if (f.object && c == '}') || (!f.object && c == ']') {
-				s.pos++
-				s.pop()
+				i++
+				f = s.pop()
 				continue
 			}
-			return s.syntax()
+			return s.refuse(BoundSyntax, i)
 		}
 	}
 }
 
-func (s *scanner) pop() {
-	f := s.stack[len(s.stack)-1]
+// pop closes the innermost container and returns the one that held it, nil
+// if none did.
+func (s *scanner) pop() *frame {
+	f := &s.stack[len(s.stack)-1]
 	if f.object {
 		s.list = s.list[:f.namesAt]
 	}
 	s.stack = s.stack[:len(s.stack)-1]
 	s.depth--
+	if len(s.stack) == 0 {
+		return nil
+	}
+	return &s.stack[len(s.stack)-1]
 }
 
-// member reads `"name" :` inside the innermost object: a short plain name
-// is charged here (go adds its pointer bytes, as closeString would), any
-// other through str.
-func (s *scanner) member() *Refusal {
-	s.skipSpace()
+// member reads `"name" :` at doc[i] inside the innermost object f and
+// returns where it ends: a short plain name is charged here (go adds its
+// pointer bytes, as closeString would), any other through str.
+func (s *scanner) member(f *frame, i int) (int, *Refusal) {
 	doc := s.doc
-	if s.pos >= len(doc) || doc[s.pos] != '"' {
-		return s.syntax()
+	if i = skipSpace(doc, i); i >= len(doc) || doc[i] != '"' {
+		return i, s.refuse(BoundSyntax, i)
 	}
-	if r := s.node(); r != nil {
-		return r
+	if s.nodes++; s.nodes > s.l.MaxParamsNodes {
+		return i, s.refuse(BoundNodes, i)
 	}
-	at := s.pos + 1
-	if n, w := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
-		key := nameKey(doc, at, at+n)
+	at := i + 1
+	if n, w, key := s.t.shortPlain(doc, at); n >= 0 && !s.over(w) {
 		if s.dialect == Go {
 			if n <= 8 {
-				w += int64(pointerBytesIn(key)) // the whole name
+				if hasPointerByte(key) { // the whole name
+					w += int64(pointerBytesIn(key))
+				}
 			} else {
 				w += int64(pointerBytes(doc, at, at+n))
 			}
 		}
-		s.pos = at + n + 1
+		i = at + n + 1
 		if s.spend(w) {
-			return s.refuse(BoundCharge, at+n)
+			return i, s.refuse(BoundCharge, at+n)
 		}
-		if r := s.name(at, at+n, false, key); r != nil {
-			return r
+		if r := s.name(f, at, at+n, false, key); r != nil {
+			return i, r
 		}
-	} else if r := s.str(true); r != nil { // which finds the byte that passes the budget
-		return r
+	} else {
+		s.pos = i
+		if r := s.str(true); r != nil { // which finds the byte that passes the budget
+			return i, r
+		}
+		i = s.pos
 	}
-	s.skipSpace()
-	if s.pos >= len(doc) || doc[s.pos] != ':' {
-		return s.syntax()
+	if i = skipSpace(doc, i); i >= len(doc) || doc[i] != ':' {
+		return i, s.refuse(BoundSyntax, i)
 	}
-	s.pos++
-	return nil
+	return i + 1, nil
 }
 
-func (s *scanner) literal() *Refusal {
-	rest := s.doc[s.pos:]
-	var lit string
-	switch rest[0] {
-	case 't':
-		lit = "true"
-	case 'f':
-		lit = "false"
-	default:
-		lit = "null"
+// literal reads true, false or null at doc[i] and returns where it ends,
+// comparing words: the first four bytes, then false's e.
+func (s *scanner) literal(i int) (int, *Refusal) {
+	doc := s.doc
+	if i+4 <= len(doc) {
+		n := 4
+		switch binary.LittleEndian.Uint32(doc[i:]) {
+		case 't' | 'r'<<8 | 'u'<<16 | 'e'<<24, 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24:
+		case 'f' | 'a'<<8 | 'l'<<16 | 's'<<24:
+			if i+5 > len(doc) || doc[i+4] != 'e' {
+				return i, s.refuse(BoundSyntax, i)
+			}
+			n = 5
+		default:
+			return i, s.refuse(BoundSyntax, i)
+		}
+		if s.spend(int64(s.dialect.literalWidth(doc[i]))) {
+			return i, s.refuse(BoundCharge, i)
+		}
+		return i + n, nil
 	}
-	if len(rest) < len(lit) || !literalAt(rest, lit) {
-		return s.syntax()
-	}
-	if s.spend(int64(s.dialect.LiteralWidth(lit))) {
-		return s.refuse(BoundCharge, s.pos)
-	}
-	s.pos += len(lit)
-	return nil
-}
-
-// literalAt reports whether rest (at least len(lit) bytes) starts with lit,
-// true, false or null, comparing words: the first four bytes, then false's e.
-func literalAt(rest []byte, lit string) bool {
-	w := binary.LittleEndian.Uint32(rest)
-	return w == uint32(lit[0])|uint32(lit[1])<<8|uint32(lit[2])<<16|uint32(lit[3])<<24 && (len(lit) == 4 || rest[4] == lit[4])
+	return i, s.refuse(BoundSyntax, i)
 }
 
 // over reports whether spending w more would pass the charge budget. It is
@@ -462,8 +465,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 var continuesNumber = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
 	'6': true, '7': true, '8': true, '9': true, '.': true, 'e': true, 'E': true}
 
-func (s *scanner) number() *Refusal {
-	doc, start, i := s.doc, s.pos, s.pos
+// number reads the number at doc[start] and returns where it ends.
+func (s *scanner) number(start int) (int, *Refusal) {
+	doc, i := s.doc, start
 	if doc[i] == '-' {
 		i++
 	}
@@ -475,16 +479,14 @@ func (s *scanner) number() *Refusal {
 			i++
 		}
 	default:
-		s.pos = i
-		return s.syntax()
+		return i, s.refuse(BoundSyntax, i)
 	}
 	integer := true
 	if i < len(doc) && doc[i] == '.' {
 		integer = false
 		i++
 		if i >= len(doc) || !isDigit(doc[i]) {
-			s.pos = i
-			return s.syntax()
+			return i, s.refuse(BoundSyntax, i)
 		}
 		for i < len(doc) && isDigit(doc[i]) {
 			i++
@@ -498,8 +500,7 @@ func (s *scanner) number() *Refusal {
 			i++
 		}
 		if i >= len(doc) || !isDigit(doc[i]) {
-			s.pos = i
-			return s.syntax()
+			return i, s.refuse(BoundSyntax, i)
 		}
 		limit := s.l.MaxNumberExponent
 		for ; i < len(doc) && isDigit(doc[i]); i++ {
@@ -512,17 +513,16 @@ func (s *scanner) number() *Refusal {
 		}
 	}
 	if n := i - start; n > s.l.MaxNumberBytes {
-		return s.refuse(BoundNumberBytes, start+s.l.MaxNumberBytes)
+		return i, s.refuse(BoundNumberBytes, start+s.l.MaxNumberBytes)
 	}
 	if expAt >= 0 {
-		return s.refuse(BoundNumberExponent, expAt)
+		return i, s.refuse(BoundNumberExponent, expAt)
 	}
 	w := s.dialect.numberWidth(doc[start:i], integer)
 	if s.spend(int64(w)) {
-		return s.refuse(BoundCharge, start)
+		return i, s.refuse(BoundCharge, start)
 	}
-	s.pos = i
-	return nil
+	return i, nil
 }
 
 // str reads a string (a member name when name is true) starting at its opening
@@ -539,7 +539,7 @@ func (s *scanner) str(name bool) *Refusal {
 	i := open + 1
 	t := s.t
 	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
-	if n, w := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
+	if n, w, _ := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
 		// Most names and many values: a few plain ASCII bytes.
 		return s.closeString(open, i+n, name, w, &q)
 	}
@@ -677,7 +677,7 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 		return s.refuse(BoundCharge, at)
 	}
 	if name {
-		return s.name(open+1, at, q.escaped, nameKey(doc, open+1, at))
+		return s.name(&s.stack[len(s.stack)-1], open+1, at, q.escaped, nameKey(doc, open+1, at))
 	}
 	return nil
 }
@@ -707,11 +707,15 @@ func pointerBytes(doc []byte, at, end int) int {
 
 // pointerBytesIn counts the ~ and / among the bytes of x.
 func pointerBytesIn(x uint64) int {
-	if (has(x, '~')|has(x, '/'))&highs == 0 { // has marks every match, maybe more
+	if !hasPointerByte(x) {
 		return 0
 	}
 	return count(x, '~') + count(x, '/')
 }
+
+// hasPointerByte reports whether x holds a ~ or a / (has marks every match,
+// maybe more): small enough to inline where most names hold neither.
+func hasPointerByte(x uint64) bool { return (has(x, '~')|has(x, '/'))&highs != 0 }
 
 // chunkBytes bounds how far a string scan runs between budget checks;
 // Gate.chunk holds it (tests shrink it through export_test.go).
@@ -860,39 +864,49 @@ func decodeRune(b []byte) (rune, int) {
 }
 
 // name checks the member name just read (raw content doc[at:end], nameKey
-// key) against the names the innermost object already holds: by comparison
+// key) against the names the innermost object f already holds: by comparison
 // while the object is small, through a map keyed by a seeded hash once it
 // holds linearNames.
-func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
-	f := &s.stack[len(s.stack)-1]
+func (s *scanner) name(f *frame, at, end int, escaped bool, key uint64) *Refusal {
 	f.nameAt, f.nameEnd, f.haveName = int32(at), int32(end), true
-	rec := nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped}
-	if !f.mapped {
-		if bit := nameBit(rec.key, end-at); escaped || f.escapedNames || f.seen&bit != 0 {
-			// An earlier name may equal this one: compare with each.
-			for j := int(f.namesAt); j < len(s.list); j++ {
-				o := &s.list[j]
-				if o.escaped || escaped {
-					if s.sameName(*o, rec) {
-						return s.refuse(BoundDuplicateName, at-1)
-					}
-					continue
-				}
-				// Unescaped: equal exactly when the raw bytes are.
-				if o.key == rec.key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
-					return s.refuse(BoundDuplicateName, at-1)
-				}
-			}
-		} else {
-			f.seen |= bit
-		}
-		f.escapedNames = f.escapedNames || escaped
-		s.pushName(rec.key, at, end, escaped)
-		if len(s.list)-int(f.namesAt) == linearNames {
-			s.mapNames(f)
-		}
-		return nil
+	if f.mapped {
+		return s.mappedName(f, nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped})
 	}
+	if bit := nameBit(key, end-at); !escaped && !f.escapedNames && f.seen&bit == 0 {
+		f.seen |= bit // no earlier name can equal this one
+	} else if s.earlierName(f, at, end, escaped, key) {
+		return s.refuse(BoundDuplicateName, at-1)
+	}
+	f.escapedNames = f.escapedNames || escaped
+	s.pushName(key, at, end, escaped)
+	if len(s.list)-int(f.namesAt) == linearNames {
+		s.mapNames(f)
+	}
+	return nil
+}
+
+// earlierName reports whether the object f, not yet mapped, holds a name
+// equal to doc[at:end], comparing with each.
+func (s *scanner) earlierName(f *frame, at, end int, escaped bool, key uint64) bool {
+	rec := nameRec{key: key, at: int32(at), end: int32(end), escaped: escaped}
+	for j := int(f.namesAt); j < len(s.list); j++ {
+		o := &s.list[j]
+		if o.escaped || escaped {
+			if s.sameName(*o, rec) {
+				return true
+			}
+			continue
+		}
+		// Unescaped: equal exactly when the raw bytes are.
+		if o.key == key && o.end-o.at == rec.end-rec.at && (end-at <= 8 || bytes.Equal(s.doc[o.at+8:o.end], s.doc[at+8:end])) {
+			return true
+		}
+	}
+	return false
+}
+
+// mappedName is name for an object whose names are in the hash index.
+func (s *scanner) mappedName(f *frame, rec nameRec) *Refusal {
 	rec.hash = s.hashName(rec)
 	for i := s.index.first(rec.hash); ; {
 		j, after, ok := s.index.next(rec.hash, i)
@@ -902,7 +916,7 @@ func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
 		// Only names of this object count; a slot left by a closed object may
 		// point anywhere in the list.
 		if j >= f.namesAt && int(j) < len(s.list) && s.list[j].hash == rec.hash && s.sameName(s.list[j], rec) {
-			return s.refuse(BoundDuplicateName, at-1)
+			return s.refuse(BoundDuplicateName, int(rec.at)-1)
 		}
 		i = after
 	}
@@ -912,14 +926,15 @@ func (s *scanner) name(at, end int, escaped bool, key uint64) *Refusal {
 }
 
 // pushName appends a name to s.list field by field: copying a nameRec just
-// built on the stack whole stalls on the store forwarding of its fields.
+// built on the stack whole stalls on the store forwarding of its fields. Its
+// hash is left as it is: mapNames sets it before anything reads it.
 func (s *scanner) pushName(key uint64, at, end int, escaped bool) {
 	if len(s.list) == cap(s.list) {
 		s.list = append(s.list, nameRec{})[:len(s.list)]
 	}
 	s.list = s.list[:len(s.list)+1]
 	r := &s.list[len(s.list)-1]
-	r.hash, r.key, r.at, r.end, r.escaped = 0, key, int32(at), int32(end), escaped
+	r.key, r.at, r.end, r.escaped = key, int32(at), int32(end), escaped
 }
 
 // mapNames puts the names of the object f, which now holds linearNames, in

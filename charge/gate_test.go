@@ -468,3 +468,46 @@ func TestShortIntegersHoldMaxNumberBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralsAtTheirEdges: true, false and null read as words are admitted
+// whole, at the document's end and before each byte that may follow, and
+// charged the dialect's width; cut short at every length, or with any one
+// byte wrong, each is refused as syntax at its first byte (past its last
+// byte, what follows is the scan's to refuse).
+func TestLiteralsAtTheirEdges(t *testing.T) {
+	for _, d := range charge.Dialects() {
+		g := gate(t, d, charge.DefaultLimits())
+		for _, lit := range []string{"true", "false", "null"} {
+			want := int64(d.LiteralWidth(lit))
+			for _, ctx := range []string{"%s", "[%s]", "[%s,1]", `{"a":%s}`, "%s ", "[%s ]"} {
+				doc := fmt.Sprintf(ctx, lit)
+				frame, _ := check(t, g, []byte(fmt.Sprintf(ctx, "0"))) // 0 is charged 1
+				if rep, ref := check(t, g, []byte(doc)); ref != nil || rep.Charge != frame.Charge-1+want {
+					t.Errorf("%s %q: charged %d (%v), want %d", d, doc, rep.Charge, ref, frame.Charge-1+want)
+				}
+			}
+			for n := 1; n < len(lit); n++ {
+				for _, tail := range []string{"", "]", " ", "\"", "e"} {
+					if strings.HasPrefix(lit[:n]+tail, lit) {
+						continue // "tru"+"e" is whole
+					}
+					doc := "[" + lit[:n] + tail
+					if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1 {
+						t.Errorf("%s %q: got %v, want syntax at 1", d, doc, ref)
+					}
+				}
+			}
+			for k := range len(lit) {
+				bad := []byte("[" + lit + "]")
+				bad[1+k] ^= 0x20 // a letter's other case
+				if _, ref := check(t, g, bad); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1 {
+					t.Errorf("%s %q: got %v, want syntax at 1", d, bad, ref)
+				}
+			}
+			doc := "[" + lit + "e]"
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1+len(lit) {
+				t.Errorf("%s %q: got %v, want syntax at %d", d, doc, ref, 1+len(lit))
+			}
+		}
+	}
+}

@@ -32,6 +32,9 @@ type widthTable struct {
 	// itself under the dialect's NumberWidth, so the gate charges one its
 	// length without calling it.
 	shortInts bool
+	// shortDecimals: likewise every such integer (0 alone or without a
+	// leading zero) with a point and one or two digits after it.
+	shortDecimals bool
 	// escape is the width of the rune each two-byte escape (\" \\ \/ \b \f
 	// \n \r \t, indexed by its second byte) stands for; 0 for every other byte.
 	escape [256]uint8
@@ -53,32 +56,69 @@ func stopByte(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\
 
 // shortPlain reads a short string's content at doc[i:] when up to four
 // words hold all of it — plain ASCII bytes, then the closing quote — and
-// returns its length and width; n is -1 when they do not.
-func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64) {
+// returns its length and width, and its first word masked to the content
+// (nameKey of it, read here so a name is not read twice); n is -1 when they
+// do not. Odd bytes are only looked for on the way; a content holding one
+// is charged by plainRunWords.
+func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) {
 	if !t.words {
-		return -1, 0
+		return -1, 0, 0
 	}
-	for k := 0; k < 4 && i+n+8 <= len(doc); k++ {
-		x := binary.LittleEndian.Uint64(doc[i+n:])
+	var odd uint64
+	for k := 0; k < 32 && i+k+8 <= len(doc); k += 8 {
+		x := binary.LittleEndian.Uint64(doc[i+k:])
 		st := stops(x)
-		m := 8
 		if st != 0 {
-			m = bits.TrailingZeros64(st) >> 3
-			x &= 1<<(8*m) - 1
+			x &= (st&-st)>>7 - 1 // the bytes before the first stop
 		}
-		w += int64(m)
-		if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs != 0 {
-			w += t.oddExtra[0]*int64(countRep(x, t.oddRep[0])) + t.oddExtra[1]*int64(countRep(x, t.oddRep[1]))
+		if k == 0 {
+			key = x
 		}
-		n += m
+		odd |= hasRep(x, t.oddRep[0]) | hasRep(x, t.oddRep[1])
 		if st != 0 {
+			n = k + bits.TrailingZeros64(st)>>3
 			if doc[i+n] != '"' {
-				return -1, 0
+				return -1, 0, 0
 			}
-			return n, w
+			if odd&highs == 0 { // exact: has marks a byte only above a match
+				return n, int64(n), key
+			}
+			_, w = t.plainRunWords(doc[i : i+n])
+			return n, w, key
 		}
 	}
-	return -1, 0
+	return -1, 0, 0
+}
+
+// shortIntEnd returns where the integer part of the number at doc[i], a
+// digit, ends if it is at most three digits long: past its third digit
+// otherwise. A leading zero is the whole integer part.
+func shortIntEnd(doc []byte, i int) int {
+	j := i + 1
+	if doc[i] != '0' && j < len(doc) && isDigit(doc[j]) {
+		if j++; j < len(doc) && isDigit(doc[j]) {
+			j++
+		}
+	}
+	return j
+}
+
+// shortFraction reads on from doc[j], a byte that continues a number whose
+// integer part, one to three digits, renders as itself (shortInts): it
+// returns where the number ends when a point and one or two digits that
+// nothing after continues follow and shortDecimals says such literals render
+// as themselves, and -1 otherwise (the gate's number() reads the token).
+func (t *widthTable) shortFraction(doc []byte, j int) int {
+	if !t.shortDecimals || doc[j] != '.' || j+1 >= len(doc) || !isDigit(doc[j+1]) {
+		return -1
+	}
+	if j += 2; j < len(doc) && isDigit(doc[j]) {
+		j++
+	}
+	if j < len(doc) && continuesNumber[doc[j]] {
+		return -1
+	}
+	return j
 }
 
 // plainRun is the length and width of the plain ASCII run that opens b:
@@ -256,10 +296,17 @@ func widthsFor(d Dialect) *widthTable {
 			}
 		}
 		t.deriveFastPaths()
-		t.shortInts = true
+		t.shortInts, t.shortDecimals = true, true
 		for n := 0; n < 1000; n++ {
 			lit := strconv.AppendInt(nil, int64(n), 10)
 			t.shortInts = t.shortInts && d.NumberWidth(lit) == len(lit)
+			for f := 0; f < 110 && t.shortDecimals; f++ { // .0 to .9, then .00 to .99
+				dec := append(lit, '.', byte('0'+f))
+				if f >= 10 {
+					dec = append(lit, '.', byte('0'+(f-10)/10), byte('0'+(f-10)%10))
+				}
+				t.shortDecimals = d.NumberWidth(dec) == len(dec)
+			}
 		}
 		widthTables[d] = t
 	})

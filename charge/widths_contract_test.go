@@ -64,37 +64,61 @@ func randomPlain(rng *rand.Rand, alphabet []byte, n int) []byte {
 
 // TestShortPlainReadsAtMostFourWords: shortPlain's n is the content's length
 // exactly when four words of doc (each whole inside doc) hold the plain content
-// and its closing quote, and -1 otherwise; w is the content's width.
+// and its closing quote, and -1 otherwise; w is the content's width. Each
+// length is tried with odd bytes, with none (the first word's short path),
+// and with one last; cut short by the document's end; and under a table
+// whose word path is off.
 func TestShortPlainReadsAtMostFourWords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 58))
 	for _, d := range Dialects() {
 		wt := widthsFor(d)
 		alphabet := plainBytes(wt)
-		for n := 0; n <= 40; n++ {
-			content := randomPlain(rng, alphabet, n)
-			var want int64
-			for _, c := range content {
-				want += int64(wt.ascii[c])
+		var even []byte // no odd byte
+		for _, c := range alphabet {
+			if wt.ascii[c] == 1 {
+				even = append(even, c)
 			}
-			for at := 0; at <= 8; at++ {
-				for pad := 0; pad <= 9; pad++ {
-					doc := slices.Concat([]byte("{\"k\":\""[:min(at, 6)]), make([]byte, max(at-6, 0)), content, []byte{'"'}, []byte("}}}}}}}}}")[:pad])
-					fits := n < 32 && at+8*(n/8+1) <= len(doc)
-					gn, gw := wt.shortPlain(doc, at)
-					switch {
-					case fits && (gn != n || gw != want):
-						t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = (%d, %d), want (%d, %d)", d, n, at, pad, gn, gw, n, want)
-					case !fits && gn != -1:
-						t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = %d, want -1 (four words of the document do not hold it)", d, n, at, pad, gn)
+		}
+		off := *wt
+		off.words = false
+		for n := 0; n <= 40; n++ {
+			for _, content := range [][]byte{randomPlain(rng, alphabet, n), randomPlain(rng, even, n), append(randomPlain(rng, even, n), wt.odd[0])[1:]} {
+				if len(content) < n {
+					continue
+				}
+				for at := 0; at <= 8; at++ {
+					cut := slices.Concat(make([]byte, at), content)
+					if gn, _, _ := wt.shortPlain(cut, at); gn != -1 {
+						t.Fatalf("%v: shortPlain of %d plain bytes at %d with no closing quote = %d, want -1", d, n, at, gn)
 					}
-					// A stop byte inside the content: never a short plain string.
-					for s := 0; s < n; s++ {
-						for _, stop := range []byte{'\\', 0x1f, 0xc3, '"' + 0x80} {
-							bad := slices.Clone(doc)
-							bad[at+s] = stop
-							if gn, _ := wt.shortPlain(bad, at); gn != -1 {
-								t.Fatalf("%v: shortPlain with %#x at content byte %d of %d = %d, want -1", d, stop, s, n, gn)
+				}
+				var want int64
+				for _, c := range content {
+					want += int64(wt.ascii[c])
+				}
+				for at := 0; at <= 8; at++ {
+					for pad := 0; pad <= 9; pad++ {
+						doc := slices.Concat([]byte("{\"k\":\""[:min(at, 6)]), make([]byte, max(at-6, 0)), content, []byte{'"'}, []byte("}}}}}}}}}")[:pad])
+						fits := n < 32 && at+8*(n/8+1) <= len(doc)
+						gn, gw, gk := wt.shortPlain(doc, at)
+						switch {
+						case fits && (gn != n || gw != want || gk != nameKey(doc, at, at+n)):
+							t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = (%d, %d, %#x), want (%d, %d, %#x)", d, n, at, pad, gn, gw, gk, n, want, nameKey(doc, at, at+n))
+						case !fits && gn != -1:
+							t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = %d, want -1 (four words of the document do not hold it)", d, n, at, pad, gn)
+						}
+						// A stop byte inside the content: never a short plain string.
+						for s := 0; s < n; s++ {
+							for _, stop := range []byte{'\\', 0x1f, 0xc3, '"' + 0x80} {
+								bad := slices.Clone(doc)
+								bad[at+s] = stop
+								if gn, _, _ := wt.shortPlain(bad, at); gn != -1 {
+									t.Fatalf("%v: shortPlain with %#x at content byte %d of %d = %d, want -1", d, stop, s, n, gn)
+								}
 							}
+						}
+						if gn, _, _ := off.shortPlain(doc, at); gn != -1 {
+							t.Fatalf("%v: shortPlain with the word path off = %d, want -1", d, gn)
 						}
 					}
 				}
