@@ -121,7 +121,7 @@ func TestLabMeasuresTheUnguardedSDK(t *testing.T) {
 			t.Errorf("%s: outcomes %v; the SDK tolerates it: %v", shape, s.Outcomes, tolerated)
 		}
 	}
-	for _, shape := range []string{"maxlength", "dup-arguments", "invalid-utf8"} {
+	for _, shape := range []string{"maxlength", "dup-arguments", "invalid-utf8", NodeChainsShape} {
 		if s := row(shape); s.Outcomes[Refused] != s.Sent || s.Echoed != 0 || s.MaxAnswer > TargetAnswerBytes {
 			t.Errorf("%s (the middleware refuses it): outcomes %v, echoed %d, max answer %d", shape, s.Outcomes, s.Echoed, s.MaxAnswer)
 		}
@@ -164,7 +164,7 @@ func TestLabHoldsTheGuardedServerToTheTargets(t *testing.T) {
 			t.Errorf("%s: %s: %s", v.Variant, v.Target, v.Got)
 		}
 	}
-	for _, shape := range []string{"echo-params", "dup-envelope", "trailing"} {
+	for _, shape := range []string{"echo-params", "dup-envelope", "trailing", NodeChainsShape} {
 		if s, ok := run.Variants[0].Shape(shape); !ok || s.Sent == 0 || s.Outcomes[Refused] != s.Sent {
 			t.Errorf("%s: %+v", shape, s)
 		}

@@ -107,12 +107,16 @@ func RunRecords(data []byte, source, label string) ([]results.Record, error) {
 
 func instance(r *Run, v VariantResult) string {
 	var hostile []string
+	atBound := ""
 	for _, s := range v.Shapes {
 		if s.Hostile {
 			hostile = append(hostile, s.Shape)
+			if sh, ok := ShapeNamed(s.Shape); ok && sh.NodeBound {
+				atBound += fmt.Sprintf(", %s at the arguments' node bound (%d bytes)", s.Shape, s.BodyBytes)
+			}
 		}
 	}
-	return fmt.Sprintf("%s on 127.0.0.1: %d requests each of %s, %d in flight, bodies of %d bytes (cap %d); "+
+	return fmt.Sprintf("%s on 127.0.0.1: %d requests each of %s, %d in flight, bodies of %d bytes"+atBound+" (cap %d); "+
 		"%d valid-call clients, %d slow-trickle clients; protocol header %s; machine: %s, %d CPUs, %s",
 		strings.Join(append([]string{"boundlab serve --stateless"}, v.Variant.Flags...), " "), r.Settings.Requests, strings.Join(hostile, ", "), v.Concurrency, v.BodyBytes, v.BodyCap,
 		r.Settings.ValidClients, r.Settings.Trickles, r.Settings.Protocol, r.Lab.CPU, r.Lab.NumCPU, r.Lab.Kernel)
