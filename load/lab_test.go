@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -163,6 +165,11 @@ func TestLabHoldsTheGuardedServerToTheTargets(t *testing.T) {
 		if !v.OK {
 			t.Errorf("%s: %s: %s", v.Variant, v.Target, v.Got)
 		}
+	}
+	// The budget record reads what serve printed: the default budget at its cap.
+	vr := run.Variants[0]
+	if b, ok := budgetOf(vr.Banner); !ok || b != mcpvalidate.RequestWeight(vr.BodyCap, charge.DefaultLimits())+mcpvalidate.DefaultSmallReserve {
+		t.Errorf("budget from the banner %d (%v); banner %q", b, ok, vr.Banner)
 	}
 	for _, shape := range []string{"echo-params", "dup-envelope", "trailing", NodeChainsShape} {
 		if s, ok := run.Variants[0].Shape(shape); !ok || s.Sent == 0 || s.Outcomes[Refused] != s.Sent {

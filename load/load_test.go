@@ -308,6 +308,20 @@ func TestRunRecords(t *testing.T) {
 	if _, ok := got["load.middleware-only.valid.p99-ms"]; ok {
 		t.Error("a killed variant's latency is a record")
 	}
+	if _, ok := got["load.guarded.in-flight-budget"]; ok {
+		t.Error("a budget record from a run whose banner names none")
+	}
+	for banner, want := range map[string]int64{
+		"  front gate: in-flight budget 354117120 bytes (a request weighs ...)": 354117120,
+		"  front gate: in-flight budget 12 bytes":                               12,
+		"  front gate: off (the SDK reads every body; no in-flight bound)":      0,
+		"  front gate: in-flight budget lots of bytes":                          0,
+		"  front gate: in-flight budget 0 bytes":                                0,
+	} {
+		if b, ok := budgetOf([]string{"boundlab serve: MCP streamable HTTP at http://127.0.0.1:1/mcp", banner}); b != want || ok != (want > 0) {
+			t.Errorf("%q: %d %v, want %d", banner, b, ok, want)
+		}
+	}
 	// A node-bound shape's body is not the run's body size: the instance
 	// names its own.
 	run, err := ParseRun(data)
@@ -315,6 +329,7 @@ func TestRunRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.Variants[0].Shapes = append(run.Variants[0].Shapes, ShapeResult{Shape: NodeChainsShape, BodyBytes: 251600, Hostile: true, Canary: true})
+	run.Variants[0].Banner = []string{"  front gate: in-flight budget 354117120 bytes (a request weighs ...)"}
 	withNodes, err := json.Marshal(run)
 	if err != nil {
 		t.Fatal(err)
@@ -323,11 +338,18 @@ func TestRunRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	budgets := 0
 	for _, r := range recs {
+		if r.ID == "load.guarded.in-flight-budget" && r.Value == 354117120 {
+			budgets++
+		}
 		const at = "bodies of 65536 bytes, node-chains at the arguments' node bound (251600 bytes) (cap"
 		if strings.HasPrefix(r.ID, "load.guarded.") != strings.Contains(r.Instance, at) {
 			t.Errorf("%s: instance %q", r.ID, r.Instance)
 		}
+	}
+	if budgets != 1 {
+		t.Errorf("%d load.guarded.in-flight-budget records of the banner's budget, want 1", budgets)
 	}
 	if recs, err := RunRecords(data, "x", "at-64"); err != nil || recs[0].ID != "load.at-64.guarded.peak-rss" {
 		t.Errorf("labelled: %v %s", err, recs[0].ID)
