@@ -25,8 +25,10 @@
 //   - Shapes (Shapes): echo-shaped params, maxLength-failing arguments,
 //     duplicate names in the envelope and in the arguments, deep nesting,
 //     invalid UTF-8, trailing bytes, all at the body size under test (the
-//     server's printed cap - 1 by default); a slow-trickle valid call; a
-//     valid ~1 KB call.
+//     server's printed cap - 1 by default); node-chains, chains of
+//     one-member objects (memmodel.NodeChain) filling the arguments' node
+//     bound, whatever the size under test, in a member the schema refuses;
+//     a slow-trickle valid call; a valid ~1 KB call.
 //   - A saved run (Run, as JSON) becomes measured records (RunRecords);
 //     verify reads the saved run and never re-runs the load.
 //

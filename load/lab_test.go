@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -121,7 +123,7 @@ func TestLabMeasuresTheUnguardedSDK(t *testing.T) {
 			t.Errorf("%s: outcomes %v; the SDK tolerates it: %v", shape, s.Outcomes, tolerated)
 		}
 	}
-	for _, shape := range []string{"maxlength", "dup-arguments", "invalid-utf8"} {
+	for _, shape := range []string{"maxlength", "dup-arguments", "invalid-utf8", NodeChainsShape} {
 		if s := row(shape); s.Outcomes[Refused] != s.Sent || s.Echoed != 0 || s.MaxAnswer > TargetAnswerBytes {
 			t.Errorf("%s (the middleware refuses it): outcomes %v, echoed %d, max answer %d", shape, s.Outcomes, s.Echoed, s.MaxAnswer)
 		}
@@ -164,7 +166,12 @@ func TestLabHoldsTheGuardedServerToTheTargets(t *testing.T) {
 			t.Errorf("%s: %s: %s", v.Variant, v.Target, v.Got)
 		}
 	}
-	for _, shape := range []string{"echo-params", "dup-envelope", "trailing"} {
+	// The budget record reads what serve printed: the default budget at its cap.
+	vr := run.Variants[0]
+	if b, ok := budgetOf(vr.Banner); !ok || b != mcpvalidate.RequestWeight(vr.BodyCap, charge.DefaultLimits())+mcpvalidate.DefaultSmallReserve {
+		t.Errorf("budget from the banner %d (%v); banner %q", b, ok, vr.Banner)
+	}
+	for _, shape := range []string{"echo-params", "dup-envelope", "trailing", NodeChainsShape} {
 		if s, ok := run.Variants[0].Shape(shape); !ok || s.Sent == 0 || s.Outcomes[Refused] != s.Sent {
 			t.Errorf("%s: %+v", shape, s)
 		}

@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/memmodel"
 )
 
 // TestBodies: every hostile body lands within one filler unit under the size
@@ -22,6 +28,12 @@ func TestBodies(t *testing.T) {
 				want := n
 				if !s.Hostile {
 					want = ValidBytes
+				}
+				if s.NodeBound != (s.Name == NodeChainsShape) {
+					t.Errorf("%s: NodeBound %v", s.Name, s.NodeBound)
+				}
+				if s.NodeBound && !bytes.Equal(b, nodeBody(p, 0)) {
+					t.Errorf("%s/%s at %d: not built at the node bound", s.Name, p, n)
 				}
 				unit := len(s.unit) + len(s.unit2)
 				if s.unit != "" && (len(b) > want || len(b) <= want-unit) {
@@ -47,6 +59,69 @@ func TestBodies(t *testing.T) {
 	if b := mustShape(t, "deep").Body(4096, ProtocolNone); bytes.Count(b, []byte("[")) != bytes.Count(b, []byte("]")) ||
 		bytes.Count(b, []byte("[")) < 1900 {
 		t.Errorf("deep: %d [ and %d ]", bytes.Count(b, []byte("[")), bytes.Count(b, []byte("]")))
+	}
+}
+
+// TestNodeChainsAtTheBound: node-chains' arguments hold exactly the node
+// bound, made of memmodel.NodeChain and the zeros that fill the rest, and the
+// front gate admits the body at every protocol; one node more and the gate
+// refuses it for the node bound, as a tool refusal (the envelope is sound).
+func TestNodeChainsAtTheBound(t *testing.T) {
+	l := charge.DefaultLimits()
+	g, err := charge.NewGate(charge.Go, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := demo.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chains, zeros := chainMembers()
+	if chains == 0 || zeros == 0 {
+		t.Fatalf("%d chains and %d zeros: the case no longer covers the filling zeros", chains, zeros)
+	}
+	for _, p := range []string{ProtocolNone, Protocol20260728} {
+		for extra, admit := range []bool{true, false} {
+			body := nodeBody(p, extra)
+			var doc struct {
+				Params struct{ Arguments json.RawMessage }
+			}
+			if err := json.Unmarshal(body, &doc); err != nil {
+				t.Fatalf("%s +%d: %v", p, extra, err)
+			}
+			rep, err := g.Check(doc.Params.Arguments)
+			if admit && (err != nil || rep.Nodes != l.MaxParamsNodes) {
+				t.Errorf("%s at the bound: %d nodes, %v; want %d", p, rep.Nodes, err, l.MaxParamsNodes)
+			}
+			var args struct {
+				Query string
+				N     []json.RawMessage
+			}
+			if err := json.Unmarshal(doc.Params.Arguments, &args); err != nil {
+				t.Fatal(err)
+			}
+			if args.Query != Canary || len(args.N) != chains+zeros+extra || string(args.N[0]) != memmodel.NodeChain.JSON ||
+				string(args.N[chains-1]) != memmodel.NodeChain.JSON || string(args.N[chains]) != "0" {
+				t.Errorf("%s +%d: query %q, %d members", p, extra, args.Query, len(args.N))
+			}
+			if int64(len(body)) >= v.MaxRequestBodyBytes() {
+				t.Errorf("%s +%d: %d bytes, past the body cap %d", p, extra, len(body), v.MaxRequestBodyBytes())
+			}
+			_, err = fg.Check(body)
+			var f *mcpvalidate.FrontRefusal
+			switch {
+			case admit && err != nil:
+				t.Errorf("%s at the bound: the front gate refused: %v", p, err)
+			case !admit && (!errors.As(err, &f) || f.Tool == nil || f.Tool.Gate == nil || f.Tool.Gate.Bound != charge.BoundNodes):
+				t.Errorf("%s one node past the bound: %v, want a refusal for the node bound", p, err)
+			case !admit && bytes.Contains([]byte(err.Error()), []byte(Canary)):
+				t.Errorf("%s one node past the bound: the refusal echoes the canary: %v", p, err)
+			}
+		}
 	}
 }
 
@@ -232,6 +307,49 @@ func TestRunRecords(t *testing.T) {
 	}
 	if _, ok := got["load.middleware-only.valid.p99-ms"]; ok {
 		t.Error("a killed variant's latency is a record")
+	}
+	if _, ok := got["load.guarded.in-flight-budget"]; ok {
+		t.Error("a budget record from a run whose banner names none")
+	}
+	for banner, want := range map[string]int64{
+		"  front gate: in-flight budget 354117120 bytes (a request weighs ...)": 354117120,
+		"  front gate: in-flight budget 12 bytes":                               12,
+		"  front gate: off (the SDK reads every body; no in-flight bound)":      0,
+		"  front gate: in-flight budget lots of bytes":                          0,
+		"  front gate: in-flight budget 0 bytes":                                0,
+	} {
+		if b, ok := budgetOf([]string{"boundlab serve: MCP streamable HTTP at http://127.0.0.1:1/mcp", banner}); b != want || ok != (want > 0) {
+			t.Errorf("%q: %d %v, want %d", banner, b, ok, want)
+		}
+	}
+	// A node-bound shape's body is not the run's body size: the instance
+	// names its own.
+	run, err := ParseRun(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Variants[0].Shapes = append(run.Variants[0].Shapes, ShapeResult{Shape: NodeChainsShape, BodyBytes: 251600, Hostile: true, Canary: true})
+	run.Variants[0].Banner = []string{"  front gate: in-flight budget 354117120 bytes (a request weighs ...)"}
+	withNodes, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err = RunRecords(withNodes, "x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	budgets := 0
+	for _, r := range recs {
+		if r.ID == "load.guarded.in-flight-budget" && r.Value == 354117120 {
+			budgets++
+		}
+		const at = "bodies of 65536 bytes, node-chains at the arguments' node bound (251600 bytes) (cap"
+		if strings.HasPrefix(r.ID, "load.guarded.") != strings.Contains(r.Instance, at) {
+			t.Errorf("%s: instance %q", r.ID, r.Instance)
+		}
+	}
+	if budgets != 1 {
+		t.Errorf("%d load.guarded.in-flight-budget records of the banner's budget, want 1", budgets)
 	}
 	if recs, err := RunRecords(data, "x", "at-64"); err != nil || recs[0].ID != "load.at-64.guarded.peak-rss" {
 		t.Errorf("labelled: %v %s", err, recs[0].ID)

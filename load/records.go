@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/theurian/boundlab/results"
@@ -87,6 +88,9 @@ func RunRecords(data []byte, source, label string) ([]results.Record, error) {
 		rec("hostile.echoed", "hostile answers that hold the canary from the request's caller values", float64(echoed), "answers", 0)
 		rec("hostile.unrefused", fmt.Sprintf("hostile requests (of %d) not answered with a refusal: served, reset, oversized or unsent", sent+unsent), float64(sent+unsent-refused), "requests", 0)
 		rec("served-after", "the server served a valid call after the attack (1) or not (0)", b2f(v.ServedAfter), "1 = served", 0)
+		if b, ok := budgetOf(v.Banner); ok {
+			rec("in-flight-budget", "the front gate's in-flight budget, as serve printed it", float64(b), "bytes", 0)
+		}
 		if v.Killed {
 			// Latency and goodput of a server killed mid-attack say when the
 			// kill came, not how the server serves: not records.
@@ -107,15 +111,38 @@ func RunRecords(data []byte, source, label string) ([]results.Record, error) {
 
 func instance(r *Run, v VariantResult) string {
 	var hostile []string
+	atBound := ""
 	for _, s := range v.Shapes {
 		if s.Hostile {
 			hostile = append(hostile, s.Shape)
+			if sh, ok := ShapeNamed(s.Shape); ok && sh.NodeBound {
+				atBound += fmt.Sprintf(", %s at the arguments' node bound (%d bytes)", s.Shape, s.BodyBytes)
+			}
 		}
 	}
-	return fmt.Sprintf("%s on 127.0.0.1: %d requests each of %s, %d in flight, bodies of %d bytes (cap %d); "+
+	return fmt.Sprintf("%s on 127.0.0.1: %d requests each of %s, %d in flight, bodies of %d bytes"+atBound+" (cap %d); "+
 		"%d valid-call clients, %d slow-trickle clients; protocol header %s; machine: %s, %d CPUs, %s",
 		strings.Join(append([]string{"boundlab serve --stateless"}, v.Variant.Flags...), " "), r.Settings.Requests, strings.Join(hostile, ", "), v.Concurrency, v.BodyBytes, v.BodyCap,
 		r.Settings.ValidClients, r.Settings.Trickles, r.Settings.Protocol, r.Lab.CPU, r.Lab.NumCPU, r.Lab.Kernel)
+}
+
+// budgetLead is what serve's banner prints before the front gate's in-flight
+// budget in bytes.
+const budgetLead = "front gate: in-flight budget "
+
+// budgetOf reads the in-flight budget from serve's banner; false when the
+// banner names none (the front gate off, or a serve from before it).
+func budgetOf(banner []string) (int64, bool) {
+	for _, line := range banner {
+		_, rest, ok := strings.Cut(line, budgetLead)
+		if !ok {
+			continue
+		}
+		digits, _, _ := strings.Cut(rest, " ")
+		b, err := strconv.ParseInt(digits, 10, 64)
+		return b, err == nil && b > 0
+	}
+	return 0, false
 }
 
 func shapeWhat(name string) string {

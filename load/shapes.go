@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/memmodel"
 )
 
 // Canary is put in caller values of every hostile shape: an answer holding
@@ -32,6 +35,10 @@ type Shape struct {
 	// Hostile shapes are built at the body size under test (just under the
 	// server's cap by default) and sent in the attack mix.
 	Hostile bool
+	// NodeBound: the shape is built at the arguments' node bound
+	// (charge.DefaultLimits().MaxParamsNodes), whatever the body size under
+	// test; its cost is per node, not per byte (see nodeBody).
+	NodeBound bool
 	// Trickle: the body is sent one byte at a time (see Config.TrickleEvery).
 	Trickle bool
 	// Canary: caller values carry Canary, so an echo is detectable.
@@ -50,10 +57,12 @@ type Shape struct {
 // ValidBytes is the size the valid call is built at: the issue's "1 KB call".
 const ValidBytes = 1024
 
-// TrickleShape and ValidShape are the names of the two non-hostile shapes.
+// TrickleShape and ValidShape are the names of the two non-hostile shapes;
+// NodeChainsShape the node-dense hostile one.
 const (
-	TrickleShape = "slow-trickle"
-	ValidShape   = "valid-1k"
+	TrickleShape    = "slow-trickle"
+	ValidShape      = "valid-1k"
+	NodeChainsShape = "node-chains"
 )
 
 // Shapes are every shape the lab knows, hostile first.
@@ -71,6 +80,8 @@ func Shapes() []Shape {
 			prefix: `"name":"knowledge.search","arguments":{"projectId":"demo","query":`, unit: "[", mid: `"` + Canary + `"`, unit2: "]", suffix: `}}}`},
 		{Name: "invalid-utf8", What: `knowledge.search query of the byte 0xFF`, Hostile: true, Canary: true, tool: "knowledge.search",
 			prefix: `"name":"knowledge.search","arguments":{"projectId":"demo","query":"` + Canary, unit: "\xff", suffix: `"}}}`},
+		{Name: NodeChainsShape, What: `knowledge.search, refused "n": ` + strconv.Itoa(memmodel.ChainDepth) + `-deep chains at the node bound`,
+			Hostile: true, NodeBound: true, Canary: true, tool: "knowledge.search"},
 		{Name: "trailing", What: `a valid project.list call, then bytes after it`, Hostile: true, Canary: true, tool: "project.list",
 			prefix: `"name":"project.list","arguments":{}}}` + "\n" + Canary, unit: "x"},
 		{Name: TrickleShape, What: `a valid project.list call sent one byte at a time`, Trickle: true, Valid: true, tool: "project.list",
@@ -101,8 +112,12 @@ func envelopeHead(protocol string) string {
 
 // Body builds the shape's body at n bytes (as close under n as the filler's
 // unit allows; the fixed parts alone when n is smaller). Valid and trickle
-// shapes ignore n: ValidBytes and the bare call.
+// shapes ignore n: ValidBytes and the bare call; so do NodeBound shapes, which
+// are built at the arguments' node bound.
 func (s Shape) Body(n int, protocol string) []byte {
+	if s.NodeBound {
+		return nodeBody(protocol, 0)
+	}
 	if !s.Hostile {
 		n = ValidBytes
 	}
@@ -119,6 +134,53 @@ func (s Shape) Body(n int, protocol string) []byte {
 	b.WriteString(s.mid)
 	writeRepeat(&b, s.unit2, k)
 	b.WriteString(s.suffix)
+	return b.Bytes()
+}
+
+// The node-dense body: a knowledge.search call whose arguments hold, after a
+// valid projectId and the canary as the query, a member "n" the schema
+// refuses, an array of memmodel.NodeChain (ChainDepth one-member objects,
+// each the member of the one before, around an empty one: the node kind that
+// peaks highest per node on the guarded path, record
+// memmodel.go.guarded.node-cost) repeated as often as the node bound leaves
+// room for, then zeros to fill it exactly. The front gate counts the nodes
+// and admits the body; the middleware's schema refuses "n" only after every
+// layer has decoded it.
+const (
+	chainArgsHead = `{"projectId":"demo","query":"` + Canary + `","n":[`
+	chainArgsTail = `]}`
+	// chainFixedNodes are the nodes of the arguments around the chains: the
+	// object, three member names, two string values and the array.
+	chainFixedNodes = 7
+)
+
+// chainMembers is how many chains the arguments hold and how many zeros
+// follow them to fill the node bound exactly.
+func chainMembers() (chains, zeros int) {
+	room := charge.DefaultLimits().MaxParamsNodes - chainFixedNodes
+	return room / memmodel.NodeChain.Nodes, room % memmodel.NodeChain.Nodes
+}
+
+// nodeBody is the node-dense body with extra zeros (nodes) past the bound:
+// 0 for the shape, 1 for the test that the gate refuses one node more.
+func nodeBody(protocol string, extra int) []byte {
+	chains, zeros := chainMembers()
+	zeros += extra
+	head := envelopeHead(protocol) + `"name":"knowledge.search","arguments":` + chainArgsHead
+	var b bytes.Buffer
+	b.Grow(len(head) + chains*(len(memmodel.NodeChain.JSON)+1) + 2*zeros + len(chainArgsTail) + 2)
+	b.WriteString(head)
+	for i := range chains + zeros {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if i < chains {
+			b.WriteString(memmodel.NodeChain.JSON)
+		} else {
+			b.WriteByte('0')
+		}
+	}
+	b.WriteString(chainArgsTail + "}}")
 	return b.Bytes()
 }
 

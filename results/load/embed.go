@@ -22,15 +22,19 @@ var (
 	run []byte
 	//go:embed run-in-flight-64.json
 	runInFlight64 []byte
+	//go:embed run-node-chains.json
+	runNodeChains []byte
 )
 
 // Runs are the saved runs: the main one (both variants; middleware-only with
 // fewer requests in flight, so it survives to be compared), and the
 // middleware-only server at the guarded one's 64 in flight, which the RSS
-// guard kills.
+// guard kills, and both variants under node-chains alone, 64 in flight: what
+// the node-dense shape costs each by itself.
 func Runs() []Saved {
 	return []Saved{
 		{Label: "", File: "results/load/run.json", Data: append([]byte(nil), run...)},
 		{Label: "in-flight-64", File: "results/load/run-in-flight-64.json", Data: append([]byte(nil), runInFlight64...)},
+		{Label: "node-chains", File: "results/load/run-node-chains.json", Data: append([]byte(nil), runNodeChains...)},
 	}
 }
