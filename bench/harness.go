@@ -70,7 +70,7 @@ type RunConfig struct {
 	Dir       string // module root; "" for the current directory
 	Packages  []string
 	Bench     string // -bench regexp
-	Count     int    // -count
+	Count     int    // samples per benchmark: rounds of -count=1 (see Run)
 	Benchtime string // -benchtime, e.g. "1s" or "200x"
 	Env       []string
 }
@@ -78,6 +78,13 @@ type RunConfig struct {
 // Run runs the benchmarks and returns their output in benchfmt form,
 // prefixed with file configuration lines that describe the machine and build.
 // The go test output is streamed to progress as it arrives.
+//
+// The Count samples of each benchmark are taken as Count rounds of
+// `go test -count=1`, each round running every benchmark the pattern
+// selects, so every impl of a comparison is sampled once per round. With
+// -count=N a benchmark's N samples are taken back to back, and on a shared
+// machine the two sides of a ratio then measure different minutes of it; in
+// rounds a slow phase slows both.
 func Run(ctx context.Context, rc RunConfig, progress io.Writer) ([]byte, error) {
 	if rc.Count <= 0 {
 		rc.Count = 6
@@ -85,29 +92,32 @@ func Run(ctx context.Context, rc RunConfig, progress io.Writer) ([]byte, error) 
 	if len(rc.Packages) == 0 {
 		rc.Packages = []string{"./bench/"}
 	}
-	args := []string{"test", "-run=^$", "-bench=" + rc.Bench, "-benchmem", fmt.Sprintf("-count=%d", rc.Count)}
+	args := []string{"test", "-run=^$", "-bench=" + rc.Bench, "-benchmem", "-count=1"}
 	if rc.Benchtime != "" {
 		args = append(args, "-benchtime="+rc.Benchtime)
 	}
 	args = append(args, rc.Packages...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = rc.Dir
-	cmd.Env = append(os.Environ(), rc.Env...)
-	var out bytes.Buffer
-	cmd.Stdout = io.MultiWriter(&out, progress)
-	cmd.Stderr = progress
 	var head bytes.Buffer
 	for _, kv := range Machine(ctx, rc.Dir) {
 		fmt.Fprintf(&head, "%s: %s\n", kv[0], kv[1])
 	}
-	fmt.Fprintf(&head, "command: go %s\n", strings.Join(args, " "))
+	fmt.Fprintf(&head, "command: go %s, %d rounds\n", strings.Join(args, " "), rc.Count)
 	for _, e := range rc.Env {
 		if v, ok := strings.CutPrefix(e, "BOUNDLAB_BENCH_BYTES="); ok {
 			fmt.Fprintf(&head, "bench-bytes: %s\n", v)
 		}
 	}
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	var out bytes.Buffer
+	for round := 1; round <= rc.Count; round++ {
+		fmt.Fprintf(progress, "== round %d of %d\n", round, rc.Count)
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = rc.Dir
+		cmd.Env = append(os.Environ(), rc.Env...)
+		cmd.Stdout = io.MultiWriter(&out, progress)
+		cmd.Stderr = progress
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go %s (round %d): %w", strings.Join(args, " "), round, err)
+		}
 	}
 	return append(head.Bytes(), out.Bytes()...), nil
 }

@@ -2,8 +2,12 @@ package bench
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -106,5 +110,40 @@ func TestSavedSuiteYieldsEveryHeadline(t *testing.T) {
 		if math.IsNaN(r.Value) || r.Value <= 0 || (ratio && r.Tolerance <= 0) || r.Build.Go == "" {
 			t.Errorf("%s: value %v tolerance %v build %+v", r.ID, r.Value, r.Tolerance, r.Build)
 		}
+	}
+}
+
+// TestRunTakesEachSampleInItsOwnRound: Run with Count 3 runs go test three
+// times, -count=1 each, so each of a module's two benchmarks has three
+// samples and the two alternate round by round.
+func TestRunTakesEachSampleInItsOwnRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs a module's benchmarks three times")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":    "module roundtest\n\ngo 1.26\n",
+		"r_test.go": "package r\n\nimport \"testing\"\n\nfunc BenchmarkA(b *testing.B) { for b.Loop() {} }\n\nfunc BenchmarkB(b *testing.B) { for b.Loop() {} }\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := Run(context.Background(), RunConfig{Dir: dir, Packages: []string{"."}, Bench: ".", Count: 3, Benchtime: "10x"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, _, ok := strings.Cut(line, "\t"); ok && strings.HasPrefix(name, "Benchmark") {
+			order = append(order, strings.TrimRight(name, " "))
+		}
+	}
+	if got := strings.Join(order, ","); !regexp.MustCompile(`^(BenchmarkA(-\d+)?,BenchmarkB(-\d+)?,?){3}$`).MatchString(got + ",") {
+		t.Fatalf("benchmark lines in order: %s; want A then B, three rounds", got)
+	}
+	if !strings.Contains(string(out), "-count=1") || !strings.Contains(string(out), "3 rounds") {
+		t.Fatalf("the command line does not say -count=1 in 3 rounds:\n%s", out)
 	}
 }

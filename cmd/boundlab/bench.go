@@ -70,7 +70,7 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"Runs the side-by-side benchmarks (go test -bench in --pkg) and prints benchstat-style ratios of medians with "+
 			"their intervals; given FILE (a saved benchfmt run, or - for stdin) it analyses that instead of running. "+
 			"The pinned runs are "+benchdata.SuiteFile+" and "+benchdata.FrontGateFile+". Exit 1 when --check finds a headline ratio out of its tolerance.")
-	count := c.Int("count", 6, "go test -count: samples per benchmark (a 95% median interval needs 6)")
+	count := c.Int("count", 6, "samples per benchmark, taken in rounds of go test -count=1 (a 95% median interval needs 6)")
 	pattern := c.String("bench", ".", "go test -bench regexp")
 	benchtime := c.String("benchtime", "", "go test -benchtime (e.g. 1s, 50x); empty for go test's default")
 	size := c.Int("bytes", 1<<20, "document size for the shape benchmarks (BOUNDLAB_BENCH_BYTES)")
