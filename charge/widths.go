@@ -3,6 +3,7 @@ package charge
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"strconv"
 	"sync"
@@ -18,8 +19,8 @@ type widthTable struct {
 	// byte >= 0x80.
 	ascii     [256]uint8
 	bmp       [0x10000]uint8
-	astral    [(utf8.MaxRune + 1 - 0x10000) / 8]uint8
-	printable uint8 // the width of a printable astral code point
+	astral    [(utf8.MaxRune+1-0x10000)/8 + 3]uint8 // +3: astralBlockAVX2 reads four bytes at each
+	printable uint8                                 // the width of a printable astral code point
 	// odd are the two printable-ASCII bytes the string scan charges at other
 	// than one (DEL in both dialects, ' in go's; a stop byte, which never
 	// reaches the count, fills an unused place), and oddExtra what each costs
@@ -38,6 +39,11 @@ type widthTable struct {
 	// escape is the width of the rune each two-byte escape (\" \\ \/ \b \f
 	// \n \r \t, indexed by its second byte) stands for; 0 for every other byte.
 	escape [256]uint8
+	// blocks, blockForm and usual are the vector path's (multiblock.go):
+	// its lookups, how it charges a block, and each length's usual width.
+	blocks    blockTables
+	blockForm int
+	usual     [5]int64
 }
 
 const (
@@ -296,6 +302,7 @@ func widthsFor(d Dialect) *widthTable {
 			}
 		}
 		t.deriveFastPaths()
+		t.deriveBlocks()
 		t.shortInts, t.shortDecimals = true, true
 		for n := 0; n < 1000; n++ {
 			lit := strconv.AppendInt(nil, int64(n), 10)
@@ -347,9 +354,19 @@ func (t *widthTable) deriveFastPaths() {
 // document's last few padded with zeros, which no continuation byte
 // matches), so one switch on the lead and one mask test decide it. A code
 // point followed by another of its length enters that length's loop, which
-// takes two or four at a time while they last.
+// takes two or four at a time while they last. Where the CPU has AVX2, the
+// run is read a 32-byte block at a time while blocks allow (multiBlocks),
+// and a run of four-byte sequences eight at a time (astralBlockAVX2).
 func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 	var w int64
+	// The vector path (multiBlocks) is tried at the run's first lead, and
+	// again a stretch past each block it declines, the stretch doubling
+	// while it declines: text it cannot take (a run of flagged code points)
+	// costs a few declined blocks, not one per block.
+	retry, stretch := math.MaxInt, minStretch
+	if vectorRuns && t.blockForm != noBlocks {
+		retry = i
+	}
 	run := 0 // ASCII bytes in a row
 	for i < end {
 		c := doc[i]
@@ -362,6 +379,22 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 			i++
 			run++
 			continue
+		}
+		// Only at a lead: the path reads the bytes before i as UTF-8
+		// context, which then can only make it decline a block.
+		if i >= retry && c >= 0xc0 {
+			j, wv := t.multiBlocks(doc, i, end)
+			stretch = min(2*stretch, maxStretch)
+			if j > i {
+				stretch, run = minStretch, 0
+			}
+			i, w, retry = j, w+wv, j+stretch
+			if i >= end {
+				break
+			}
+			if c = doc[i]; c < utf8.RuneSelf {
+				continue
+			}
 		}
 		run = 0
 		var x uint32
@@ -432,6 +465,15 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 			if i+8 > end || doc[i] < 0xf0 {
 				continue
 			}
+			// Eight at a time, their printability gathered from the table.
+			for vectorRuns && i+32 <= end {
+				p, ok := astralBlockAVX2((*[32]byte)(doc[i:i+32]), &t.astral[0])
+				if !ok {
+					break
+				}
+				w += int64(p)*int64(t.printable) + int64(8-p)*unprintableAstral
+				i += 32
+			}
 			// Two four-byte sequences at a time (emoji, the supplementary
 			// ideographs).
 			for i+8 <= end {
@@ -456,5 +498,9 @@ func (t *widthTable) astralWidth(r uint32) int64 {
 	if t.astral[(r-0x10000)>>3]&(1<<(r&7)) != 0 {
 		return int64(t.printable)
 	}
-	return 10
+	return unprintableAstral
 }
+
+// unprintableAstral is the width of an astral code point neither dialect
+// prints: \U and eight hex digits.
+const unprintableAstral = 10

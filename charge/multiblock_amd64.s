@@ -1,0 +1,217 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// SPLAT defines a 32-byte constant holding one byte value in every byte.
+#define SPLAT(name, word) \
+	DATA name<>+0(SB)/8, $word \
+	DATA name<>+8(SB)/8, $word \
+	DATA name<>+16(SB)/8, $word \
+	DATA name<>+24(SB)/8, $word \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+
+SPLAT(mbC0Max, 0x1f1f1f1f1f1f1f1f)
+SPLAT(mbQuote, 0x2222222222222222)
+SPLAT(mbBackslash, 0x5c5c5c5c5c5c5c5c)
+SPLAT(mbNibble, 0x0f0f0f0f0f0f0f0f)
+SPLAT(mbSeven, 0x0707070707070707)
+SPLAT(mbThird, 0x6060606060606060)  // 0xe0-0x80: a byte two after a three- or four-byte lead
+SPLAT(mbFourth, 0x7070707070707070) // 0xf0-0x80: a byte three after a four-byte lead
+SPLAT(mbHigh, 0x8080808080808080)
+SPLAT(mbLastCont, 0xbfbfbfbfbfbfbfbf) // the last continuation byte, -65 signed
+SPLAT(mbNibC, 0x0c0c0c0c0c0c0c0c)
+SPLAT(mbNibD, 0x0d0d0d0d0d0d0d0d)
+SPLAT(mbNibE, 0x0e0e0e0e0e0e0e0e)
+SPLAT(mbNibF, 0x0f0f0f0f0f0f0f0f)
+
+// mbBit: 1<<k at k for k < 8, the flag byte's bit for the next byte's bits 5..3.
+DATA mbBit<>+0(SB)/8, $0x8040201008040201
+DATA mbBit<>+8(SB)/8, $0
+DATA mbBit<>+16(SB)/8, $0x8040201008040201
+DATA mbBit<>+24(SB)/8, $0
+GLOBL mbBit<>(SB), RODATA|NOPTR, $32
+
+// func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
+//
+// tab: byte1High, byte1Low, byte2High, lead2Lo, lead2Hi, lead3, 16 bytes
+// each, at 0, 16, ... 80. Each is broadcast to both 128-bit lanes, as
+// VPSHUFB looks up within a lane. Only VEX-encoded instructions (see
+// plainrun_amd64.s).
+TEXT ·multiBlockAVX2(SB), NOSPLIT, $0-41
+	MOVQ b+0(FP), SI
+	MOVQ tab+8(FP), DI
+	VMOVDQU 3(SI), Y0 // the block
+	VMOVDQU 2(SI), Y1 // the byte before each
+
+	// Stop bytes: <= 0x1f unsigned, " or \.
+	VPMINUB  mbC0Max<>(SB), Y0, Y2
+	VPCMPEQB Y2, Y0, Y2
+	VPCMPEQB mbQuote<>(SB), Y0, Y3
+	VPOR     Y3, Y2, Y2
+	VPCMPEQB mbBackslash<>(SB), Y0, Y3
+	VPOR     Y3, Y2, Y2
+	VPTEST   Y2, Y2
+	JNZ      refuse
+	VPMOVMSKB Y0, AX // bytes past ASCII
+	TESTL    AX, AX
+	JZ       refuse
+
+	// UTF-8: the three lookups of each (previous, this) pair share a bit
+	// exactly where the pair is bad, except that a continuation after a
+	// continuation (twoConts) is bad only where no lead two or three back
+	// asks for it.
+	VPSRLW  $4, Y1, Y3
+	VPAND   mbNibble<>(SB), Y3, Y3
+	VBROADCASTI128 0(DI), Y4
+	VPSHUFB Y3, Y4, Y4 // byte1High
+	VPAND   mbNibble<>(SB), Y1, Y3
+	VBROADCASTI128 16(DI), Y5
+	VPSHUFB Y3, Y5, Y5 // byte1Low
+	VPAND   Y5, Y4, Y4
+	VPSRLW  $4, Y0, Y6
+	VPAND   mbNibble<>(SB), Y6, Y6 // each byte's high nibble, kept for the flags
+	VBROADCASTI128 32(DI), Y5
+	VPSHUFB Y6, Y5, Y5 // byte2High
+	VPAND   Y5, Y4, Y4
+	VMOVDQU 1(SI), Y2  // two before
+	VPSUBUSB mbThird<>(SB), Y2, Y2
+	VMOVDQU 0(SI), Y3  // three before
+	VPSUBUSB mbFourth<>(SB), Y3, Y3
+	VPOR    Y3, Y2, Y2
+	VPAND   mbHigh<>(SB), Y2, Y2 // 0x80 where a continuation is owed
+	VPXOR   Y4, Y2, Y2
+	VPTEST  Y2, Y2
+	JNZ     refuse
+
+	// Flags: the lead's flag byte (by its nibbles), masked to the bit the
+	// next byte's bits 5..3 pick; a four-byte lead's byte is all ones.
+	VPAND   mbNibble<>(SB), Y0, Y7 // each byte's low nibble
+	VBROADCASTI128 48(DI), Y8
+	VPSHUFB Y7, Y8, Y8
+	VPCMPEQB mbNibC<>(SB), Y6, Y9
+	VPAND   Y9, Y8, Y8
+	VBROADCASTI128 64(DI), Y10
+	VPSHUFB Y7, Y10, Y10
+	VPCMPEQB mbNibD<>(SB), Y6, Y9
+	VPAND   Y9, Y10, Y10
+	VPOR    Y10, Y8, Y8
+	VBROADCASTI128 80(DI), Y10
+	VPSHUFB Y7, Y10, Y10
+	VPCMPEQB mbNibE<>(SB), Y6, Y9
+	VPAND   Y9, Y10, Y10
+	VPOR    Y10, Y8, Y8
+	VPCMPEQB mbNibF<>(SB), Y6, Y9
+	VPOR    Y9, Y8, Y8
+	VMOVDQU 4(SI), Y10 // the byte after each
+	VPSRLW  $3, Y10, Y10
+	VPAND   mbSeven<>(SB), Y10, Y10
+	VMOVDQU mbBit<>(SB), Y11
+	VPSHUFB Y10, Y11, Y11
+	VPAND   Y11, Y8, Y8
+	VPXOR   Y12, Y12, Y12
+	VPCMPEQB Y12, Y8, Y8 // unflagged
+	VPMOVMSKB Y8, BX
+	NOTL    BX
+
+	// Leads: every byte but a continuation (0x80..0xbf, below -64 signed).
+	VPCMPGTB mbLastCont<>(SB), Y0, Y9
+	VPMOVMSKB Y9, CX
+
+	VPBROADCASTB odd0+16(FP), Y10
+	VPCMPEQB Y10, Y0, Y10
+	VPMOVMSKB Y10, DX
+	POPCNTL DX, DX
+	VPBROADCASTB odd1+17(FP), Y11
+	VPCMPEQB Y11, Y0, Y11
+	VPMOVMSKB Y11, R8
+	POPCNTL R8, R8
+
+	VZEROUPPER
+	MOVL CX, leads+24(FP)
+	MOVL BX, flags+28(FP)
+	MOVL DX, n0+32(FP)
+	MOVL R8, n1+36(FP)
+	MOVB $1, ok+40(FP)
+	RET
+
+refuse:
+	VZEROUPPER
+	MOVL $0, leads+24(FP)
+	MOVL $0, flags+28(FP)
+	MOVL $0, n0+32(FP)
+	MOVL $0, n1+36(FP)
+	MOVB $0, ok+40(FP)
+	RET
+
+// Dword constants for astralBlockAVX2.
+#define DSPLAT(name, dword) \
+	DATA name<>+0(SB)/4, $dword \
+	DATA name<>+4(SB)/4, $dword \
+	DATA name<>+8(SB)/4, $dword \
+	DATA name<>+12(SB)/4, $dword \
+	DATA name<>+16(SB)/4, $dword \
+	DATA name<>+20(SB)/4, $dword \
+	DATA name<>+24(SB)/4, $dword \
+	DATA name<>+28(SB)/4, $dword \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+
+DSPLAT(asForm, 0x808080f0)   // a four-byte sequence, read little-endian
+DSPLAT(asFormMask, 0xc0c0c0f8)
+DSPLAT(asLow3, 0x00000007)
+DSPLAT(asByte1, 0x00003f00)
+DSPLAT(asByte2, 0x003f0000)
+DSPLAT(asLow6, 0x0000003f)
+DSPLAT(asPlane1, 0x00010000)
+
+// func astralBlockAVX2(b *[32]byte, bits *byte) (printable uint32, ok bool)
+//
+// b holds eight four-byte sequences or ok is false. Each is decoded in its
+// own dword, held to U+10000..U+10FFFF, and its bit in the astral table
+// (bit r&7 of byte (r-0x10000)>>3) gathered; printable counts the set ones.
+// The gather reads four bytes at each byte index, so the table has three
+// bytes after its last.
+TEXT ·astralBlockAVX2(SB), NOSPLIT, $0-21
+	MOVQ b+0(FP), SI
+	MOVQ bits+8(FP), DI
+	VMOVDQU (SI), Y0
+	VPAND    asFormMask<>(SB), Y0, Y1
+	VPCMPEQD asForm<>(SB), Y1, Y1
+	VPMOVMSKB Y1, AX
+	CMPL AX, $0xffffffff
+	JNE  astralNo
+
+	VPAND  asLow3<>(SB), Y0, Y1
+	VPSLLD $18, Y1, Y1
+	VPAND  asByte1<>(SB), Y0, Y2
+	VPSLLD $4, Y2, Y2
+	VPOR   Y2, Y1, Y1
+	VPAND  asByte2<>(SB), Y0, Y2
+	VPSRLD $10, Y2, Y2
+	VPOR   Y2, Y1, Y1
+	VPSRLD $24, Y0, Y2
+	VPAND  asLow6<>(SB), Y2, Y2
+	VPOR   Y2, Y1, Y1 // the code point
+	VPSUBD asPlane1<>(SB), Y1, Y1
+	VPSRLD $20, Y1, Y2 // nonzero: overlong, or past U+10FFFF
+	VPTEST Y2, Y2
+	JNZ    astralNo
+
+	VPSRLD   $3, Y1, Y2
+	VPCMPEQD Y3, Y3, Y3
+	VPXOR    Y4, Y4, Y4
+	VPGATHERDD Y3, (DI)(Y2*1), Y4
+	VPAND   asLow3<>(SB), Y1, Y5
+	VPSRLVD Y5, Y4, Y4
+	VPSLLD  $31, Y4, Y4
+	VMOVMSKPS Y4, AX
+	POPCNTL AX, AX
+	VZEROUPPER
+	MOVL AX, printable+16(FP)
+	MOVB $1, ok+20(FP)
+	RET
+
+astralNo:
+	VZEROUPPER
+	MOVL $0, printable+16(FP)
+	MOVB $0, ok+20(FP)
+	RET

@@ -1,0 +1,216 @@
+package charge
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The vector path (multiBlocks over multiblock_amd64.s) against refPlain,
+// the one-code-point-at-a-time reading through utf8.DecodeRune and the
+// width tables. Where the build has no vector path the tests say so and
+// skip; the portable path is what refPlain is held to elsewhere.
+
+func skipWithoutBlocks(t *testing.T) {
+	t.Helper()
+	if !vectorRuns {
+		t.Skip("no vector path in this build (not amd64, purego, or no AVX2): multiBlocks never runs")
+	}
+}
+
+// blockRun charges doc[i:] through multiBlocks as multi would, segment by
+// segment, and holds every segment the vector path took to refPlain's
+// reading of the same bytes. Where a block is declined it steps one code
+// point on by refPlain, and stops for good at a byte refPlain stops at. It
+// returns how many bytes the vector path took.
+func blockRun(t *testing.T, d Dialect, wt *widthTable, doc []byte, i int) (taken int) {
+	t.Helper()
+	for i < len(doc) {
+		j, w := wt.multiBlocks(doc, i, len(doc))
+		if j > i {
+			if ri, rw := refPlain(wt, doc, i, j); ri != j || rw != w {
+				t.Fatalf("%v: multiBlocks(doc, %d) = (%d, %d); refPlain reads %q as (%d, %d)", d, i, j, w, doc[i:j], ri, rw)
+			}
+			if j < len(doc) && doc[j] >= 0x80 && doc[j] < 0xc0 {
+				t.Fatalf("%v: multiBlocks(doc, %d) stopped at %d, inside a code point", d, i, j)
+			}
+			taken += j - i
+			i = j
+			continue
+		}
+		_, n := utf8.DecodeRune(doc[i:])
+		if k, _ := refPlain(wt, doc, i, i+1); k == i {
+			return taken
+		}
+		i += n
+	}
+	return taken
+}
+
+// TestMultiBlocksChargeEveryCodePoint: every code point that a string holds
+// raw (all scalar values but " \ and C0), each among unflagged filler of
+// varying length so that it meets the flag lookup, the flagged code point's
+// table read, both 128-bit lanes and the block's last three places, is
+// charged by the vector path what refPlain charges it. The vector path must
+// take nearly the whole document, or the test proves nothing.
+func TestMultiBlocksChargeEveryCodePoint(t *testing.T) {
+	skipWithoutBlocks(t)
+	fillers := []string{"é", "ab", "中", "aé", "xyz", "éé", "a中", "éab"}
+	for _, d := range Dialects() {
+		wt := widthsFor(d)
+		for shift := range 3 {
+			doc := []byte(`{"s":"` + strings.Repeat("é", shift))
+			k := 0
+			for r := rune(0x20); r <= utf8.MaxRune; r++ {
+				if r == '"' || r == '\\' || (r >= 0xd800 && r < 0xe000) {
+					continue
+				}
+				doc = utf8.AppendRune(doc, r)
+				doc = append(doc, fillers[k%len(fillers)]...)
+				k++
+			}
+			doc = append(doc, `"}`...)
+			taken := blockRun(t, d, wt, doc, 6)
+			if taken < len(doc)*9/10 {
+				t.Fatalf("%v, shift %d: the vector path took %d of %d bytes", d, shift, taken, len(doc))
+			}
+		}
+	}
+}
+
+// TestMultiBlocksEndOnAWholeCodePoint: a code point of each length at every
+// place of a block (0 to 35, so across the block's end), among code points of
+// each length or just before an escape, is charged whole or left whole to
+// the next block, and the path never stops inside it.
+func TestMultiBlocksEndOnAWholeCodePoint(t *testing.T) {
+	skipWithoutBlocks(t)
+	probes := []string{"é", "\u0600", "中", "\u2028", "😀", "\U000e0001", "\x7f", "'"}
+	for _, d := range Dialects() {
+		wt := widthsFor(d)
+		for _, fill := range []string{"a", "é", "中"} {
+			for _, probe := range probes {
+				for at := 0; at < 36; at++ {
+					// The probe is followed by more of the run, or by an
+					// escape that makes the next block the path's last.
+					for _, after := range []string{"", `\n`} {
+						pre := `"aa`
+						body := "é" + strings.Repeat("a", at)
+						doc := []byte(pre + body + probe + after + strings.Repeat(fill, 40) + `"`)
+						if blockRun(t, d, wt, doc, len(pre)) == 0 && after == "" {
+							t.Fatalf("%v: the vector path took nothing of %q", d, doc)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMultiBlocksRefuseEveryBadPair: every pair of a byte past ASCII and any
+// byte, followed by two of a few bytes that continue or end a sequence, in
+// a block of otherwise valid text and at two places (each 128-bit lane), is
+// never taken past where refPlain stops: the validation declines the block
+// and the scalar loop refuses at the exact byte.
+func TestMultiBlocksRefuseEveryBadPair(t *testing.T) {
+	skipWithoutBlocks(t)
+	// Past the second byte only whether a byte continues matters: every
+	// range a sequence's bytes must keep is its second byte's.
+	thens := []byte{0x80, 0xbf, 'a', 0xc3}
+	for _, d := range Dialects() {
+		wt := widthsFor(d)
+		for _, at := range []int{5, 21} {
+			doc := []byte(`{"s":"` + strings.Repeat("é", 40))
+			lead := 6 + 2*(at/2)
+			for b0 := 0x80; b0 <= 0xff; b0++ {
+				for b1 := 0; b1 <= 0xff; b1++ {
+					for _, b2 := range thens {
+						for _, b3 := range thens {
+							doc := doc[:lead]
+							doc = append(doc, byte(b0), byte(b1), b2, b3)
+							doc = append(doc, strings.Repeat("é", 24)...)
+							doc = append(doc, `"}`...)
+							ri, _ := refPlain(wt, doc, 6, len(doc))
+							gi, gw := wt.multi(doc, 6, len(doc))
+							if pi, pw := refPlain(wt, doc, 6, gi); gi > ri || pi != gi || pw != gw {
+								t.Fatalf("%v: multi over % x at %d = (%d, %d); refPlain stops at %d", d, []byte{byte(b0), byte(b1), b2, b3}, lead, gi, gw, ri)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAstralBlocksCountEveryCodePoint: astralBlockAVX2 over every astral code
+// point, eight at a time in order (so each in one dword of a block, every
+// dword holding every eighth one), counts as printable exactly those the
+// dialect classes Printable, read from Dialect.RuneClass, not the table the
+// gather reads; and multi charges a run of them what refPlain does.
+func TestAstralBlocksCountEveryCodePoint(t *testing.T) {
+	skipWithoutBlocks(t)
+	for _, d := range Dialects() {
+		wt := widthsFor(d)
+		for shift := range 2 {
+			var doc []byte
+			for r := rune(0x10000 + shift); r <= utf8.MaxRune; r++ {
+				doc = utf8.AppendRune(doc, r)
+			}
+			for k := 0; k+32 <= len(doc); k += 32 {
+				p, ok := astralBlockAVX2((*[32]byte)(doc[k:k+32]), &wt.astral[0])
+				want := 0
+				for j := k; j < k+32; j += 4 {
+					r, _ := utf8.DecodeRune(doc[j:])
+					if d.RuneClass(r) == Printable {
+						want++
+					}
+				}
+				if !ok || int(p) != want {
+					t.Fatalf("%v: astralBlockAVX2(% x) = (%d, %v), want (%d, true)", d, doc[k:k+32], p, ok, want)
+				}
+			}
+			doc = append(append([]byte(`"`), doc...), '"')
+			gi, gw := wt.multi(doc, 1, len(doc))
+			if ri, rw := refPlain(wt, doc, 1, len(doc)); gi != ri || gw != rw {
+				t.Fatalf("%v, shift %d: multi over every astral code point = (%d, %d), refPlain (%d, %d)", d, shift, gi, gw, ri, rw)
+			}
+		}
+	}
+}
+
+// TestAstralBlocksRefuseEveryBadSequence: a four-byte lead or past (0xf0 to
+// 0xff) followed by any byte and two of a few, in each dword of a block of
+// valid astral code points, is declined unless it is a valid astral code
+// point, and then counted as the dialect classes it.
+func TestAstralBlocksRefuseEveryBadSequence(t *testing.T) {
+	skipWithoutBlocks(t)
+	thens := []byte{0x80, 0xbf, 'a', 0xf0}
+	d := Go
+	wt := widthsFor(d)
+	valid := []byte(strings.Repeat("😀", 8))
+	for slot := range 8 {
+		for b0 := 0xf0; b0 <= 0xff; b0++ {
+			for b1 := 0; b1 <= 0xff; b1++ {
+				for _, b2 := range thens {
+					for _, b3 := range thens {
+						blk := [32]byte(valid)
+						seq := []byte{byte(b0), byte(b1), b2, b3}
+						copy(blk[4*slot:], seq)
+						p, ok := astralBlockAVX2(&blk, &wt.astral[0])
+						r, n := utf8.DecodeRune(seq)
+						if wantOK := n == 4; ok != wantOK {
+							t.Fatalf("astralBlockAVX2 with % x in dword %d: ok = %v, want %v", seq, slot, ok, wantOK)
+						}
+						want := 7
+						if d.RuneClass(r) == Printable {
+							want++
+						}
+						if ok && int(p) != want {
+							t.Fatalf("astralBlockAVX2 with % x in dword %d: %d printable, want %d", seq, slot, p, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
