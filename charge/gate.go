@@ -603,7 +603,26 @@ type quoting struct {
 // checking the budget after each, and returns where the run ended.
 func (s *scanner) escapes(i int, w int64, q *quoting) (int, int64, *Refusal) {
 	doc, t := s.doc, s.t
+	left := s.l.MaxParamsRenderedChars - s.charge // s.over(w) is w > left
 	for i < len(doc) && doc[i] == '\\' {
+		// A run of \uXXXX naming BMP code points past ASCII (what an
+		// ensure_ascii encoder writes for every such character), each read
+		// as one word: none of the quoting rules below looks at them.
+		for i+8 <= len(doc) {
+			x := binary.LittleEndian.Uint64(doc[i:])
+			r := hexWord(uint32(x >> 16))
+			if uint16(x) != '\\'|'u'<<8 || r < utf8.RuneSelf || uint32(r-0xd800) < 0x800 {
+				break
+			}
+			w += int64(t.bmp[r])
+			if i += 6; w > left {
+				s.charge += w
+				return i, w, s.refuse(BoundCharge, i-6)
+			}
+		}
+		if i >= len(doc) || doc[i] != '\\' {
+			break
+		}
 		at := i
 		if i+1 < len(doc) && t.escape[doc[i+1]] != 0 {
 			// A two-byte escape: its width and what it stands for come
@@ -776,6 +795,16 @@ var hexDigit = func() (h [256]int8) {
 // hex4Fast decodes four hex digits at doc[i:], or returns -1.
 func hex4Fast(doc []byte, i int) rune {
 	a, b, c, d := hexDigit[doc[i]], hexDigit[doc[i+1]], hexDigit[doc[i+2]], hexDigit[doc[i+3]]
+	if a|b|c|d < 0 {
+		return -1
+	}
+	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
+}
+
+// hexWord is hex4Fast for the four digits of x, read little-endian (its low
+// byte the first digit).
+func hexWord(x uint32) rune {
+	a, b, c, d := hexDigit[byte(x)], hexDigit[byte(x>>8)], hexDigit[byte(x>>16)], hexDigit[byte(x>>24)]
 	if a|b|c|d < 0 {
 		return -1
 	}

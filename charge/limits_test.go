@@ -39,6 +39,8 @@ func TestTheBudgetAtAndOnePastOnEveryPath(t *testing.T) {
 		{`"a\\"`, 2}, // go renders a trailing backslash a byte narrower
 		{`"a\\b"`, 4},
 		{`"a\u00e9\u00e9"`, 8},
+		{`["a\u00e9\u00e9"]`, 9}, // the word-at-a-time \u run: two bytes past the escape
+		{`["` + strings.Repeat(`\u4e2d`, 5) + `"]`, 2 + 4*6}, // its fifth escape passes
 		{`"\ud83d\ude00\ud83d\ude00"`, 13},
 		{`[1,22,333]`, 6},
 		{`[1,1.5]`, 3},
@@ -63,9 +65,12 @@ func TestTheBudgetAtAndOnePastOnEveryPath(t *testing.T) {
 				l.MaxParamsRenderedChars--
 				g = gate(t, d, l)
 				charge.SetChunkBytes(g, chunk)
-				_, ref := check(t, g, []byte(c.doc))
+				rep, ref := check(t, g, []byte(c.doc))
 				if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != c.off || ref.Limit != l.MaxParamsRenderedChars {
 					t.Errorf("%s chunk %d %q under %d: got %v, want a charge refusal at %d", d, chunk, c.doc, l.MaxParamsRenderedChars, ref, c.off)
+				}
+				if rep.Charge <= l.MaxParamsRenderedChars { // Report: under BoundCharge it exceeds the budget
+					t.Errorf("%s chunk %d %q under %d: the refusal's report charges %d", d, chunk, c.doc, l.MaxParamsRenderedChars, rep.Charge)
 				}
 			}
 		}
