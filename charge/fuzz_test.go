@@ -40,6 +40,12 @@ func FuzzGate(f *testing.F) {
 		`{"query":"hello","limit":10}`, `[1,-0,2.5e-7,1e16,true,false,null]`, `"it's \"q\" \\"`,
 		`{"a":{"b":[{"c":"\u0600\u007f\ud83d\ude00"}]}}`, "\"\x7f\u00ad\U000e0001\"", `{"a":1,"a":2}`,
 		`"\ud800"`, "\"\xff\"", `[[[[[[[[]]]]]]]]`, `{"\\":"\\\\","'":"''"}`, `-0.0`, `1e999`, `123456789e-30`,
+		// Runs long enough for the vector path's blocks (multiblock.go):
+		// every length in turn, a run of four-byte sequences, and a run of
+		// \u escapes (the escape loop's word path).
+		`{"s":"` + strings.Repeat("aé中😀\u0600\x7f<'\u2028~", 6) + `"}`,
+		`["` + strings.Repeat("😀\U000e0001", 10) + `"]`,
+		`{"s":"` + strings.Repeat(`\u00e9\u4e2d`, 8) + `"}`,
 	} {
 		f.Add([]byte(seed))
 	}
