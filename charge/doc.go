@@ -53,9 +53,11 @@
 // and never calls Error(). Package charge does no I/O and imports only the
 // standard library.
 //
-// On amd64 a long plain ASCII run inside a string is found 32 bytes at a
-// time with AVX2 (plainrun_amd64.s, chosen at start-up by CPUID); the build
-// tag purego, or any other architecture, keeps the portable word-at-a-time
-// path. Both are held to one byte-at-a-time reference, and CI runs the
-// package's proofs under both builds.
+// On amd64 with AVX2 (chosen at start-up by CPUID) a string is read 32 bytes
+// at a time where it allows: a long plain ASCII run (plainrun_amd64.s), and a
+// multi-byte run validated as UTF-8 in registers and charged from the width
+// tables only where a lead's lookup flags its code point (multiblock_amd64.s,
+// multiblock.go). The build tag purego, or any other architecture, keeps the
+// portable scalar paths. Both are held to one code-point-at-a-time reference,
+// and CI runs the package's proofs under both builds.
 package charge
