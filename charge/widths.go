@@ -17,10 +17,11 @@ type widthTable struct {
 	// ascii is the width of each byte the string scan charges without leaving
 	// its fast loop: printable ASCII and DEL. It is 0 for " \ C0 and every
 	// byte >= 0x80.
-	ascii     [256]uint8
-	bmp       [0x10000]uint8
-	astral    [(utf8.MaxRune+1-0x10000)/8 + 3]uint8 // +3: astralBlockAVX2 reads four bytes at each
-	printable uint8                                 // the width of a printable astral code point
+	ascii       [256]uint8
+	bmp         [0x10000]uint8
+	astral      [(utf8.MaxRune+1-0x10000)/8 + 3]uint8 // +3: astralBlockAVX2 reads four bytes at each
+	printable   uint8                                 // the width of a printable astral code point
+	unprintable uint8                                 // and of any other
 	// odd are the two printable-ASCII bytes the string scan charges at other
 	// than one (DEL in both dialects, ' in go's; a stop byte, which never
 	// reaches the count, fills an unused place), and oddExtra what each costs
@@ -292,13 +293,14 @@ func widthsFor(d Dialect) *widthTable {
 			}
 			t.bmp[r] = uint8(d.RuneWidth(r))
 		}
-		t.printable = 1
-		if d == Go {
-			t.printable = 4
-		}
+		// Past the BMP a code point is printable or not, and each kind has
+		// one width (the sweeps hold of to RuneWidth on every code point).
 		for r := rune(0x10000); r <= utf8.MaxRune; r++ {
 			if d.RuneClass(r) == Printable {
 				t.astral[(r-0x10000)>>3] |= 1 << (r & 7)
+				t.printable = uint8(d.RuneWidth(r))
+			} else {
+				t.unprintable = uint8(d.RuneWidth(r))
 			}
 		}
 		t.deriveFastPaths()
@@ -471,7 +473,7 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 				if !ok {
 					break
 				}
-				w += int64(p)*int64(t.printable) + int64(8-p)*unprintableAstral
+				w += int64(p)*int64(t.printable) + int64(8-p)*int64(t.unprintable)
 				i += 32
 			}
 			// Two four-byte sequences at a time (emoji, the supplementary
@@ -498,9 +500,5 @@ func (t *widthTable) astralWidth(r uint32) int64 {
 	if t.astral[(r-0x10000)>>3]&(1<<(r&7)) != 0 {
 		return int64(t.printable)
 	}
-	return unprintableAstral
+	return int64(t.unprintable)
 }
-
-// unprintableAstral is the width of an astral code point neither dialect
-// prints: \U and eight hex digits.
-const unprintableAstral = 10
