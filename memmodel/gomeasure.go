@@ -245,8 +245,13 @@ func sampleSteady(m *GoMeasurement, run func() string, gcs int) error {
 		m.PeakLive = max(m.PeakLive, peak-base)
 		m.Samples += during
 		if try+1 >= minTries && m.Samples >= minSamples {
-			break
+			return nil
 		}
+	}
+	if m.Samples == 0 {
+		// No reading while the row ran: the peak would be the heap before it.
+		return fmt.Errorf("%s: the heap sampler never read the heap while the row ran, over %d runs (it needs a CPU of its own: GOMAXPROCS %d, %d CPUs)",
+			m.Shape, maxTries, runtime.GOMAXPROCS(0), runtime.NumCPU())
 	}
 	return nil
 }
