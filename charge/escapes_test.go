@@ -13,12 +13,16 @@ import (
 // surrogate ranges — the scalars just outside them, the first and last pair,
 // a high half followed by the \u escapes just outside the low range, and lone
 // halves at both ends — admitted and charged as the reference charges them,
-// or refused as a lone surrogate at the high half's backslash, also when the
+// or refused as a lone surrogate at the first half's backslash, also when the
 // document ends right after the escapes.
 func TestSurrogateEscapesAtTheRangeEdges(t *testing.T) {
 	admitted := []string{`"\ud7ff"`, `"\ue000"`, `"\ud800\udc00"`, `"\ud800\udfff"`, `"\udbff\udc00"`, `"\udbff\udfff"`}
 	refused := []string{`"\ud800"`, `"\udbff"`, `"\udc00"`, `"\udfff"`, `"\ud800\udbff"`, `"\ud800\ue000"`,
-		`"\udbff\ud7ff"`, `"\udbff\ue000"`, `"\ud800\u0041"`}
+		`"\udbff\ud7ff"`, `"\udbff\ue000"`, `"\ud800\u0041"`,
+		// A low half first, at each end of its range, then another low half
+		// (no pair: not decoded as one past U+10FFFF), or \u and no hex:
+		// the surrogate is what is refused, not the bad hex after it.
+		`"\udc00\udc00"`, `"\udc00\udfff"`, `"\udfff\udc00"`, `"\udc00\uzzzz"`, `"\udfff\uzzzz"`, `"\udc00\u00"`}
 	for _, d := range charge.Dialects() {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, doc := range admitted {

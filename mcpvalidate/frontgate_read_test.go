@@ -42,3 +42,40 @@ func TestReadBuffersUnknownLengthsSmall(t *testing.T) {
 		}
 	}
 }
+
+// A pooled buffer is reused when it holds the body: a body of the same
+// declared length as the last one (the buffer exactly the size wanted, the
+// length and one byte to see the end) or shorter reads into the same
+// buffer; only a longer one gets a new buffer. The buffer comes from the
+// pool's New, so the test does not rest on what sync.Pool keeps.
+func TestReadReusesAPooledBufferThatFits(t *testing.T) {
+	v := mustNew(t, embedded)
+	limit := v.MaxRequestBodyBytes()
+	const size = 1000
+	for _, c := range []struct {
+		name   string
+		cap    int
+		reused bool
+	}{
+		{"exactly the length and one", size + 1, true},
+		{"larger", 2 * size, true},
+		{"one byte short", size, false},
+	} {
+		fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pooled := make([]byte, 0, c.cap)
+		fg.bufs.New = func() any { return &pooledBody{buf: pooled} }
+		body := strings.Repeat(" ", size)
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.ContentLength = size
+		bp, status := fg.read(httptest.NewRecorder(), req, size, limit)
+		if bp == nil || status != 0 || string(bp.buf) != body {
+			t.Fatalf("%s: status %d", c.name, status)
+		}
+		if reused := &bp.buf[:1][0] == &pooled[:1][0]; reused != c.reused {
+			t.Errorf("%s: a %d-byte body in a pooled buffer of %d bytes: reused %v, want %v", c.name, size, c.cap, reused, c.reused)
+		}
+	}
+}
