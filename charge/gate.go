@@ -539,10 +539,8 @@ func (s *scanner) str(name bool) *Refusal {
 	i := open + 1
 	t := s.t
 	q := quoting{backslashEnd: -1, trailingBackslash: s.dialect == Go && !name}
-	if n, w, _ := t.shortPlain(doc, i); n >= 0 && !s.over(w) {
-		// Most names and many values: a few plain ASCII bytes.
-		return s.closeString(open, i+n, name, w, &q)
-	}
+	// A short plain content (most names and many values) is not read here:
+	// run and member charge it before they call str.
 	var w int64
 	for {
 		from := i

@@ -74,19 +74,21 @@ func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) 
 	var odd uint64
 	for k := 0; k < 32 && i+k+8 <= len(doc); k += 8 {
 		x := binary.LittleEndian.Uint64(doc[i+k:])
-		st := stops(x)
+		quotes := has(x, '"') // exact at the first stop: a quote below it would be one
+		st := ((x - ones*0x20) | x | quotes | has(x, '\\')) & highs // stops(x)
+		first := st & -st
 		if st != 0 {
-			x &= (st&-st)>>7 - 1 // the bytes before the first stop
+			x &= first>>7 - 1 // the bytes before the first stop
 		}
 		if k == 0 {
 			key = x
 		}
 		odd |= hasRep(x, t.oddRep[0]) | hasRep(x, t.oddRep[1])
 		if st != 0 {
-			n = k + bits.TrailingZeros64(st)>>3
-			if doc[i+n] != '"' {
-				return -1, 0, 0
+			if first&quotes == 0 {
+				return -1, 0, 0 // the content goes on past a stop byte
 			}
+			n = k + bits.TrailingZeros64(st)>>3
 			if odd&highs == 0 { // exact: has marks a byte only above a match
 				return n, int64(n), key
 			}
