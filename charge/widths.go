@@ -74,7 +74,7 @@ func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) 
 	var odd uint64
 	for k := 0; k < 32 && i+k+8 <= len(doc); k += 8 {
 		x := binary.LittleEndian.Uint64(doc[i+k:])
-		quotes := has(x, '"') // exact at the first stop: a quote below it would be one
+		quotes := has(x, '"')                                       // exact at the first stop: a quote below it would be one
 		st := ((x - ones*0x20) | x | quotes | has(x, '\\')) & highs // stops(x)
 		first := st & -st
 		if st != 0 {
