@@ -55,7 +55,15 @@ const (
 // stops marks (in the high bit of each byte, the lowest mark exact) the bytes
 // of x that end a plain ASCII run: " \ C0 and every byte >= 0x80.
 func stops(x uint64) uint64 {
-	return ((x - ones*0x20) | x | has(x, '"') | has(x, '\\')) & highs
+	st, _ := stopsQuotes(x)
+	return st
+}
+
+// stopsQuotes is stops, and has(x, '"') beside it: at the lowest stop it is
+// exact (a quote below the first stop would be the first stop).
+func stopsQuotes(x uint64) (st, quotes uint64) {
+	quotes = has(x, '"')
+	return ((x - ones*0x20) | x | quotes | has(x, '\\')) & highs, quotes
 }
 
 // stopByte is stops for one byte.
@@ -74,8 +82,7 @@ func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) 
 	var odd uint64
 	for k := 0; k < 32 && i+k+8 <= len(doc); k += 8 {
 		x := binary.LittleEndian.Uint64(doc[i+k:])
-		quotes := has(x, '"')                                       // exact at the first stop: a quote below it would be one
-		st := ((x - ones*0x20) | x | quotes | has(x, '\\')) & highs // stops(x)
+		st, quotes := stopsQuotes(x)
 		first := st & -st
 		if st != 0 {
 			x &= first>>7 - 1 // the bytes before the first stop
