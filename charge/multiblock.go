@@ -185,7 +185,7 @@ func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
 		case doc[i+29] >= 0xf0:
 			n = 29
 		}
-		whole := uint32(1<<n - 1)
+		whole := uint32(uint64(1)<<n - 1) // n is 32 for most blocks
 		if t.blockForm == byteCount {
 			w += int64(n)
 		} else {
