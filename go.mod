@@ -1,6 +1,8 @@
 module github.com/theurian/boundlab
 
-go 1.26.8
+go 1.26.0
+
+toolchain go1.26.8
 
 require (
 	github.com/bytedance/sonic v1.15.5

@@ -71,7 +71,7 @@ func goSDKCaller(cs *mcp.ClientSession) caller {
 
 // mark3labsCaller builds a mark3labs/mcp-go server and in-process client.
 func mark3labsCaller(tb testing.TB, validate bool) caller {
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func servedSession(tb testing.TB, impl string) *mcp.ClientSession {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	switch impl {
 	case "mcpvalidate", "none":
-		v, err := demo.NewValidator()
+		v, err := demo.NewValidator(nil)
 		if err != nil {
 			tb.Fatal(err)
 		}

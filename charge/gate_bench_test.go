@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bytedance/sonic"
-
 	"github.com/theurian/boundlab/charge"
 )
 
@@ -88,16 +86,6 @@ func BenchmarkGate(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				json.Valid(s.doc)
-			}
-		})
-		b.Run(s.name+"/sonic-unmarshal-any", func(b *testing.B) {
-			b.SetBytes(int64(len(s.doc)))
-			b.ReportAllocs()
-			for b.Loop() {
-				var v any
-				if err := sonic.Unmarshal(s.doc, &v); err != nil {
-					b.Fatal(err)
-				}
 			}
 		})
 	}

@@ -3,13 +3,15 @@ package fuzz
 import (
 	"context"
 	"encoding/json"
-	"github.com/theurian/boundlab/internal/demo"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/gatebounds"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,7 +41,7 @@ var (
 
 func theValidator(tb testing.TB) *mcpvalidate.Validator {
 	validatorOnce.Do(func() {
-		validator, validatorErr = demo.NewValidator()
+		validator, validatorErr = demo.NewValidator(nil)
 		if validatorErr != nil {
 			return
 		}
@@ -213,7 +215,7 @@ func checkRefusalText(t *testing.T, tool string, args []byte, text string) {
 	if !printableASCII(text) {
 		t.Fatalf("refusal holds bytes outside printable ASCII: %q\nargs: %q", text, args)
 	}
-	if len(tool) > mcpvalidate.ToolCut+len("...") && strings.Contains(text, tool) {
+	if len(tool) > gatebounds.ToolCut+len("...") && strings.Contains(text, tool) {
 		t.Fatalf("refusal holds the whole %d-byte tool name: %q", len(tool), text)
 	}
 	var values, names []string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/memmodel"
 )
@@ -72,7 +73,7 @@ func TestNodeChainsAtTheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestNodeChainsAtTheBound(t *testing.T) {
 			if int64(len(body)) >= v.MaxRequestBodyBytes() {
 				t.Errorf("%s +%d: %d bytes, past the body cap %d", p, extra, len(body), v.MaxRequestBodyBytes())
 			}
-			_, err = fg.Check(body)
+			err = labhooks.FrontCheck(fg, body)
 			var f *mcpvalidate.FrontRefusal
 			switch {
 			case admit && err != nil:

@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // benchCase is one arguments document for knowledge.search.
@@ -79,7 +78,7 @@ func sdkTypedCheck(resolved *jsonschema.Resolved, args []byte) string {
 
 // publishedResolved is the published knowledge.search schema as the SDK
 // resolves a typed tool's InputSchema (ValidateDefaults, as mcp/server.go).
-func publishedResolved(tb testing.TB, v *mcpvalidate.Validator) *jsonschema.Resolved {
+func publishedResolved(tb testing.TB, v *Validator) *jsonschema.Resolved {
 	published, _ := v.InputSchema("knowledge.search")
 	var s jsonschema.Schema
 	if err := json.Unmarshal(published, &s); err != nil {
@@ -98,7 +97,7 @@ func publishedResolved(tb testing.TB, v *mcpvalidate.Validator) *jsonschema.Reso
 // same published schema. heap/wire is the bytes allocated per call over the
 // arguments' wire bytes; refusal-bytes is the refusal text's size.
 func BenchmarkCheck(b *testing.B) {
-	v, err := mcpvalidate.New(published)
+	v, err := New(published, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -147,7 +146,7 @@ type inMemory struct {
 
 func newInMemory(tb testing.TB, impl string) *inMemory {
 	tb.Helper()
-	v, err := mcpvalidate.New(published)
+	v, err := New(published, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func checkBundles(t *testing.T, v *Validator, fsys fs.FS, dir string, want map[s
 // client that has only tools/list resolves them, and they judge as Check
 // does.
 func TestPublishedSchemasAreSelfContained(t *testing.T) {
-	v, err := New(embedded)
+	v, err := New(embedded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestBundlingFollowsEveryReference(t *testing.T) {
 		"u.schema.json": tool("u.schema.json", "u", `"properties":{"c":{"$ref":"#/$defs/c"}},"$defs":{"c":{"const":1}}`),
 		"w.schema.json": tool("w.schema.json", "w", `"properties":{"z":{"type":"null"}}`),
 	}
-	v, err := New(WithSchemaFiles(mapFS(files), "s"))
+	v, err := New(SchemaFiles(mapFS(files), "s"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestBundlingFollowsEveryReference(t *testing.T) {
 		`{"b":1}`, `{"b":"1"}`, `{"x":true,"y":false}`, `{"y":1}`, `{"c":1}`, `{"c":2}`, `{"z":null}`, `{"q":1}`})
 
 	files["v.schema.json"] = tool("v.schema.json", "v", `"allOf":[{"$ref":"c.schema.json"}],"$defs":{"own":{}}`)
-	if _, err := New(WithSchemaFiles(mapFS(files), "s")); err == nil || !strings.Contains(err.Error(), "s/v.schema.json: already has $defs") {
+	if _, err := New(SchemaFiles(mapFS(files), "s"), nil); err == nil || !strings.Contains(err.Error(), "s/v.schema.json: already has $defs") {
 		t.Fatalf("a tool with its own $defs and a reference to another file: %v", err)
 	}
 }

@@ -74,10 +74,10 @@ func gateRefusals(t *testing.T, fill string) []*charge.Refusal {
 }
 
 // widestRefusals is, per stage, the widest refusal the templates can carry:
-// the tool name cut, the gate's widest refusal, and MaxLeaves leaves of the
+// the tool name cut, the gate's widest refusal, and maxLeaves leaves of the
 // widest pointer, keyword and limit with the largest elided count.
 func widestRefusals(t *testing.T, fill string) []*Refusal {
-	tool := widestCut(fill, ToolCut)
+	tool := widestCut(fill, toolCut)
 	out := []*Refusal{
 		{Tool: tool, Stage: StageUnknownTool},
 		{Tool: tool, Stage: StageDecode},
@@ -86,16 +86,16 @@ func widestRefusals(t *testing.T, fill string) []*Refusal {
 	for _, g := range gateRefusals(t, fill) {
 		out = append(out, &Refusal{Tool: tool, Stage: StageGate, Gate: g})
 	}
-	leaf := Leaf{Pointer: widestPointer(fill), Keyword: widestCut(fill, FragmentCut), Want: widestCut(fill, FragmentCut)}
+	leaf := Leaf{Pointer: widestPointer(fill), Keyword: widestCut(fill, fragmentCut), Want: widestCut(fill, fragmentCut)}
 	schema := &Refusal{Tool: tool, Stage: StageSchema, Elided: math.MaxInt}
-	for range MaxLeaves {
+	for range maxLeaves {
 		schema.Leaves = append(schema.Leaves, leaf)
 	}
 	return append(out, schema)
 }
 
 // TestTheWidestRefusalMeasured: the widest refusal fits MaxRefusalBytes and
-// RefusalCeiling, and MaxRefusalBytes overstates it by at most the sign byte
+// refusalCeiling, and MaxRefusalBytes overstates it by at most the sign byte
 // it reserves for a count.
 func TestTheWidestRefusalMeasured(t *testing.T) {
 	widest := 0
@@ -107,8 +107,8 @@ func TestTheWidestRefusalMeasured(t *testing.T) {
 	if n := MaxRefusalBytes(); widest > n || n-widest > 1 {
 		t.Errorf("widest refusal measured %d bytes; MaxRefusalBytes %d", widest, n)
 	}
-	if widest > RefusalCeiling {
-		t.Errorf("widest refusal measured %d bytes, past RefusalCeiling %d", widest, RefusalCeiling)
+	if widest > refusalCeiling {
+		t.Errorf("widest refusal measured %d bytes, past refusalCeiling %d", widest, refusalCeiling)
 	}
 }
 
@@ -268,8 +268,8 @@ func TestTheWidestFrontRefusalMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := []byte(`"` + strings.Repeat(`\"`, (MaxIDBytes-2)/2) + `"`)
-	if len(id) != MaxIDBytes {
+	id := []byte(`"` + strings.Repeat(`\"`, (maxIDBytes-2)/2) + `"`)
+	if len(id) != maxIDBytes {
 		t.Fatalf("fixture: id of %d bytes", len(id))
 	}
 	// Names at their cuts: the widest the ceiling admits (the real ones are

@@ -1,11 +1,9 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"context"
 	"runtime"
 	"testing"
-
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // heapPerWire runs f under b.Loop and reports heap/wire: the bytes allocated
@@ -26,24 +24,25 @@ func heapPerWire(b *testing.B, wire int, f func()) {
 
 // BenchmarkCheckDecoders is BenchmarkCheck's impl=mcpvalidate with each
 // decoder the decode stage has had, on the same arguments in the same run:
-// impl=tree is Check as it is (decode.go), impl=sonic is Check as it was
-// (sonic, UseNumber and ValidateString, over the arguments' own bytes).
+// impl=tree is Check as it is (decode.go), impl=encoding-json is Check with
+// encoding/json's UseNumber decode in its place (the reference the decoder is
+// held to; boundlab's fuzz package holds it to sonic as well).
 func BenchmarkCheckDecoders(b *testing.B) {
-	validators := map[string]*mcpvalidate.Validator{}
-	for _, dec := range []string{"tree", "sonic"} {
-		v, err := mcpvalidate.New(published)
+	validators := map[string]*Validator{}
+	for _, dec := range []string{"tree", "encoding-json"} {
+		v, err := New(published, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if dec == "sonic" {
-			mcpvalidate.UseSonicDecode(v)
+		if dec == "encoding-json" {
+			UseStdDecode(v)
 		}
 		validators[dec] = v
 	}
 	// Case by case, the two decoders one after the other, so both meet the
 	// same load on a shared machine.
 	for _, c := range benchCases() {
-		for _, dec := range []string{"tree", "sonic"} {
+		for _, dec := range []string{"tree", "encoding-json"} {
 			v := validators[dec]
 			if err := v.Check(context.Background(), "knowledge.search", c.args); (err == nil) != c.valid {
 				b.Fatalf("%s %s: %v", c.name, dec, err)
@@ -56,13 +55,13 @@ func BenchmarkCheckDecoders(b *testing.B) {
 }
 
 // BenchmarkDecode is the decode stage alone on BenchmarkCheck's arguments
-// (which the gate admits): the tree decoder against sonic as Check ran it.
+// (which the gate admits): the tree decoder against encoding/json with UseNumber.
 func BenchmarkDecode(b *testing.B) {
 	for _, c := range benchCases() {
 		for _, impl := range []struct {
 			name string
 			dec  func([]byte) (any, error)
-		}{{"tree", mcpvalidate.Tree}, {"sonic", mcpvalidate.SonicTree}} {
+		}{{"tree", Tree}, {"encoding-json", StdTree}} {
 			if _, err := impl.dec(c.args); err != nil {
 				b.Fatalf("%s %s: %v", c.name, impl.name, err)
 			}
@@ -78,11 +77,11 @@ func BenchmarkDecode(b *testing.B) {
 // and jsonschema/v6's Validate of a tree decoded beforehand (everything else
 // a call allocates). heap/wire is each stage's share of the call's.
 func BenchmarkCheckStages(b *testing.B) {
-	v, err := mcpvalidate.New(published)
+	v, err := New(published, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	gate, decode, validate := mcpvalidate.Stages(v, "knowledge.search")
+	gate, decode, validate := Stages(v, "knowledge.search")
 	for _, c := range benchCases() {
 		doc, err := decode(c.args)
 		if err != nil || gate(c.args) != nil || (validate(doc) == nil) != c.valid {

@@ -265,7 +265,7 @@ func TestTreeDoesNotPoolAHugeStack(t *testing.T) {
 
 // Check hands the decoder the gate's count of the arguments' nodes.
 func TestCheckDecodesWithTheGatesNodeCount(t *testing.T) {
-	v := mustNew(t, WithSchemaFiles(openSet, "s"))
+	v := mustNew(t, SchemaFiles(openSet, "s"), nil)
 	decode := v.decode
 	var got []int
 	v.decode = func(doc []byte, nodes int) (any, error) {

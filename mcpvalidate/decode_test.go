@@ -65,8 +65,7 @@ func stdTree(doc []byte) (any, error) {
 	return v, nil
 }
 
-// sameTree checks tree(doc) against encoding/json (UseNumber) and sonic (the
-// decoder Check used before), value for value and type for type: with the
+// sameTree checks tree(doc) against encoding/json (UseNumber), value for value and type for type: with the
 // node count not known, and with the count the gate gives (countNodes).
 func sameTree(t testing.TB, doc []byte, depth int) {
 	t.Helper()
@@ -81,9 +80,6 @@ func sameTree(t testing.TB, doc []byte, depth int) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%.80q: tree (%d nodes) %#.200v, encoding/json %#.200v", doc, nodes, got, want)
-		}
-		if s, err := sonicTree(doc); err != nil || !reflect.DeepEqual(got, s) {
-			t.Fatalf("%.80q: tree (%d nodes) %#.200v, sonic %#.200v (%v)", doc, nodes, got, s, err)
 		}
 	}
 }

@@ -1,11 +1,11 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/schemas"
 )
 
@@ -15,6 +15,8 @@ import (
 // use it now, as the reference the decoder is held to.)
 var allowedDirect = []string{
 	"github.com/theurian/boundlab/charge",
+	"github.com/theurian/boundlab/internal/gatebounds",
+	"github.com/theurian/boundlab/internal/labhooks",
 	"github.com/modelcontextprotocol/go-sdk/",
 	"github.com/santhosh-tekuri/jsonschema/v6",
 	// The go-sdk's own JSON decoder (its internal/json wraps it): the front
@@ -25,7 +27,8 @@ var allowedDirect = []string{
 
 // TestImportsOnlyTheCore holds the production arrow: mcpvalidate imports the
 // core, the go-sdk and jsonschema/v6 (and the standard library), and
-// nothing of boundlab but charge, directly or indirectly.
+// nothing of boundlab but charge and the module-internal packages it shares
+// with the lab (its figures and the lab's hooks), directly or indirectly.
 func TestImportsOnlyTheCore(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("SKIPPED: no go command on PATH to list the imports")
@@ -51,7 +54,7 @@ func TestImportsOnlyTheCore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range strings.Fields(string(deps)) {
-		if strings.HasPrefix(d, "github.com/theurian/boundlab/") && d != "github.com/theurian/boundlab/mcpvalidate" && !strings.HasPrefix(d, "github.com/theurian/boundlab/charge") {
+		if strings.HasPrefix(d, "github.com/theurian/boundlab/") && !productionPackage(d) {
 			t.Errorf("mcpvalidate depends on the lab package %s", d)
 		}
 	}
@@ -59,7 +62,87 @@ func TestImportsOnlyTheCore(t *testing.T) {
 
 // The demo's schema files name their tools with the key the registry reads.
 func TestSchemasUseTheToolKey(t *testing.T) {
-	if schemas.ToolKey != mcpvalidate.ToolKey {
-		t.Fatalf("schemas.ToolKey %q, mcpvalidate.ToolKey %q", schemas.ToolKey, mcpvalidate.ToolKey)
+	if schemas.ToolKey != ToolKey {
+		t.Fatalf("schemas.ToolKey %q, ToolKey %q", schemas.ToolKey, ToolKey)
+	}
+}
+
+// productionPackage reports whether a boundlab package is part of what an
+// adopter builds: charge, mcpvalidate and their subpackages, and the two
+// module-internal packages mcpvalidate shares with the lab (stdlib and
+// charge only).
+func productionPackage(path string) bool {
+	rel, ok := strings.CutPrefix(path, "github.com/theurian/boundlab/")
+	if !ok {
+		return false
+	}
+	for _, p := range []string{"charge", "mcpvalidate", "internal/gatebounds", "internal/labhooks"} {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// adopterModules are the only modules a go-sdk adopter's `go mod tidy`
+// may need for mcpvalidate: the go-sdk and what it brings, the schema
+// validator, and the go-sdk's own JSON decoder. tidy loads the tests of
+// every package it builds, so the production packages' tests are held to
+// the same list: a lab module here (sonic, gofuzz, mcp-go...) would be
+// downloaded by every adopter.
+var adopterModules = map[string]bool{
+	"github.com/theurian/boundlab":             true,
+	"github.com/modelcontextprotocol/go-sdk":   true,
+	"github.com/google/jsonschema-go":          true, // the go-sdk's validator
+	"github.com/yosida95/uritemplate/v3":       true, // the go-sdk's
+	"github.com/santhosh-tekuri/jsonschema/v6": true,
+	"github.com/segmentio/encoding":            true, // the go-sdk's JSON decoder
+	"github.com/segmentio/asm":                 true, // segmentio/encoding's
+	"golang.org/x/oauth2":                      true, // the go-sdk's
+	"golang.org/x/sync":                        true,
+	"golang.org/x/sys":                         true,
+	"golang.org/x/text":                        true, // jsonschema/v6's messages; charge/reference's tables
+	"golang.org/x/time":                        true,
+}
+
+// TestAdopterDownloadsNoLabModule holds the product boundary (issue 22):
+// what `go mod tidy` builds for a server importing mcpvalidate — the
+// production packages and their tests — reaches only adopterModules and no
+// lab package of boundlab. The mark3labs adapter's own tests may add
+// mcp-go (its adopters have it) and nothing else.
+func TestAdopterDownloadsNoLabModule(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("SKIPPED: no go command on PATH to list the imports")
+	}
+	const root = "github.com/theurian/boundlab/"
+	for _, c := range []struct {
+		pkg   string
+		extra []string
+	}{
+		{root + "charge", nil},
+		{root + "charge/reference", nil},
+		{root + "mcpvalidate", nil},
+		{root + "mcpvalidate/mcpvalidatetest", nil},
+		{root + "mcpvalidate/mark3labs", []string{"github.com/mark3labs/mcp-go", "github.com/google/uuid", "github.com/spf13/cast"}},
+	} {
+		t.Run(strings.TrimPrefix(c.pkg, root), func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", "-test", "-f", `{{.ImportPath}} {{if .Module}}{{.Module.Path}}{{end}}`, c.pkg).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				f := strings.Fields(line)
+				if len(f) < 2 {
+					continue // the standard library
+				}
+				pkg, mod := strings.Fields(strings.TrimSuffix(f[0], ".test"))[0], f[len(f)-1]
+				if !adopterModules[mod] && !slices.Contains(c.extra, mod) {
+					t.Errorf("%s (with its tests) needs module %s (via %s)", c.pkg, mod, pkg)
+				}
+				if mod == "github.com/theurian/boundlab" && !productionPackage(strings.TrimSuffix(pkg, "_test")) && pkg != root+"schemas" {
+					t.Errorf("%s (with its tests) imports the lab package %s", c.pkg, pkg)
+				}
+			}
+		})
 	}
 }

@@ -8,34 +8,6 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-// Envelope bounds: what the front gate holds a JSON-RPC message's frame to.
-// The go-sdk decodes the frame with case-sensitive member matching, last
-// duplicate winning; the gate refuses every duplicate, so the two read one
-// meaning.
-const (
-	// MaxEnvelopeMembers bounds the members of the message object and of its
-	// params object. JSON-RPC defines four; MCP's tools/call params five.
-	MaxEnvelopeMembers = 32
-	// MaxEnvelopeNameBytes bounds one raw member name of those two objects.
-	MaxEnvelopeNameBytes = 128
-	// MaxMethodBytes bounds the method name (MCP's longest is 38 bytes).
-	MaxMethodBytes = 128
-	// MaxIDBytes bounds a string id's raw token, quotes included; a number id
-	// is an integer of at most 16 digits, |id| <= 2^53-1, which the go-sdk's
-	// float64 decoding holds exactly.
-	MaxIDBytes = 128
-	// MaxToolNameBytes bounds a tools/call's params.name, raw.
-	MaxToolNameBytes = 256
-	// MaxOtherParamsBytes bounds the params of every request but tools/call.
-	// The go-sdk echoes params it cannot decode into a method's type (up to
-	// 5x their size); no other client request of MCP carries more than a few
-	// KiB, so this bounds that echo at every method the gate does not type.
-	MaxOtherParamsBytes = 64 << 10
-	// MaxEnvelopeNodes bounds the nodes of everything outside tools/call's
-	// arguments, summed: the frame's own members and every other value.
-	MaxEnvelopeNodes = 10_000
-)
-
 // maxSafeID is the largest integer a float64 holds exactly and every
 // JSON-RPC peer reads the same.
 const maxSafeID = 1<<53 - 1
@@ -74,10 +46,10 @@ func kindAt(c byte) jsonKind {
 	return kindNumber
 }
 
-// Envelope is what the front gate read of one JSON-RPC message: spans into
+// envelope is what the front gate read of one JSON-RPC message: spans into
 // the body it admitted, decoded on demand, so reading it costs nothing on
 // the request path.
-type Envelope struct {
+type envelope struct {
 	body      []byte
 	method    span // the raw string token, quotes included
 	id        span // the raw token
@@ -89,18 +61,18 @@ type Envelope struct {
 }
 
 // Method is the message's method, "" for a response.
-func (e Envelope) Method() string { return e.decode(e.method) }
+func (e envelope) Method() string { return e.decode(e.method) }
 
 // ID is the id's raw JSON token ("" for a notification): digits for a
 // number, a quoted string otherwise.
-func (e Envelope) ID() string { return string(e.body[e.id.at:e.id.end]) }
+func (e envelope) ID() string { return string(e.body[e.id.at:e.id.end]) }
 
 // Tool is a tools/call's params.name, decoded.
-func (e Envelope) Tool() string { return e.decode(e.tool) }
+func (e envelope) Tool() string { return e.decode(e.tool) }
 
 // Arguments are a tools/call's params.arguments bytes exactly as sent (nil
 // when absent): what the middleware will see.
-func (e Envelope) Arguments() []byte {
+func (e envelope) Arguments() []byte {
 	if !e.arguments.ok() {
 		return nil
 	}
@@ -108,9 +80,9 @@ func (e Envelope) Arguments() []byte {
 }
 
 // IsToolCall reports whether the message is a tools/call request.
-func (e Envelope) IsToolCall() bool { return e.methodIs("tools/call") }
+func (e envelope) IsToolCall() bool { return e.methodIs("tools/call") }
 
-func (e Envelope) decode(s span) string {
+func (e envelope) decode(s span) string {
 	if !s.ok() {
 		return ""
 	}
@@ -118,7 +90,7 @@ func (e Envelope) decode(s span) string {
 }
 
 // methodIs compares the decoded method with m without allocating.
-func (e Envelope) methodIs(m string) bool {
+func (e envelope) methodIs(m string) bool {
 	return e.method.ok() && is(e.body[e.method.at+1:e.method.end-1], m)
 }
 
@@ -151,7 +123,7 @@ const (
 // scanEnvelope reads one JSON-RPC message from body with one pass over its
 // bytes: the frame here, each member's value by the gate that holds its
 // bounds (params.arguments by args, everything else by env).
-func scanEnvelope(body []byte, env, args *charge.Gate) (Envelope, *envelopeError) {
+func scanEnvelope(body []byte, env, args *charge.Gate) (envelope, *envelopeError) {
 	p := envParser{body: body, env: env, args: args}
 	p.e.body = body
 	if err := p.message(); err != nil {
@@ -164,7 +136,7 @@ func scanEnvelope(body []byte, env, args *charge.Gate) (Envelope, *envelopeError
 type envParser struct {
 	body      []byte
 	env, args *charge.Gate
-	e         Envelope
+	e         envelope
 	nodes     int  // envelope nodes so far (the arguments' own excluded)
 	idOK      bool // an id was read and passed its check
 	version   span
@@ -172,7 +144,7 @@ type envParser struct {
 	nameAt    int  // where the member being read starts (its name's quote)
 	// The params members other than arguments, whole (name to value), which
 	// the SDK decodes into CallToolParamsRaw for tools/call.
-	rest      [MaxEnvelopeMembers]span
+	rest      [maxEnvelopeMembers]span
 	nrest     int
 	restBytes int
 	errSpan   span // a response's error member's value
@@ -211,7 +183,7 @@ func (p *envParser) message() *envelopeError {
 // (its raw content, escapes undecoded) and the value's offset to member,
 // which returns the value's end. where names the object for refusals.
 func (p *envParser) object(i int, where string, member func(name []byte, at int) (int, *envelopeError)) (int, *envelopeError) {
-	var names [MaxEnvelopeMembers][]byte
+	var names [maxEnvelopeMembers][]byte
 	n := 0
 	p.nodes++
 	i = p.skip(i + 1)
@@ -222,16 +194,16 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 		if i >= len(p.body) || p.body[i] != '"' {
 			return 0, refuse(codeParseError, charge.BoundSyntax.String(), where)
 		}
-		if n == MaxEnvelopeMembers {
-			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-members", where: where, limit: MaxEnvelopeMembers, unit: "members"}
+		if n == maxEnvelopeMembers {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-members", where: where, limit: maxEnvelopeMembers, unit: "members"}
 		}
 		end, _, err := p.env.CheckValue(p.body, i)
 		if err != nil {
 			return 0, p.inner(err, codeParseError, where)
 		}
 		nameAt, name := i, p.body[i+1:end-1]
-		if len(name) > MaxEnvelopeNameBytes {
-			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-name-bytes", where: where, limit: MaxEnvelopeNameBytes, unit: "bytes"}
+		if len(name) > maxEnvelopeNameBytes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-name-bytes", where: where, limit: maxEnvelopeNameBytes, unit: "bytes"}
 		}
 		for _, prev := range names[:n] {
 			if sameDecoded(prev, name) {
@@ -254,8 +226,8 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 		if merr != nil {
 			return 0, merr
 		}
-		if p.nodes > MaxEnvelopeNodes {
-			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-nodes", where: where, limit: MaxEnvelopeNodes, unit: "nodes"}
+		if p.nodes > maxEnvelopeNodes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-nodes", where: where, limit: maxEnvelopeNodes, unit: "nodes"}
 		}
 		i = p.skip(end)
 		if i < len(p.body) && p.body[i] == ',' {
@@ -270,13 +242,13 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 }
 
 // sameDecoded reports whether two gate-checked raw string contents (at most
-// MaxEnvelopeNameBytes each, as the frame's names are) decode to the same
+// maxEnvelopeNameBytes each, as the frame's names are) decode to the same
 // string, without allocating.
 func sameDecoded(a, b []byte) bool {
 	if string(a) == string(b) {
 		return true
 	}
-	var ba, bb [MaxEnvelopeNameBytes]byte
+	var ba, bb [maxEnvelopeNameBytes]byte
 	return string(charge.AppendUnescaped(ba[:0], a)) == string(charge.AppendUnescaped(bb[:0], b))
 }
 
@@ -321,8 +293,8 @@ func (p *envParser) topMember(name []byte, at int) (int, *envelopeError) {
 		if err != nil {
 			return 0, err
 		}
-		if kindAt(p.body[at]) != kindString || end-at-2 > MaxMethodBytes {
-			return 0, &envelopeError{code: codeInvalidRequest, bound: "method", where: "/method", limit: MaxMethodBytes, unit: "bytes"}
+		if kindAt(p.body[at]) != kindString || end-at-2 > maxMethodBytes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "method", where: "/method", limit: maxMethodBytes, unit: "bytes"}
 		}
 		p.e.method = span{at, end}
 		return end, nil
@@ -357,8 +329,8 @@ func (p *envParser) id(at int) (int, *envelopeError) {
 	tok := p.body[at:end]
 	switch kindAt(tok[0]) {
 	case kindString:
-		if len(tok) > MaxIDBytes {
-			return 0, &envelopeError{code: codeInvalidRequest, bound: "id", where: "/id", limit: MaxIDBytes, unit: "bytes"}
+		if len(tok) > maxIDBytes {
+			return 0, &envelopeError{code: codeInvalidRequest, bound: "id", where: "/id", limit: maxIDBytes, unit: "bytes"}
 		}
 	case kindNumber:
 		if !safeInteger(tok) {
@@ -467,8 +439,8 @@ func (p *envParser) validate() *envelopeError {
 		return nil // a response to a server request
 	}
 	if !e.IsToolCall() {
-		if e.params.end-e.params.at > MaxOtherParamsBytes {
-			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: MaxOtherParamsBytes, unit: "bytes"}
+		if e.params.end-e.params.at > maxOtherParamsBytes {
+			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: maxOtherParamsBytes, unit: "bytes"}
 		}
 		return p.typedParams(false)
 	}
@@ -481,8 +453,8 @@ func (p *envParser) validate() *envelopeError {
 	if !e.tool.ok() {
 		return refuse(codeInvalidParams, "tool-name", "/params/name")
 	}
-	if e.tool.end-e.tool.at-2 > MaxToolNameBytes {
-		return &envelopeError{code: codeInvalidParams, bound: "tool-name", where: "/params/name", limit: MaxToolNameBytes, unit: "bytes"}
+	if e.tool.end-e.tool.at-2 > maxToolNameBytes {
+		return &envelopeError{code: codeInvalidParams, bound: "tool-name", where: "/params/name", limit: maxToolNameBytes, unit: "bytes"}
 	}
 	if e.arguments.ok() && e.argsKind != kindObject {
 		return refuse(codeInvalidParams, "arguments-object", "/params/arguments")
@@ -501,8 +473,8 @@ func (p *envParser) typedParams(toolCall bool) *envelopeError {
 		}
 		// The rebuilt object is the members with one byte each (restBytes:
 		// a comma, or the closing brace) and the opening brace.
-		if p.restBytes+1 > MaxOtherParamsBytes {
-			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: MaxOtherParamsBytes, unit: "bytes"}
+		if p.restBytes+1 > maxOtherParamsBytes {
+			return &envelopeError{code: codeInvalidRequest, bound: "params-bytes", where: "/params", limit: maxOtherParamsBytes, unit: "bytes"}
 		}
 		obj := make([]byte, 0, p.restBytes+2)
 		obj = append(obj, '{')
@@ -527,9 +499,9 @@ func (p *envParser) typedParams(toolCall bool) *envelopeError {
 // envelopeLimits are the bounds of every value outside tools/call's
 // arguments: the arguments' strictness, nesting and number bounds, no render
 // budget (nothing renders those values into an answer: the gate bounds their
-// echo by size), and MaxEnvelopeNodes.
+// echo by size), and maxEnvelopeNodes.
 func envelopeLimits(l charge.Limits) charge.Limits {
-	l.MaxParamsNodes = MaxEnvelopeNodes
+	l.MaxParamsNodes = maxEnvelopeNodes
 	l.MaxParamsRenderedChars = math.MaxInt64 / 8
 	return l
 }

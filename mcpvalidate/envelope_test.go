@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"errors"
@@ -7,12 +7,11 @@ import (
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
-func frontGate(t testing.TB, opts ...mcpvalidate.Option) *mcpvalidate.FrontGate {
+func frontGate(t testing.TB) *FrontGate {
 	t.Helper()
-	v, err := mcpvalidate.New(append([]mcpvalidate.Option{published}, opts...)...)
+	v, err := New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +49,8 @@ func TestFrontGateEnvelope(t *testing.T) {
 		{"arguments absent", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`, 0, "", ""},
 		{"a member JSON-RPC does not define", `{"jsonrpc":"2.0","id":1,"method":"ping","x-` + canary + `":1}`, 0, "", ""},
 		{"id at the largest safe integer", toolCall("9007199254740991", `"t"`, `{}`), 0, "", ""},
-		{"id at the longest string", toolCall(`"`+strings.Repeat("i", mcpvalidate.MaxIDBytes-2)+`"`, `"t"`, `{}`), 0, "", ""},
-		{"tool name at its bound", toolCall("1", `"`+strings.Repeat("n", mcpvalidate.MaxToolNameBytes)+`"`, `{}`), 0, "", ""},
+		{"id at the longest string", toolCall(`"`+strings.Repeat("i", maxIDBytes-2)+`"`, `"t"`, `{}`), 0, "", ""},
+		{"tool name at its bound", toolCall("1", `"`+strings.Repeat("n", maxToolNameBytes)+`"`, `{}`), 0, "", ""},
 
 		{"batch", `[` + toolCall("1", `"t"`, `{}`) + `]`, 400, "batch", ""},
 		{"not an object", `"` + canary + `"`, 400, "message-object", ""},
@@ -65,7 +64,7 @@ func TestFrontGateEnvelope(t *testing.T) {
 		{"raw control character", toolCall("1", `"t"`, "{\"q\":\"\x01\"}"), 200, "control-character", "1"},
 		{"nesting past the arguments' bound", toolCall("1", `"t"`, strings.Repeat(`{"a":`, 65)+`1`+strings.Repeat(`}`, 65)), 200, "nesting", "1"},
 		{"tool name a number (the SDK echoes params)", toolCall("1", `5`, `{"q":"`+canary+`"}`), 400, "tool-name", "1"},
-		{"tool name past its bound", toolCall("1", `"`+strings.Repeat("n", mcpvalidate.MaxToolNameBytes+1)+`"`, `{}`), 400, "tool-name", "1"},
+		{"tool name past its bound", toolCall("1", `"`+strings.Repeat("n", maxToolNameBytes+1)+`"`, `{}`), 400, "tool-name", "1"},
 		{"arguments a string", toolCall("1", `"t"`, `"`+canary+`"`), 400, "arguments-object", "1"},
 		{"arguments null", toolCall("1", `"t"`, `null`), 400, "arguments-object", "1"},
 		{"params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["` + canary + `"]}`, 400, "params-object", "1"},
@@ -80,22 +79,22 @@ func TestFrontGateEnvelope(t *testing.T) {
 		{"id a float", toolCall("1.5", `"t"`, `{}`), 400, "id", ""},
 		{"id past the safe integers", toolCall("9007199254740992", `"t"`, `{}`), 400, "id", ""},
 		{"id null", toolCall("null", `"t"`, `{}`), 400, "id", ""},
-		{"id past the longest string", toolCall(`"`+strings.Repeat("i", mcpvalidate.MaxIDBytes-1)+`"`, `"t"`, `{}`), 400, "id", ""},
+		{"id past the longest string", toolCall(`"`+strings.Repeat("i", maxIDBytes-1)+`"`, `"t"`, `{}`), 400, "id", ""},
 		{"tools/call without id", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}`, 400, "id", ""},
 		{"method a number", `{"jsonrpc":"2.0","id":1,"method":5}`, 400, "method", "1"},
-		{"other params past their bound", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p","arguments":{"a":"` + strings.Repeat("x", mcpvalidate.MaxOtherParamsBytes) + `"}}}`, 400, "params-bytes", "1"},
+		{"other params past their bound", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p","arguments":{"a":"` + strings.Repeat("x", maxOtherParamsBytes) + `"}}}`, 400, "params-bytes", "1"},
 		{"neither request nor response", `{"jsonrpc":"2.0","id":1}`, 400, "request-or-response", "1"},
-		{"too many envelope members", `{"jsonrpc":"2.0","id":1,"method":"ping"` + strings.Repeat(`,"x`+canary+`":1`, 0) + manyMembers(mcpvalidate.MaxEnvelopeMembers) + `}`, 400, "envelope-members", "1"},
-		{"an envelope name past its bound", `{"jsonrpc":"2.0","id":1,"method":"ping","` + strings.Repeat("k", mcpvalidate.MaxEnvelopeNameBytes+1) + `":1}`, 400, "envelope-name-bytes", "1"},
+		{"too many envelope members", `{"jsonrpc":"2.0","id":1,"method":"ping"` + strings.Repeat(`,"x`+canary+`":1`, 0) + manyMembers(maxEnvelopeMembers) + `}`, 400, "envelope-members", "1"},
+		{"an envelope name past its bound", `{"jsonrpc":"2.0","id":1,"method":"ping","` + strings.Repeat("k", maxEnvelopeNameBytes+1) + `":1}`, 400, "envelope-name-bytes", "1"},
 	} {
-		e, err := fg.Check([]byte(c.body))
+		e, err := fg.check([]byte(c.body))
 		if c.status == 0 {
 			if err != nil {
 				t.Errorf("%s: refused: %v", c.name, err)
 			}
 			continue
 		}
-		var f *mcpvalidate.FrontRefusal
+		var f *FrontRefusal
 		if !errors.As(err, &f) {
 			t.Errorf("%s: want a refusal, got %v (envelope %q)", c.name, err, e.Method())
 			continue
@@ -111,8 +110,8 @@ func TestFrontGateEnvelope(t *testing.T) {
 		if strings.Contains(body, canary) || strings.Contains(body, "CANARY") {
 			t.Errorf("%s: the answer echoes a caller value: %s", c.name, body)
 		}
-		if len(body) > mcpvalidate.MaxFrontRefusalBytes() {
-			t.Errorf("%s: answer of %d bytes past MaxFrontRefusalBytes %d", c.name, len(body), mcpvalidate.MaxFrontRefusalBytes())
+		if len(body) > MaxFrontRefusalBytes() {
+			t.Errorf("%s: answer of %d bytes past MaxFrontRefusalBytes %d", c.name, len(body), MaxFrontRefusalBytes())
 		}
 	}
 }
@@ -131,7 +130,7 @@ func manyMembers(n int) string {
 func TestFrontGateReadsTheCall(t *testing.T) {
 	fg := frontGate(t)
 	args := `{"projectId":"demo","query":"q\u00e9"}`
-	e, err := fg.Check([]byte(` {"params":{"arguments": ` + args + ` ,"name":"knowledge.s\u0065arch"},"method":"tools/call","id":-12,"jsonrpc":"2.0"} `))
+	e, err := fg.check([]byte(` {"params":{"arguments": ` + args + ` ,"name":"knowledge.s\u0065arch"},"method":"tools/call","id":-12,"jsonrpc":"2.0"} `))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,12 +145,12 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 	l := charge.DefaultLimits()
 	fg := frontGate(t)
 	args := `{"projectId":"demo","query":"a","query":"b"}`
-	_, err := fg.Check([]byte(toolCall("4", `"knowledge.search"`, args)))
-	var f *mcpvalidate.FrontRefusal
+	_, err := fg.check([]byte(toolCall("4", `"knowledge.search"`, args)))
+	var f *FrontRefusal
 	if !errors.As(err, &f) || f.Tool == nil || f.Status != http.StatusOK {
 		t.Fatalf("want the middleware's shape, got %v", err)
 	}
-	v, _ := mcpvalidate.New(published, mcpvalidate.WithLimits(l))
+	v, _ := New(published, &Options{Limits: l})
 	want := v.Check(t.Context(), "knowledge.search", []byte(args))
 	if want == nil || f.Error() != want.Error() {
 		t.Fatalf("front gate %q, middleware %v", f.Error(), want)
@@ -162,7 +161,7 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 	}
 	// When the tool name follows the arguments, the frame was not read whole:
 	// a JSON-RPC error instead.
-	_, err = fg.Check([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":` + args + `,"name":"knowledge.search"}}`))
+	_, err = fg.check([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":` + args + `,"name":"knowledge.search"}}`))
 	if !errors.As(err, &f) || f.Tool != nil || f.Status != http.StatusBadRequest || f.Code != -32602 || f.Where != `/params/arguments/query` {
 		t.Fatalf("arguments before the name: %v", err)
 	}
@@ -191,15 +190,15 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 		at, past string
 		bound    string
 	}{
-		{"members", members(mcpvalidate.MaxEnvelopeMembers), members(mcpvalidate.MaxEnvelopeMembers + 1), "envelope-members"},
-		{"name bytes", name(mcpvalidate.MaxEnvelopeNameBytes), name(mcpvalidate.MaxEnvelopeNameBytes + 1), "envelope-name-bytes"},
-		{"nodes", nodes(mcpvalidate.MaxEnvelopeNodes), nodes(mcpvalidate.MaxEnvelopeNodes + 1), "envelope-nodes"},
+		{"members", members(maxEnvelopeMembers), members(maxEnvelopeMembers + 1), "envelope-members"},
+		{"name bytes", name(maxEnvelopeNameBytes), name(maxEnvelopeNameBytes + 1), "envelope-name-bytes"},
+		{"nodes", nodes(maxEnvelopeNodes), nodes(maxEnvelopeNodes + 1), "envelope-nodes"},
 	} {
-		if _, err := fg.Check([]byte(c.at)); err != nil {
+		if _, err := fg.check([]byte(c.at)); err != nil {
 			t.Errorf("%s at the bound: %v", c.name, err)
 		}
-		_, err := fg.Check([]byte(c.past))
-		var f *mcpvalidate.FrontRefusal
+		_, err := fg.check([]byte(c.past))
+		var f *FrontRefusal
 		if !errors.As(err, &f) || f.Bound != c.bound {
 			t.Errorf("%s one past: want %q, got %v", c.name, c.bound, err)
 		}
@@ -211,8 +210,8 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 func TestEmptyAndBlankBodies(t *testing.T) {
 	fg := frontGate(t)
 	for _, b := range []string{"", " ", "\t\r\n ", "[", " ["} {
-		_, err := fg.Check([]byte(b))
-		var f *mcpvalidate.FrontRefusal
+		_, err := fg.check([]byte(b))
+		var f *FrontRefusal
 		want := "message-object"
 		if strings.HasSuffix(b, "[") {
 			want = "batch"
@@ -227,7 +226,7 @@ func TestEmptyAndBlankBodies(t *testing.T) {
 // decoded, every escape included (the short ones, \u, a surrogate pair, a
 // name written wholly in escapes), so a duplicate cannot hide behind an
 // escape and a distinct name is not taken for a duplicate; a name's raw bytes
-// are bounded at MaxEnvelopeNameBytes; a body cut anywhere in a member is
+// are bounded at maxEnvelopeNameBytes; a body cut anywhere in a member is
 // refused, not read past its end.
 func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 	fg := frontGate(t)
@@ -249,28 +248,28 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 		{`"\b":1,"\f":2`, false}, {`"\n":1,"\r":2`, false}, {`"\t":1,"\n":2`, false},
 		{`"ab":1,"a":2`, false}, {`"a":1,"ab":2`, false}, {`"\u0061b":1,"a":2`, false},
 	} {
-		_, err := fg.Check([]byte(ping(c.params)))
-		var f *mcpvalidate.FrontRefusal
+		_, err := fg.check([]byte(ping(c.params)))
+		var f *FrontRefusal
 		if got := errors.As(err, &f) && f.Bound == "duplicate-name"; got != c.dup || (!c.dup && err != nil) {
 			t.Errorf("%s: %v, want duplicate %v", c.params, err, c.dup)
 		}
 	}
-	e, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"\u006e\u0061\u006d\u0065":"t","arguments":{}}}`))
+	e, err := fg.check([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"\u006e\u0061\u006d\u0065":"t","arguments":{}}}`))
 	if err != nil || !e.IsToolCall() || e.Tool() != "t" {
 		t.Errorf("a name written wholly in escapes: %v, tool %q", err, e.Tool())
 	}
-	at := strings.Repeat("k", mcpvalidate.MaxEnvelopeNameBytes)
-	if _, err := fg.Check([]byte(ping(`"` + at + `":1`))); err != nil {
-		t.Errorf("a name at MaxEnvelopeNameBytes: %v", err)
+	at := strings.Repeat("k", maxEnvelopeNameBytes)
+	if _, err := fg.check([]byte(ping(`"` + at + `":1`))); err != nil {
+		t.Errorf("a name at maxEnvelopeNameBytes: %v", err)
 	}
-	_, err = fg.Check([]byte(ping(`"` + at + `k":1`)))
-	var f *mcpvalidate.FrontRefusal
+	_, err = fg.check([]byte(ping(`"` + at + `k":1`)))
+	var f *FrontRefusal
 	if !errors.As(err, &f) || f.Bound != "envelope-name-bytes" {
-		t.Errorf("a name one byte past MaxEnvelopeNameBytes: %v", err)
+		t.Errorf("a name one byte past maxEnvelopeNameBytes: %v", err)
 	}
 	full := ping(`"a":1`)
 	for n := 1; n < len(full); n++ {
-		if _, err := fg.Check([]byte(full[:n])); err == nil {
+		if _, err := fg.check([]byte(full[:n])); err == nil {
 			t.Errorf("the body cut at byte %d admitted: %q", n, full[:n])
 		}
 	}
@@ -284,31 +283,31 @@ func TestFrontGateScanAllocatesNothing(t *testing.T) {
 	}
 	fg := frontGate(t)
 	body := []byte(`{"jsonrpc":"2.0","id":"a","\u006dethod":"tools\/call","params":{"n\u0061me":"knowledge.search","arguments":{"projectId":"demo","query":"x"}}}`)
-	if _, err := fg.Check(body); err != nil {
+	if _, err := fg.check(body); err != nil {
 		t.Fatal(err)
 	}
-	if n := testing.AllocsPerRun(100, func() { fg.Check(body) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { fg.check(body) }); n != 0 {
 		t.Fatalf("%v allocations per scan", n)
 	}
 }
 
-// TestMethodBytesAtAndPast: a method name of exactly MaxMethodBytes is read;
+// TestMethodBytesAtAndPast: a method name of exactly maxMethodBytes is read;
 // one byte more is refused.
 func TestMethodBytesAtAndPast(t *testing.T) {
 	fg := frontGate(t)
-	m := strings.Repeat("m", mcpvalidate.MaxMethodBytes)
-	if e, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `"}`)); err != nil || e.Method() != m {
-		t.Fatalf("a method of MaxMethodBytes: %v", err)
+	m := strings.Repeat("m", maxMethodBytes)
+	if e, err := fg.check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `"}`)); err != nil || e.Method() != m {
+		t.Fatalf("a method of maxMethodBytes: %v", err)
 	}
-	_, err := fg.Check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `m"}`))
-	var f *mcpvalidate.FrontRefusal
-	if !errors.As(err, &f) || f.Bound != "method" || f.Limit != mcpvalidate.MaxMethodBytes {
-		t.Fatalf("one byte past MaxMethodBytes: %v", err)
+	_, err := fg.check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `m"}`))
+	var f *FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "method" || f.Limit != maxMethodBytes {
+		t.Fatalf("one byte past maxMethodBytes: %v", err)
 	}
 }
 
 // TestOtherParamsBytesAtAndPast: the params of a method other than
-// tools/call are bounded at MaxOtherParamsBytes, exactly.
+// tools/call are bounded at maxOtherParamsBytes, exactly.
 func TestOtherParamsBytesAtAndPast(t *testing.T) {
 	fg := frontGate(t)
 	params := func(n int) string { // {"x":"aaa…"} of n bytes
@@ -317,13 +316,13 @@ func TestOtherParamsBytesAtAndPast(t *testing.T) {
 	body := func(n int) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":` + params(n) + `}`)
 	}
-	if _, err := fg.Check(body(mcpvalidate.MaxOtherParamsBytes)); err != nil {
-		t.Fatalf("params of MaxOtherParamsBytes: %v", err)
+	if _, err := fg.check(body(maxOtherParamsBytes)); err != nil {
+		t.Fatalf("params of maxOtherParamsBytes: %v", err)
 	}
-	_, err := fg.Check(body(mcpvalidate.MaxOtherParamsBytes + 1))
-	var f *mcpvalidate.FrontRefusal
-	if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != mcpvalidate.MaxOtherParamsBytes {
-		t.Fatalf("params one byte past MaxOtherParamsBytes: %v", err)
+	_, err := fg.check(body(maxOtherParamsBytes + 1))
+	var f *FrontRefusal
+	if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
+		t.Fatalf("params one byte past maxOtherParamsBytes: %v", err)
 	}
 }
 
@@ -334,7 +333,7 @@ func TestToolNameDecoded(t *testing.T) {
 	for raw, want := range map[string]string{
 		`t\ud83d\ude00`: "t😀", `\ud83d\ude00t`: "😀t", `\u0074\/\"\\\b\f\n\r\t`: "t/\"\\\b\f\n\r\t", `\u00e9`: "é",
 	} {
-		e, err := fg.Check([]byte(toolCall("1", `"`+raw+`"`, `{}`)))
+		e, err := fg.check([]byte(toolCall("1", `"`+raw+`"`, `{}`)))
 		if err != nil || e.Tool() != want {
 			t.Errorf("%s: %v, tool %q, want %q", raw, err, e.Tool(), want)
 		}
@@ -344,7 +343,7 @@ func TestToolNameDecoded(t *testing.T) {
 // TestToolCallRestOfParamsAtAndPast: a tools/call's params other than the
 // arguments, rebuilt as the one object the go-sdk decodes (the members as
 // sent, a comma between each two, the braces), are bounded at
-// MaxOtherParamsBytes exactly, however many members carry them.
+// maxOtherParamsBytes exactly, however many members carry them.
 func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
 	fg := frontGate(t)
 	for _, members := range [][]string{{`"name":"t"`, `"_meta":{"x":"%s"}`}, {`"_meta":{"x":"%s"}`, `"name":"t"`, `"requestState":"s"`}} {
@@ -357,15 +356,15 @@ func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
 			}
 			return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{},` + filled + `}}`)
 		}
-		at := rest(mcpvalidate.MaxOtherParamsBytes)
-		if _, err := fg.Check(at); err != nil {
-			t.Fatalf("%d members, the rest of params of MaxOtherParamsBytes: %v", len(members), err)
+		at := rest(maxOtherParamsBytes)
+		if _, err := fg.check(at); err != nil {
+			t.Fatalf("%d members, the rest of params of maxOtherParamsBytes: %v", len(members), err)
 		}
-		past := rest(mcpvalidate.MaxOtherParamsBytes + 1)
-		_, err := fg.Check(past)
-		var f *mcpvalidate.FrontRefusal
-		if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != mcpvalidate.MaxOtherParamsBytes {
-			t.Fatalf("%d members, the rest of params one byte past MaxOtherParamsBytes: %v", len(members), err)
+		past := rest(maxOtherParamsBytes + 1)
+		_, err := fg.check(past)
+		var f *FrontRefusal
+		if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
+			t.Fatalf("%d members, the rest of params one byte past maxOtherParamsBytes: %v", len(members), err)
 		}
 	}
 }

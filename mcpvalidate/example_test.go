@@ -23,7 +23,7 @@ func ExampleInstall() {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
 	})
 
-	v, err := mcpvalidate.Install(server) // after the tools: it validates what tools/list publishes
+	v, err := mcpvalidate.Install(server, nil) // after the tools: it validates what tools/list publishes
 	if err != nil {
 		panic(err)
 	}
@@ -38,7 +38,7 @@ func ExampleInstall() {
 }
 
 func ExampleValidator_Check() {
-	v, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir))
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -62,7 +62,7 @@ func ExampleValidator_Check() {
 // Schema files are the published contract: the server registers each tool
 // with the schema the validator enforces, so tools/list publishes it.
 func ExampleValidator_Middleware() {
-	v, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir))
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir), nil)
 	if err != nil {
 		panic(err)
 	}

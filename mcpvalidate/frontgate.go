@@ -14,84 +14,34 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-// What the front gate weighs a request at before reading it: the most
-// memory one request through the guarded path (front gate, go-sdk streamable
-// HTTP handler, middleware) holds at once, as a fixed cost, a cost per wire
-// byte and a cost per JSON node. They are boundlab's measured figures rounded
-// up, not derivations: the memory lab's guarded rows (records
-// memmodel.go.guarded.*) are re-checked against RequestWeight by `boundlab
-// verify`, which fails when a measured row peaks above the weight.
-const (
-	// RequestPeakFactor is the cost per wire byte. The worst measured
-	// single-leaf row peaks under 8x (record memmodel.go.guarded.peak-factor)
-	// and the same row has measured up to 10x across fresh processes.
-	RequestPeakFactor = 11
-	// RequestFixedCost is what a request costs whatever its size: the go-sdk
-	// builds a session per stateless request (record
-	// memmodel.go.guarded.fixed-cost: under 300 KiB for a 1 KB call).
-	RequestFixedCost = 512 << 10
-	// RequestNodeCost is the cost per JSON node the SDK and the middleware
-	// decode, priced from the costliest node kind measured: a chain of
-	// one-member objects at the node bound, about 186 bytes a node, its
-	// whole peak counted (record memmodel.go.guarded.node-cost, row
-	// chains-at-bound; zeros cost about 50). It keeps at least the margin
-	// RequestPeakFactor keeps over its row (TestNodeCostKeepsThePeakFactorsMargin);
-	// 288 was the smallest multiple of 32 that did when it was priced.
-	RequestNodeCost = 288
-)
-
-// RequestWeight is what a request with a body of n bytes is weighed at under
-// limits l: RequestFixedCost + RequestPeakFactor×n + RequestNodeCost × the
-// most nodes such a body can hold (one per two bytes, at most the arguments'
-// node bound plus MaxEnvelopeNodes).
-func RequestWeight(n int64, l charge.Limits) int64 {
-	n = max(n, 0)
-	nodes := min(n/2+1, int64(l.MaxParamsNodes)+MaxEnvelopeNodes)
-	return RequestFixedCost + RequestPeakFactor*n + RequestNodeCost*nodes
-}
-
-// Front gate defaults.
-const (
-	// DefaultSmallReserve is the small lane's share of a default budget.
-	DefaultSmallReserve = 32 << 20
-	// DefaultSmallBody is the largest body the small lane takes.
-	DefaultSmallBody = 64 << 10
-	// DefaultMaxWait is how long a request waits for budget before a 503.
-	DefaultMaxWait = 5 * time.Second
-	// DefaultBodyReadBase and DefaultMinBodyRate give a body read its
-	// deadline: base + length / rate, so a client trickling its body holds
-	// its weight for a bounded time.
-	DefaultBodyReadBase = 10 * time.Second
-	DefaultMinBodyRate  = 1 << 20 // bytes per second
-)
-
-// DefaultBudgetBytes is the in-flight budget a front gate builds when it is
-// given none: one request at the body cap, plus DefaultSmallReserve for
+// DefaultInFlightBytes is the in-flight budget a front gate builds when it is
+// given none: one request at the body cap, plus defaultSmallReserve for
 // small calls beside it.
-func (v *Validator) DefaultBudgetBytes() int64 {
-	return RequestWeight(v.body.Cap, v.cfg.limits) + DefaultSmallReserve
+func (v *Validator) DefaultInFlightBytes() int64 {
+	return requestWeight(v.body.Cap, v.cfg.limits) + defaultSmallReserve
 }
 
-// NewBudget builds a budget of total bytes with the default small lane (a
-// DefaultSmallReserve reserve for bodies up to DefaultSmallBody), weighed
+// NewInFlight builds a budget of total bytes with the default small lane (a
+// defaultSmallReserve reserve for bodies up to defaultSmallBody), weighed
 // under v's limits.
-func (v *Validator) NewBudget(total int64) (*Budget, error) {
-	return NewBudget(total, DefaultSmallReserve, RequestWeight(DefaultSmallBody, v.cfg.limits))
+func (v *Validator) NewInFlight(total int64) (*InFlight, error) {
+	return NewInFlight(total, defaultSmallReserve, requestWeight(defaultSmallBody, v.cfg.limits))
 }
 
 // FrontGateOptions configure FrontGate. The zero value is the defaults.
 type FrontGateOptions struct {
-	// Budget is the process's in-flight budget, shared by every front gate
-	// of the process; nil builds one of v.DefaultBudgetBytes() for this gate.
-	Budget *Budget
-	// MaxWait is how long a request waits for budget (0: DefaultMaxWait).
+	// InFlight is the process's in-flight memory budget, shared by every
+	// front gate of the process; nil builds one of v.DefaultInFlightBytes()
+	// for this gate.
+	InFlight *InFlight
+	// MaxWait is how long a request waits for in-flight room before a 503
+	// with Retry-After (0: 5 s).
 	MaxWait time.Duration
-	// BodyReadBase and MinBodyRate set a body read's deadline (0: defaults).
+	// BodyReadBase and MinBodyRate set a body read's deadline, BodyReadBase
+	// + length / MinBodyRate (0: 10 s and 1 MiB/s), so a client trickling
+	// its body holds its weight for a bounded time.
 	BodyReadBase time.Duration
 	MinBodyRate  int64
-	// RefusalHook is called for every refusal the gate answers, with the
-	// request's context. The refusal holds no caller value.
-	RefusalHook func(context.Context, *FrontRefusal)
 }
 
 // FrontGate is the HTTP handler in front of an MCP server's streamable HTTP
@@ -99,12 +49,11 @@ type FrontGateOptions struct {
 type FrontGate struct {
 	v       *Validator
 	next    http.Handler
-	budget  *Budget
+	budget  *InFlight
 	env     *charge.Gate
 	maxWait time.Duration
 	base    time.Duration
 	rate    int64
-	hook    func(context.Context, *FrontRefusal)
 	bufs    sync.Pool // *pooledBody
 }
 
@@ -127,48 +76,75 @@ func (v *Validator) FrontGate(next http.Handler, o *FrontGateOptions) (*FrontGat
 	if o == nil {
 		o = &FrontGateOptions{}
 	}
-	env, err := charge.NewGate(charge.Go, envelopeLimits(v.cfg.limits))
+	env, err := v.envelopeGate()
 	if err != nil {
 		return nil, err
 	}
-	fg := &FrontGate{v: v, next: next, budget: o.Budget, env: env,
-		maxWait: o.MaxWait, base: o.BodyReadBase, rate: o.MinBodyRate, hook: o.RefusalHook}
+	fg := &FrontGate{v: v, next: next, budget: o.InFlight, env: env,
+		maxWait: o.MaxWait, base: o.BodyReadBase, rate: o.MinBodyRate}
 	if fg.budget == nil {
-		if fg.budget, err = v.NewBudget(v.DefaultBudgetBytes()); err != nil {
+		if fg.budget, err = v.NewInFlight(v.DefaultInFlightBytes()); err != nil {
 			return nil, err
 		}
 	}
-	if w := fg.Weight(v.body.Cap); w > fg.budget.General() {
+	if w := fg.weight(v.body.Cap); w > fg.budget.General() {
 		return nil, errors.New("mcpvalidate: front gate: the in-flight budget (" + strconv.FormatInt(fg.budget.General(), 10) +
 			" bytes beyond the small reserve) cannot admit one request at the body cap, which weighs " + strconv.FormatInt(w, 10))
 	}
 	if fg.maxWait <= 0 {
-		fg.maxWait = DefaultMaxWait
+		fg.maxWait = defaultMaxWait
 	}
 	if fg.base <= 0 {
-		fg.base = DefaultBodyReadBase
+		fg.base = defaultBodyReadBase
 	}
 	if fg.rate <= 0 {
-		fg.rate = DefaultMinBodyRate
+		fg.rate = defaultMinBodyRate
 	}
 	return fg, nil
 }
 
-// Budget is the in-flight budget the gate admits against.
-func (fg *FrontGate) Budget() *Budget { return fg.budget }
+// InFlight is the in-flight memory budget the gate admits against.
+func (fg *FrontGate) InFlight() *InFlight { return fg.budget }
 
-// Weight is what a request with a body of n bytes is weighed at
-// (RequestWeight under the validator's limits).
-func (fg *FrontGate) Weight(n int64) int64 { return RequestWeight(n, fg.v.cfg.limits) }
+// weight is what a request with a body of n bytes is weighed at under the
+// validator's limits.
+func (fg *FrontGate) weight(n int64) int64 { return requestWeight(n, fg.v.cfg.limits) }
 
-// Check reads one JSON-RPC message as the front gate does, without HTTP: the
-// envelope it admitted, or the refusal (a *FrontRefusal) it answers with.
-func (fg *FrontGate) Check(body []byte) (Envelope, error) {
-	e, err := scanEnvelope(body, fg.env, fg.v.gate)
-	if err != nil {
-		return e, fg.refusal(err, &e)
+// CheckRequest answers one JSON-RPC message (an HTTP POST body) as a
+// server behind FrontGate and Middleware would, without HTTP or the SDK:
+// nil when it would reach the SDK (and, for a tools/call, the handler); a
+// *FrontRefusal when the front gate would refuse the request (the body cap,
+// the envelope, or the arguments' charge, in which case its Tool field is
+// the middleware's refusal); or a *Refusal when the middleware would refuse
+// the call. Use errors.As. The refusal hook sees each as it would served.
+// What it cannot see is what depends on the process: the in-flight budget,
+// the read deadline, sessions.
+func (v *Validator) CheckRequest(ctx context.Context, body []byte) error {
+	if int64(len(body)) > v.body.Cap {
+		f := &FrontRefusal{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest,
+			Bound: "body-bytes", Limit: v.body.Cap, Unit: "bytes", Offset: -1}
+		v.noteFront(ctx, f, nil)
+		return f
 	}
-	return e, nil
+	env, err := v.envelopeGate()
+	if err != nil {
+		return err
+	}
+	e, serr := scanEnvelope(body, env, v.gate)
+	if serr != nil {
+		f := frontRefusal(serr, &e)
+		v.noteFront(ctx, f, &e)
+		return f
+	}
+	if !e.IsToolCall() {
+		return nil
+	}
+	return v.Check(ctx, e.Tool(), e.Arguments())
+}
+
+// envelopeGate is the gate the front gate reads a message's frame with.
+func (v *Validator) envelopeGate() (*charge.Gate, error) {
+	return charge.NewGate(charge.Go, envelopeLimits(v.cfg.limits))
 }
 
 // ServeHTTP gates POST requests; every other method passes through (they
@@ -181,23 +157,23 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	limit := fg.v.body.Cap
 	if r.ContentLength > limit {
 		fg.write(w, r, &FrontRefusal{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest,
-			Bound: "body-bytes", Limit: limit, Unit: "bytes", Offset: -1})
+			Bound: "body-bytes", Limit: limit, Unit: "bytes", Offset: -1}, nil)
 		return
 	}
 	declared := r.ContentLength
 	if declared < 0 {
 		declared = limit // unknown length: weighed at the cap
 	}
-	grant, ok := fg.budget.TryAcquire(fg.Weight(declared))
+	grant, ok := fg.budget.tryAcquire(fg.weight(declared))
 	if !ok {
 		ctx, cancel := context.WithTimeout(r.Context(), fg.maxWait)
 		var err error
-		grant, err = fg.budget.Acquire(ctx, fg.Weight(declared))
+		grant, err = fg.budget.acquire(ctx, fg.weight(declared))
 		cancel()
 		if err != nil {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(1, fg.maxWait/time.Second))))
 			fg.write(w, r, &FrontRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
-				Bound: "in-flight-budget", Limit: fg.budget.Total(), Unit: "bytes", Offset: -1})
+				Bound: "in-flight-budget", Limit: fg.budget.Total(), Unit: "bytes", Offset: -1}, nil)
 			return
 		}
 	}
@@ -206,14 +182,14 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, status := fg.read(w, r, declared, limit)
 	if body == nil {
 		if status != 0 {
-			fg.write(w, r, &FrontRefusal{Status: status, Code: codeInvalidRequest, Bound: boundOf(status), Limit: limit, Unit: "bytes", Offset: -1})
+			fg.write(w, r, &FrontRefusal{Status: status, Code: codeInvalidRequest, Bound: boundOf(status), Limit: limit, Unit: "bytes", Offset: -1}, nil)
 		}
 		return
 	}
 	defer fg.bufs.Put(body)
 	e, gerr := scanEnvelope(body.buf, fg.env, fg.v.gate)
 	if gerr != nil {
-		fg.write(w, r, fg.refusal(gerr, &e))
+		fg.write(w, r, frontRefusal(gerr, &e), &e)
 		return
 	}
 	// The same bytes, not a copy: the SDK reads them from the pooled buffer,

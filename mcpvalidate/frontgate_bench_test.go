@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // frontBodies are the bodies the front gate is benchmarked on: a typical
@@ -35,7 +34,7 @@ func frontBodies(b *testing.B, limit int64) map[string][]byte {
 // reads the body and answers nothing (budget, pooled read, scan). The ratio
 // front-gate/core-gate is the envelope's cost over the core's.
 func BenchmarkFrontGate(b *testing.B) {
-	v, err := mcpvalidate.New(published)
+	v, err := New(published, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +58,7 @@ func BenchmarkFrontGate(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				fg.Check(body)
+				fg.check(body)
 			}
 		})
 		b.Run("shape="+name+"/impl=core-gate", func(b *testing.B) {

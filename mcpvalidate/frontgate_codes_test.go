@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"encoding/json"
@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // JSON-RPC 2.0's error codes (section 5.1), written from the specification:
@@ -35,12 +33,12 @@ func TestFrontRefusalCodes(t *testing.T) {
 		{"a duplicate member", `{"jsonrpc":"2.0","jsonrpc":"2.0","method":"ping"}`, specParseError},
 		{"a batch", `[{"jsonrpc":"2.0","method":"ping"}]`, specInvalidRequest},
 		{"an id past the safe integers", toolCall("9007199254740992", `"t"`, `{}`), specInvalidRequest},
-		{"a method past its bound", `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("m", mcpvalidate.MaxMethodBytes+1) + `"}`, specInvalidRequest},
+		{"a method past its bound", `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("m", maxMethodBytes+1) + `"}`, specInvalidRequest},
 		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`, specInvalidRequest},
 		{"arguments the gate refuses, the id unread", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{"a":1,"a":2}},"id":1}`, specInvalidParams},
 	} {
-		_, err := fg.Check([]byte(c.body))
-		var f *mcpvalidate.FrontRefusal
+		_, err := fg.check([]byte(c.body))
+		var f *FrontRefusal
 		if !errors.As(err, &f) || f.Tool != nil || f.Code != c.code {
 			t.Errorf("%s: %v (code %+v), want code %d", c.name, err, f, c.code)
 		}
@@ -59,8 +57,8 @@ func TestFrontRefusalCodes(t *testing.T) {
 	if got := code(serveOne(gate, "{}", limit+1).Body.Bytes()); got != specInvalidRequest {
 		t.Errorf("a body past the cap: code %d, want %d", got, specInvalidRequest)
 	}
-	g1, _ := b.TryAcquire(b.General())
-	g2, _ := b.TryAcquire(b.SmallWeight())
+	g1, _ := b.tryAcquire(b.General())
+	g2, _ := b.tryAcquire(b.SmallWeight())
 	msg := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 	got := code(serveOne(gate, msg, int64(len(msg))).Body.Bytes())
 	g1.Release()

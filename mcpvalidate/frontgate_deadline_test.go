@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"encoding/json"
@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // deadlineRecorder is a ResponseWriter that supports read deadlines the way
@@ -47,19 +45,19 @@ func (b *failingBody) Read(p []byte) (int, error) {
 
 // deadlineGate is edgeGate's gate with a body-read deadline of base plus one
 // second per rate bytes.
-func deadlineGate(t *testing.T, base time.Duration, rate int64) (*mcpvalidate.FrontGate, *mcpvalidate.Budget, int64) {
+func deadlineGate(t *testing.T, base time.Duration, rate int64) (*FrontGate, *InFlight, int64) {
 	t.Helper()
-	v, err := mcpvalidate.New(published)
+	v, err := New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const small = 1 << 20
-	b, err := mcpvalidate.NewBudget(mcpvalidate.RequestWeight(v.MaxRequestBodyBytes(), v.Limits())+small, small, small)
+	b, err := NewInFlight(requestWeight(v.MaxRequestBodyBytes(), v.Limits())+small, small, small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	fg, err := v.FrontGate(ok, &mcpvalidate.FrontGateOptions{Budget: b, BodyReadBase: base, MinBodyRate: rate})
+	fg, err := v.FrontGate(ok, &FrontGateOptions{InFlight: b, BodyReadBase: base, MinBodyRate: rate})
 	if err != nil {
 		t.Fatal(err)
 	}

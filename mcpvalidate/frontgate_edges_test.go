@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"encoding/json"
@@ -8,31 +8,29 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // edgeGate is a front gate in front of a handler that answers 200, over a
 // budget of exactly one at-cap request plus a reserve of small.
-func edgeGate(t *testing.T, maxWait time.Duration) (*mcpvalidate.FrontGate, *mcpvalidate.Budget, int64) {
+func edgeGate(t *testing.T, maxWait time.Duration) (*FrontGate, *InFlight, int64) {
 	fg, b, limit, _ := edgeGateLimits(t, maxWait)
 	return fg, b, limit
 }
 
-func edgeGateLimits(t *testing.T, maxWait time.Duration) (*mcpvalidate.FrontGate, *mcpvalidate.Budget, int64, *mcpvalidate.Validator) {
+func edgeGateLimits(t *testing.T, maxWait time.Duration) (*FrontGate, *InFlight, int64, *Validator) {
 	t.Helper()
-	v, err := mcpvalidate.New(published)
+	v, err := New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const small = 1 << 20
-	w := mcpvalidate.RequestWeight(v.MaxRequestBodyBytes(), v.Limits())
-	b, err := mcpvalidate.NewBudget(w+small, small, small)
+	w := requestWeight(v.MaxRequestBodyBytes(), v.Limits())
+	b, err := NewInFlight(w+small, small, small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	fg, err := v.FrontGate(ok, &mcpvalidate.FrontGateOptions{Budget: b, MaxWait: maxWait})
+	fg, err := v.FrontGate(ok, &FrontGateOptions{InFlight: b, MaxWait: maxWait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,16 +76,16 @@ func TestFrontGate413BeforeTheRead(t *testing.T) {
 func TestFrontGateWeighsAnEmptyBodyAsEmpty(t *testing.T) {
 	fg, b, limit, v := edgeGateLimits(t, 0)
 	serveOne(fg, "", 0)
-	if got, want := b.Peak(), mcpvalidate.RequestWeight(0, v.Limits()); got != want {
+	if got, want := b.Peak(), requestWeight(0, v.Limits()); got != want {
 		t.Fatalf("an empty body weighed %d, want %d", got, want)
 	}
 	serveOne(fg, "{}", -1)
-	if got, want := b.Peak(), mcpvalidate.RequestWeight(limit, v.Limits()); got != want {
+	if got, want := b.Peak(), requestWeight(limit, v.Limits()); got != want {
 		t.Fatalf("an unknown length weighed %d, want the cap's %d", got, want)
 	}
 }
 
-// MaxWait: 0 waits DefaultMaxWait for budget (a request behind a full budget
+// MaxWait: 0 waits defaultMaxWait for budget (a request behind a full budget
 // is served once it frees); a MaxWait given is kept (a shorter wait ends in
 // a 503 whose Retry-After is at least 1 s).
 func TestFrontGateMaxWait(t *testing.T) {
@@ -97,8 +95,8 @@ func TestFrontGateMaxWait(t *testing.T) {
 		status  int
 	}{{0, http.StatusOK}, {50 * time.Millisecond, http.StatusServiceUnavailable}} {
 		fg, b, _ := edgeGate(t, c.maxWait)
-		g1, _ := b.TryAcquire(b.General())
-		g2, _ := b.TryAcquire(b.SmallWeight())
+		g1, _ := b.tryAcquire(b.General())
+		g2, _ := b.tryAcquire(b.SmallWeight())
 		done := make(chan *httptest.ResponseRecorder)
 		go func() { done <- serveOne(fg, body, int64(len(body))) }()
 		time.Sleep(300 * time.Millisecond)
@@ -119,15 +117,15 @@ func TestFrontGateMaxWait(t *testing.T) {
 // none, an empty where is nowhere.
 func TestFrontRefusalFieldsWhenKnown(t *testing.T) {
 	for _, c := range []struct {
-		f       mcpvalidate.FrontRefusal
+		f       FrontRefusal
 		has     []string
 		hasNot  []string
 		jsonHas []string
 		jsonNot []string
 	}{
-		{mcpvalidate.FrontRefusal{Bound: "b", Offset: 0}, []string{", byte 0"}, []string{" at ", ", limit"},
+		{FrontRefusal{Bound: "b", Offset: 0}, []string{", byte 0"}, []string{" at ", ", limit"},
 			[]string{`"offset":0`}, []string{`"where"`, `"limit"`, `"unit"`}},
-		{mcpvalidate.FrontRefusal{Bound: "b", Where: "/x", Offset: -1, Limit: 5, Unit: "u"}, []string{" at /x", ", limit 5 u"}, []string{", byte"},
+		{FrontRefusal{Bound: "b", Where: "/x", Offset: -1, Limit: 5, Unit: "u"}, []string{" at /x", ", limit 5 u"}, []string{", byte"},
 			[]string{`"where":"/x"`, `"limit":5`, `"unit":"u"`}, []string{`"offset"`}},
 	} {
 		msg, js := c.f.Error(), string(c.f.AppendJSON(nil))
@@ -154,8 +152,8 @@ func TestFrontRefusalFieldsWhenKnown(t *testing.T) {
 	}
 	// A refusal of the frame, not of a scanned value, has no offset.
 	fg, _, _ := edgeGate(t, 0)
-	_, err := fg.Check([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
-	if f, ok := err.(*mcpvalidate.FrontRefusal); !ok || f.Offset != -1 || strings.Contains(f.Error(), "byte") {
+	_, err := fg.check([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
+	if f, ok := err.(*FrontRefusal); !ok || f.Offset != -1 || strings.Contains(f.Error(), "byte") {
 		t.Fatalf("a batch: %v", err)
 	}
 }
@@ -197,8 +195,8 @@ func TestFrontGateReadPathAtTheCap(t *testing.T) {
 	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), `"bound":"body-bytes"`) {
 		t.Fatalf("an unknown-length body one past the cap: HTTP %d %.300s", rec.Code, rec.Body)
 	}
-	g, _ := fg.Budget().TryAcquire(fg.Budget().General())
-	s, _ := fg.Budget().TryAcquire(fg.Budget().SmallWeight())
+	g, _ := fg.InFlight().tryAcquire(fg.InFlight().General())
+	s, _ := fg.InFlight().tryAcquire(fg.InFlight().SmallWeight())
 	rec = serveOne(fg, msg, int64(len(msg)))
 	g.Release()
 	s.Release()

@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // sdkSaw is what the go-sdk decoded of one request, recorded by a receiving
@@ -30,13 +29,13 @@ type sdkSaw struct {
 // no tool runs, and a front gate in front of nothing that reads the same
 // bodies.
 type differential struct {
-	fg  *mcpvalidate.FrontGate
+	fg  *FrontGate
 	sdk http.Handler
 	saw *sdkSaw
 }
 
 func newDifferential(t testing.TB) *differential {
-	v, err := mcpvalidate.New(published)
+	v, err := New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +91,14 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 	}
 	d := newDifferential(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		e, err := d.fg.Check(body)
+		e, err := d.fg.check(body)
 		if err != nil {
-			var r *mcpvalidate.FrontRefusal
+			var r *FrontRefusal
 			if !errors.As(err, &r) {
 				t.Fatalf("refusal of type %T", err)
 			}
-			if out := r.AppendJSON(nil); len(out) > mcpvalidate.MaxFrontRefusalBytes() || !json.Valid(out) {
-				t.Fatalf("answer of %d bytes (ceiling %d), valid JSON %v: %s", len(out), mcpvalidate.MaxFrontRefusalBytes(), json.Valid(out), out)
+			if out := r.AppendJSON(nil); len(out) > MaxFrontRefusalBytes() || !json.Valid(out) {
+				t.Fatalf("answer of %d bytes (ceiling %d), valid JSON %v: %s", len(out), MaxFrontRefusalBytes(), json.Valid(out), out)
 			}
 			return
 		}

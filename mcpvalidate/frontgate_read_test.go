@@ -11,7 +11,7 @@ import (
 // short chunked body gets a small buffer that grows as it arrives; a
 // declared length is allocated once, exactly.
 func TestReadBuffersUnknownLengthsSmall(t *testing.T) {
-	v := mustNew(t, embedded)
+	v := mustNew(t, embedded, nil)
 	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestReadBuffersUnknownLengthsSmall(t *testing.T) {
 // buffer; only a longer one gets a new buffer. The buffer comes from the
 // pool's New, so the test does not rest on what sync.Pool keeps.
 func TestReadReusesAPooledBufferThatFits(t *testing.T) {
-	v := mustNew(t, embedded)
+	v := mustNew(t, embedded, nil)
 	limit := v.MaxRequestBodyBytes()
 	const size = 1000
 	for _, c := range []struct {

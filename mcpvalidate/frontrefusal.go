@@ -1,6 +1,7 @@
 package mcpvalidate
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -17,7 +18,7 @@ const codeServerBusy = -32000
 // the SDK. Every field is fixed text, a number, or a caller key escaped and
 // cut (Where, under charge.DisplayPointer's rules), so the answer is bounded
 // by MaxFrontRefusalBytes and holds no caller value; ID is the request's id
-// token when it passed its check (MaxIDBytes), else absent.
+// token when it passed its check (maxIDBytes), else absent.
 type FrontRefusal struct {
 	Status int    // HTTP status: 400, 408, 413 or 503
 	Code   int64  // JSON-RPC error code
@@ -124,7 +125,7 @@ func maxFrontErrorBytes() int {
 		jsonBytes(tplFrontLimit) + maxLimitDigits + jsonBytes(" ") + maxUnitBytes
 	data := len(`,"data":{"bound":""`) + maxBoundBytes + len(`,"where":""`) + where + len(`,"limit":`) + maxLimitDigits +
 		len(`,"unit":""`) + maxUnitBytes + len(`,"offset":`) + maxIntDigits + len(`}}}`)
-	return len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes + len(`,"error":{"code":`) + maxCodeBytes + len(`,"message":""`) + msg + data
+	return len(`{"jsonrpc":"2.0","id":`) + maxIDBytes + len(`,"error":{"code":`) + maxCodeBytes + len(`,"message":""`) + msg + data
 }
 
 // maxFrontToolBytes is the widest tool-result answer: the longest id and the
@@ -132,14 +133,14 @@ func maxFrontErrorBytes() int {
 func maxFrontToolBytes() int {
 	text := max(maxRefusalJSONBytes(StageUnknownTool), maxRefusalJSONBytes(StageGate), maxRefusalJSONBytes(StageDecode),
 		maxRefusalJSONBytes(StageInternal), maxRefusalJSONBytes(StageSchema))
-	return len(`{"jsonrpc":"2.0","id":`) + MaxIDBytes +
+	return len(`{"jsonrpc":"2.0","id":`) + maxIDBytes +
 		len(`,"result":{"content":[{"type":"text","text":""}],"isError":true,"resultType":"complete"}}`) + text
 }
 
 // maxRefusalJSONBytes is the widest Error text of a refusal at stage s as
 // JSON string content: MaxRefusalBytes' templates and cuts, each escaped.
 func maxRefusalJSONBytes(s Stage) int {
-	tool := jsonBytes(tplTool) + maxCutJSONBytes(ToolCut)
+	tool := jsonBytes(tplTool) + maxCutJSONBytes(toolCut)
 	switch s {
 	case StageUnknownTool:
 		return tool + jsonBytes(tplUnknown)
@@ -154,12 +155,12 @@ func maxRefusalJSONBytes(s Stage) int {
 	}
 	// A leaf at the root is shorter than one under a pointer (held by the
 	// same test).
-	leaf := jsonBytes(tplLeafAt) + maxPointerJSONBytes() + jsonBytes(tplLeafKw) + maxCutJSONBytes(FragmentCut) + jsonBytes(tplLeafWant) + maxCutJSONBytes(FragmentCut)
-	return tool + jsonBytes(tplSchema) + MaxLeaves*leaf + (MaxLeaves-1)*jsonBytes(tplLeafSep) + jsonBytes(tplMore) + maxIntDigits + jsonBytes(tplMoreEnd)
+	leaf := jsonBytes(tplLeafAt) + maxPointerJSONBytes() + jsonBytes(tplLeafKw) + maxCutJSONBytes(fragmentCut) + jsonBytes(tplLeafWant) + maxCutJSONBytes(fragmentCut)
+	return tool + jsonBytes(tplSchema) + maxLeaves*leaf + (maxLeaves-1)*jsonBytes(tplLeafSep) + jsonBytes(tplMore) + maxIntDigits + jsonBytes(tplMoreEnd)
 }
 
-// refusal turns a scan refusal into the answer.
-func (fg *FrontGate) refusal(err *envelopeError, e *Envelope) *FrontRefusal {
+// frontRefusal turns a scan refusal into the answer.
+func frontRefusal(err *envelopeError, e *envelope) *FrontRefusal {
 	f := &FrontRefusal{Status: http.StatusBadRequest, Code: err.code, Bound: err.bound, Where: err.where,
 		Limit: err.limit, Unit: err.unit, Offset: -1}
 	if err.idOK {
@@ -175,18 +176,17 @@ func (fg *FrontGate) refusal(err *envelopeError, e *Envelope) *FrontRefusal {
 			rel := *r
 			rel.Offset -= e.arguments.at
 			f.Status = http.StatusOK
-			f.Tool = &Refusal{Tool: charge.DisplayText(e.Tool(), ToolCut), Stage: StageGate, Gate: &rel}
+			f.Tool = &Refusal{Tool: charge.DisplayText(e.Tool(), toolCut), Stage: StageGate, Gate: &rel}
 		}
 	}
 	return f
 }
 
-// write answers f as JSON.
-func (fg *FrontGate) write(w http.ResponseWriter, r *http.Request, f *FrontRefusal) {
+// write answers f as JSON. e is the envelope read when the refusal came
+// from the scan, else nil.
+func (fg *FrontGate) write(w http.ResponseWriter, r *http.Request, f *FrontRefusal, e *envelope) {
 	f.complete = r.Header.Get("Mcp-Protocol-Version") >= multiRoundTripVersion
-	if fg.hook != nil {
-		fg.hook(r.Context(), f)
-	}
+	fg.v.noteFront(r.Context(), f, e)
 	body := f.AppendJSON(nil)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -256,4 +256,28 @@ func appendString(dst []byte, s string) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// noteFront hands a front refusal to the refusal hook, as an event that
+// holds no caller value: the tool's name only when it is a published one.
+func (v *Validator) noteFront(ctx context.Context, f *FrontRefusal, e *envelope) {
+	if v.cfg.hook == nil {
+		return
+	}
+	ev := RefusalEvent{Stage: StageRequest, Bound: f.Bound, Status: f.Status}
+	if f.Tool != nil {
+		ev.Stage = f.Tool.Stage
+		if f.Tool.Gate != nil {
+			ev.Bound = f.Tool.Gate.Bound.String()
+		}
+	}
+	if e != nil && e.IsToolCall() && e.tool.ok() {
+		name := e.Tool()
+		ev.ToolBytes = len(name)
+		if _, ok := v.tools[name]; ok {
+			ev.Tool = name
+		}
+		ev.ArgsBytes = e.arguments.end - e.arguments.at
+	}
+	v.cfg.hook(ctx, ev)
 }

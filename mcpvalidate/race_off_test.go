@@ -1,5 +1,5 @@
 //go:build !race
 
-package mcpvalidate_test
+package mcpvalidate
 
 const raceEnabled = false

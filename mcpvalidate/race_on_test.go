@@ -1,6 +1,6 @@
 //go:build race
 
-package mcpvalidate_test
+package mcpvalidate
 
 // raceEnabled: the race detector allocates on its own, so allocation counts
 // are not measured under it.

@@ -25,6 +25,11 @@ const (
 	// StageInternal: the schema validator panicked on this input; the panic
 	// was recovered and the call refused.
 	StageInternal
+	// StageRequest: the front gate refused the request itself before the
+	// SDK read it (the body cap, the in-flight budget, the body's read
+	// deadline, the JSON-RPC envelope). Only RefusalEvent carries it; the
+	// answer is a *FrontRefusal.
+	StageRequest
 )
 
 func (s Stage) String() string {
@@ -39,6 +44,8 @@ func (s Stage) String() string {
 		return "schema"
 	case StageInternal:
 		return "internal"
+	case StageRequest:
+		return "request"
 	}
 	return "stage(" + strconv.Itoa(int(s)) + ")"
 }
@@ -48,12 +55,12 @@ func (s Stage) String() string {
 // fixed templates and those fields only, so a refusal is never longer than
 // MaxRefusalBytes and never holds a caller-written value (member names, which
 // are the caller's keys, appear escaped and cut to charge.KeyCut bytes; the
-// tool name is cut to ToolCut bytes).
+// tool name is cut to toolCut bytes).
 type Refusal struct {
 	Tool   string          // the tool name as called, display-escaped and cut
 	Stage  Stage           // where the call was refused
 	Gate   *charge.Refusal // StageGate: the gate's own refusal
-	Leaves []Leaf          // StageSchema: the first MaxLeaves failing leaves, sorted
+	Leaves []Leaf          // StageSchema: the first maxLeaves failing leaves, sorted
 	Elided int             // StageSchema: how many further leaves failed
 }
 
@@ -64,22 +71,7 @@ type Leaf struct {
 	Want    string `json:"want,omitempty"` // the schema side of the failure (a limit, a pattern, an enum), cut; never the instance
 }
 
-// Bounds on a refusal's fragments.
-const (
-	// ToolCut is the most display bytes of a tool name a refusal carries.
-	ToolCut = 64
-	// FragmentCut is the most display bytes of a keyword or a schema-side
-	// limit (Want) a leaf carries.
-	FragmentCut = 64
-	// MaxLeaves is how many failing leaves a refusal names; the rest are
-	// counted.
-	MaxLeaves = 4
-	// RefusalCeiling is the size every refusal fits in: MaxRefusalBytes, the
-	// longest refusal the templates and cuts can build, is held under it by
-	// this package's tests.
-	RefusalCeiling = 4096
-	cutMark        = "..."
-)
+const cutMark = "..."
 
 // Templates. Every byte of a refusal's text comes from one of these, a number,
 // or a field cut at one of the bounds above.
@@ -103,7 +95,7 @@ const (
 // MaxRefusalBytes is the longest Error text any refusal can have, computed
 // from the templates, the cuts and the gate's own ceiling.
 func MaxRefusalBytes() int {
-	tool := len(tplTool) + ToolCut + len(cutMark)
+	tool := len(tplTool) + toolCut + len(cutMark)
 	stages := []int{
 		len(tplUnknown),
 		len(tplGate) + charge.MaxRefusalBytes(),
@@ -120,11 +112,11 @@ func MaxRefusalBytes() int {
 
 func maxLeafBytes() int {
 	at := max(len(tplLeafAt)+charge.MaxPointerBytes+len(tplLeafKw), len(tplRoot)+len(tplLeafRootK))
-	return at + FragmentCut + len(cutMark) + len(tplLeafWant) + FragmentCut + len(cutMark)
+	return at + fragmentCut + len(cutMark) + len(tplLeafWant) + fragmentCut + len(cutMark)
 }
 
 func maxLeavesBytes() int {
-	return MaxLeaves*maxLeafBytes() + (MaxLeaves-1)*len(tplLeafSep) + len(tplMore) + 20 + len(tplMoreEnd)
+	return maxLeaves*maxLeafBytes() + (maxLeaves-1)*len(tplLeafSep) + len(tplMore) + 20 + len(tplMoreEnd)
 }
 
 // Error renders the refusal. It reads only the refusal's already-cut fields.

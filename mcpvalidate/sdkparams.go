@@ -16,13 +16,13 @@ import (
 // internal/json), and refuses a body whose params would fail there. For
 // tools/call the arguments are left out (the SDK keeps them raw), so the
 // check costs only the rest of params, which the gate bounds at
-// MaxOtherParamsBytes.
+// maxOtherParamsBytes.
 
 // sdkParams is the params type the go-sdk (v1.8.0, mcp/server.go's
 // serverMethodInfos) decodes each client method's params into. A method not
 // here is refused by the SDK before it decodes params (checkRequest), unless
 // a server registers it as a custom method: those params are bounded by
-// MaxOtherParamsBytes only.
+// maxOtherParamsBytes only.
 var sdkParams = map[string]func() any{
 	"completion/complete":              func() any { return new(mcp.CompleteParams) },
 	"server/discover":                  func() any { return new(mcp.DiscoverParams) },

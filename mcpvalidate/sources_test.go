@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"context"
@@ -8,18 +8,14 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/charge"
 )
 
-func TestNewNeedsExactlyOneSource(t *testing.T) {
-	if _, err := mcpvalidate.New(); err == nil || !strings.Contains(err.Error(), "no schema source") {
+func TestNewNeedsASourceAndAnEncoder(t *testing.T) {
+	if _, err := New(nil, nil); err == nil || !strings.Contains(err.Error(), "no schema source") {
 		t.Errorf("no source: %v", err)
 	}
-	two := mcpvalidate.WithTools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}})
-	if _, err := mcpvalidate.New(published, two); err == nil || !strings.Contains(err.Error(), "2 schema sources") {
-		t.Errorf("two sources: %v", err)
-	}
-	if _, err := mcpvalidate.New(published, mcpvalidate.WithEncoders()); err == nil || !strings.Contains(err.Error(), "encoder") {
+	if _, err := New(published, &Options{Encoders: []charge.Encoder{}}); err == nil || !strings.Contains(err.Error(), "encoder") {
 		t.Errorf("no encoder: %v", err)
 	}
 }
@@ -28,11 +24,11 @@ func TestWithTools(t *testing.T) {
 	ctx := context.Background()
 	closed := map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string", "maxLength": 3}},
 		"additionalProperties": false}
-	v, err := mcpvalidate.New(mcpvalidate.WithTools(
+	v, err := New(Tools(
 		&mcp.Tool{Name: "search", InputSchema: closed},
 		&mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object","required":["x"]}`)},
 		&mcp.Tool{Name: "unpublished"}, // no schema: refused, fail-closed
-	))
+	), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,18 +37,18 @@ func TestWithTools(t *testing.T) {
 	}
 	for _, c := range []struct {
 		tool, args string
-		stage      mcpvalidate.Stage // 0: admitted
+		stage      Stage // 0: admitted
 	}{
 		{"search", `{"q":"abc"}`, 0},
-		{"search", `{"q":"abcd"}`, mcpvalidate.StageSchema},
-		{"search", `{"q":"a","z":1}`, mcpvalidate.StageSchema},
-		{"search", `{"q":"a","q":"b"}`, mcpvalidate.StageGate},
+		{"search", `{"q":"abcd"}`, StageSchema},
+		{"search", `{"q":"a","z":1}`, StageSchema},
+		{"search", `{"q":"a","q":"b"}`, StageGate},
 		{"raw", `{"x":null}`, 0},
-		{"raw", `{}`, mcpvalidate.StageSchema},
-		{"unpublished", `{}`, mcpvalidate.StageUnknownTool},
+		{"raw", `{}`, StageSchema},
+		{"unpublished", `{}`, StageUnknownTool},
 	} {
 		err := v.Check(ctx, c.tool, []byte(c.args))
-		var r *mcpvalidate.Refusal
+		var r *Refusal
 		switch {
 		case c.stage == 0 && err != nil:
 			t.Errorf("%s %s: refused: %v", c.tool, c.args, err)
@@ -72,12 +68,12 @@ func TestWithTools(t *testing.T) {
 		{"remote ref", &mcp.Tool{Name: "s", InputSchema: map[string]any{"type": "object", "$ref": "https://example.com/s.json"}}, "nothing is fetched"},
 		{"duplicate member", &mcp.Tool{Name: "s", InputSchema: json.RawMessage(`{"type":"object","type":"string"}`)}, "not strict JSON"},
 	} {
-		if _, err := mcpvalidate.New(mcpvalidate.WithTools(c.tool)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := New(Tools(c.tool), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: want an error containing %q, got %v", c.name, c.want, err)
 		}
 	}
 	two := &mcp.Tool{Name: "d", InputSchema: map[string]any{"type": "object"}}
-	if _, err := mcpvalidate.New(mcpvalidate.WithTools(two, two)); err == nil || !strings.Contains(err.Error(), "listed twice") {
+	if _, err := New(Tools(two, two), nil); err == nil || !strings.Contains(err.Error(), "listed twice") {
 		t.Errorf("a tool listed twice: %v", err)
 	}
 }
@@ -95,14 +91,14 @@ func TestInstallOnATypedServer(t *testing.T) {
 		ran++
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
-	var events []mcpvalidate.RefusalEvent
+	var events []RefusalEvent
 	type key struct{}
-	v, err := mcpvalidate.Install(srv, mcpvalidate.WithRefusalHook(func(ctx context.Context, ev mcpvalidate.RefusalEvent) {
+	v, err := Install(srv, &Options{OnRefusal: func(ctx context.Context, ev RefusalEvent) {
 		if ctx.Value(key{}) == nil {
 			t.Error("the hook did not get the call's context")
 		}
 		events = append(events, ev)
-	}))
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +137,7 @@ func TestInstallOnATypedServer(t *testing.T) {
 	if ran != 1 {
 		t.Errorf("the handler ran %d times, want 1", ran)
 	}
-	if len(events) != 3 || events[0].Tool != "t" || events[2].Stage != mcpvalidate.StageGate {
+	if len(events) != 3 || events[0].Tool != "t" || events[2].Stage != StageGate {
 		t.Errorf("refusal events: %+v", events)
 	}
 	// A tool added after Install is refused: fail-closed.

@@ -32,7 +32,7 @@ func bigValidator(t testing.TB) *Validator {
 	t.Helper()
 	l := charge.DefaultLimits()
 	l.MaxNumberExponent = 10_000_000
-	return mustNew(t, WithSchemaFiles(bigSet, "s"), WithLimits(l))
+	return mustNew(t, SchemaFiles(bigSet, "s"), &Options{Limits: l})
 }
 
 // answers is how one call fared on each path a caller can reach.
@@ -170,7 +170,7 @@ func failingDecoder([]byte, int) (any, error) { return nil, errors.New("decoder 
 
 // A decoder failure refuses the call (StageDecode) on every path.
 func TestDecodeFailureRefusesOnEveryPath(t *testing.T) {
-	v := mustNew(t, WithSchemaFiles(openSet, "s"))
+	v := mustNew(t, SchemaFiles(openSet, "s"), nil)
 	v.decode = failingDecoder
 	refusedEverywhere(t, callEveryPath(t, v, "open", `{"data":"s3cr3t"}`), StageDecode, "s3cr3t")
 }
@@ -179,7 +179,7 @@ func TestDecodeFailureRefusesOnEveryPath(t *testing.T) {
 // another type, or no parameters): a JSON-RPC error, the next handler never
 // called. Other methods pass through.
 func TestMiddlewareFailsClosedOnAnUnreadableCall(t *testing.T) {
-	v := mustNew(t, WithSchemaFiles(openSet, "s"))
+	v := mustNew(t, SchemaFiles(openSet, "s"), nil)
 	var called int
 	next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
 		called++
@@ -217,7 +217,7 @@ func TestLeafOrderAndHookCount(t *testing.T) {
  "properties":{"s":{"type":"string","maxLength":1,"pattern":"0"},"n":{"anyOf":[{"type":"string"},{"type":"boolean"}]},
  "a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"unevaluatedProperties":false}`})
 	var seen RefusalEvent
-	v := mustNew(t, WithSchemaFiles(set, "s"), WithRefusalHook(func(_ context.Context, ev RefusalEvent) { seen = ev }))
+	v := mustNew(t, SchemaFiles(set, "s"), &Options{OnRefusal: func(_ context.Context, ev RefusalEvent) { seen = ev }})
 	r := refusalOf(t, v, "o", []byte(`{"s":"ab","n":1}`))
 	got := r.Error()
 	for _, order := range [][2]string{{`"/n": type boolean`, `"/n": type string`}, {`"/s": maxLength 1`, `"/s": pattern 0`}, {`"/n"`, `"/s"`}} {

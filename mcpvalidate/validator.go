@@ -35,94 +35,94 @@ type Validator struct {
 type config struct {
 	limits   charge.Limits
 	encoders []charge.Encoder
-	sources  []source
-	hooks    []func(context.Context, RefusalEvent)
+	hook     func(context.Context, RefusalEvent)
 }
 
-// Option configures New.
-type Option func(*config)
+// Options configure a Validator. A nil *Options, and every zero field, means
+// the default.
+type Options struct {
+	// Limits are the bounds the gate holds each call's arguments to, and the
+	// source-file limit the body cap is derived from. The zero value means
+	// charge.DefaultLimits(); any other value must be complete (New checks it).
+	Limits charge.Limits
+	// Encoders are the client encoder families the HTTP body cap must admit
+	// an at-cap landed file from. Nil means charge.EnsureASCII and charge.Raw
+	// (the Python client's default and the official Python/JS clients); a
+	// server with Go clients (encoding/json escapes < > & U+2028 U+2029)
+	// adds charge.GoJSON, which raises the multiplier from 3 to 6.
+	Encoders []charge.Encoder
+	// OnRefusal, when set, is called for every refusal the validator makes,
+	// through Middleware, Check, CheckRequest and every FrontGate built from
+	// it, with the context of the call or request. The event carries no
+	// caller value; servers log and trace through it.
+	OnRefusal func(context.Context, RefusalEvent)
+}
 
-// WithSchemaFiles takes the published schemas from the *.schema.json files in
+// Source is where a Validator takes the published input schemas from:
+// SchemaFiles, Tools or ServerTools.
+type Source interface {
+	load() (map[string]*tool, error)
+}
+
+// SchemaFiles takes the published schemas from the *.schema.json files in
 // dir of fsys, under the schema-file contract in the package doc. Any problem
 // with any file fails New.
-func WithSchemaFiles(fsys fs.FS, dir string) Option {
-	return func(c *config) { c.sources = append(c.sources, filesSource{fsys, dir}) }
-}
+func SchemaFiles(fsys fs.FS, dir string) Source { return filesSource{fsys, dir} }
 
-// WithTools takes the published schemas from tool definitions: each tool's
+// Tools takes the published schemas from tool definitions: each tool's
 // InputSchema, as tools/list publishes it, compiled as its contract. A tool
 // without an InputSchema is left out, so a call to it is refused
 // (fail-closed); a schema that does not compile fails New.
-func WithTools(tools ...*mcp.Tool) Option {
-	ts := append([]*mcp.Tool(nil), tools...)
-	return func(c *config) { c.sources = append(c.sources, toolsSource{tools: ts}) }
+func Tools(tools ...*mcp.Tool) Source {
+	return toolsSource{tools: append([]*mcp.Tool(nil), tools...)}
 }
 
-// WithServerTools takes the published schemas from what srv answers to
+// ServerTools takes the published schemas from what srv answers to
 // tools/list at the time New runs (through an in-memory client, pagination
-// followed), as WithTools. A tool added to srv later has no schema here and
-// is refused (fail-closed) until a new Validator is built.
-func WithServerTools(srv *mcp.Server) Option {
-	return func(c *config) { c.sources = append(c.sources, toolsSource{server: srv}) }
-}
+// followed), as Tools. A tool added to srv later has no schema here and is
+// refused (fail-closed) until a new Validator is built.
+func ServerTools(srv *mcp.Server) Source { return toolsSource{server: srv} }
 
-// WithLimits replaces charge.DefaultLimits(): the bounds the gate holds each
-// call's arguments to, and the source-file limit the body cap is derived from.
-func WithLimits(l charge.Limits) Option { return func(c *config) { c.limits = l } }
-
-// WithEncoders sets the client encoder families the HTTP body cap must admit
-// an at-cap landed file from (default charge.EnsureASCII and charge.Raw: the
-// Python client's default and the official Python/JS clients). A server with
-// Go clients (encoding/json escapes < > & U+2028 U+2029) adds charge.GoJSON,
-// which raises the multiplier from 3 to 6.
-func WithEncoders(e ...charge.Encoder) Option {
-	return func(c *config) { c.encoders = append([]charge.Encoder(nil), e...) }
-}
-
-// WithRefusalHook calls h for every refusal, after it is built, with the
-// context of the call (the request's, through Middleware). The event carries
-// no caller value; servers log and trace through it.
-func WithRefusalHook(h func(context.Context, RefusalEvent)) Option {
-	return func(c *config) { c.hooks = append(c.hooks, h) }
-}
-
-// RefusalEvent is what a refusal hook sees: nothing a caller wrote except, for
-// a published tool, its name (which the server chose).
+// RefusalEvent is what the refusal hook (Options.OnRefusal) sees: nothing a
+// caller wrote except, for a published tool, its name (which the server
+// chose).
 type RefusalEvent struct {
-	Tool      string // the published tool name, or "" when the name resolved to none
+	Tool      string // the published tool name, or "" when the name resolved to none or the request was refused whole
 	ToolBytes int    // the length of the name as called
 	Stage     Stage
-	Bound     string // StageGate: the gate's bound; StageSchema: the first leaf's keyword
+	Bound     string // StageGate and StageRequest: the bound; StageSchema: the first leaf's keyword
 	Leaves    int    // StageSchema: failing leaves, elided included
 	ArgsBytes int    // the arguments' length on the wire
+	// Status is the HTTP status the front gate answered with; 0 when the
+	// refusal was answered as a tool result through the middleware.
+	Status int
 }
 
-// New compiles the published schemas from exactly one source (WithSchemaFiles,
-// WithTools or WithServerTools) and builds the gate. It fails on any schema
-// problem (see the package doc): nothing is skipped.
-func New(opts ...Option) (*Validator, error) {
-	cfg := config{
-		limits:   charge.DefaultLimits(),
-		encoders: []charge.Encoder{charge.EnsureASCII, charge.Raw},
+// New compiles the published schemas from src and builds the gate. It fails
+// on any schema problem (see the package doc): nothing is skipped.
+func New(src Source, o *Options) (*Validator, error) {
+	if src == nil {
+		return nil, errors.New("mcpvalidate: no schema source: pass SchemaFiles, Tools or ServerTools")
 	}
-	for _, o := range opts {
-		o(&cfg)
+	if o == nil {
+		o = &Options{}
 	}
-	switch len(cfg.sources) {
-	case 0:
-		return nil, errors.New("mcpvalidate: no schema source: pass WithSchemaFiles, WithTools or WithServerTools")
-	case 1:
-	default:
-		return nil, fmt.Errorf("mcpvalidate: %d schema sources given; pass exactly one", len(cfg.sources))
+	cfg := config{limits: o.Limits, encoders: o.Encoders, hook: o.OnRefusal}
+	if cfg.limits == (charge.Limits{}) {
+		cfg.limits = charge.DefaultLimits()
+	}
+	if cfg.encoders == nil {
+		cfg.encoders = []charge.Encoder{charge.EnsureASCII, charge.Raw}
 	}
 	if len(cfg.encoders) == 0 {
 		return nil, errors.New("mcpvalidate: at least one encoder family is needed for the body cap")
 	}
+	cfg.encoders = append([]charge.Encoder(nil), cfg.encoders...)
 	gate, err := charge.NewGate(charge.Go, cfg.limits)
 	if err != nil {
 		return nil, fmt.Errorf("mcpvalidate: %w", err)
 	}
-	tools, err := cfg.sources[0].load()
+	tools, err := src.load()
 	if err != nil {
 		return nil, err
 	}
@@ -142,14 +142,14 @@ func New(opts ...Option) (*Validator, error) {
 }
 
 // Install validates every tools/call srv receives against the input schemas
-// srv publishes: New(WithServerTools(srv), opts...), then the validator's
+// srv publishes: New(ServerTools(srv), o), then the validator's
 // Middleware added to srv as its outermost receiving middleware. Call it
 // after the tools and any other receiving middleware are added; a tool added
 // later is refused (fail-closed) until Install runs again on a new server.
 //
-//	v, err := mcpvalidate.Install(server)
-func Install(srv *mcp.Server, opts ...Option) (*Validator, error) {
-	v, err := New(append([]Option{WithServerTools(srv)}, opts...)...)
+//	v, err := mcpvalidate.Install(server, nil)
+func Install(srv *mcp.Server, o *Options) (*Validator, error) {
+	v, err := New(ServerTools(srv), o)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +239,7 @@ func (v *Validator) Check(ctx context.Context, tool string, arguments json.RawMe
 // refusal is Check with the refusal's concrete type, hooks called.
 func (v *Validator) refusal(ctx context.Context, tool string, arguments json.RawMessage) *Refusal {
 	r := v.check(tool, arguments)
-	if r != nil && len(v.cfg.hooks) > 0 {
+	if r != nil && v.cfg.hook != nil {
 		ev := RefusalEvent{ToolBytes: len(tool), Stage: r.Stage, ArgsBytes: len(arguments)}
 		if _, ok := v.tools[tool]; ok {
 			ev.Tool = tool
@@ -251,9 +251,7 @@ func (v *Validator) refusal(ctx context.Context, tool string, arguments json.Raw
 			ev.Bound = r.Leaves[0].Keyword
 			ev.Leaves = len(r.Leaves) + r.Elided
 		}
-		for _, h := range v.cfg.hooks {
-			h(ctx, ev)
-		}
+		v.cfg.hook(ctx, ev)
 	}
 	return r
 }
@@ -261,7 +259,7 @@ func (v *Validator) refusal(ctx context.Context, tool string, arguments json.Raw
 func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	t, ok := v.tools[name]
 	if !ok {
-		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageUnknownTool}
+		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageUnknownTool}
 	}
 	if len(arguments) == 0 {
 		arguments = emptyObject
@@ -271,24 +269,24 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 		var gr *charge.Refusal
 		if !errors.As(err, &gr) {
 			// Check's only error is a *charge.Refusal; anything else still refuses.
-			return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageInternal}
+			return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 		}
-		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageGate, Gate: gr}
+		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageGate, Gate: gr}
 	}
 	// The tree's unescaped strings alias arguments: it dies with this call
 	// (see tree). A decoder's error is never read.
 	doc, err := v.decode(arguments, rep.Nodes)
 	if err != nil {
-		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageDecode}
+		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageDecode}
 	}
 	err, panicked := validate(t.schema, doc)
 	if panicked {
-		return &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageInternal}
+		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 	}
 	if err == nil {
 		return nil
 	}
-	r := &Refusal{Tool: charge.DisplayText(name, ToolCut), Stage: StageSchema}
+	r := &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageSchema}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		// Not a tree: nothing about it is read (its text may hold the value).
@@ -311,7 +309,7 @@ func validate(s *jsonschema.Schema, doc any) (err error, panicked bool) {
 	return s.Validate(doc), false
 }
 
-// leaves walks the error tree and keeps the MaxLeaves smallest failing leaves
+// leaves walks the error tree and keeps the maxLeaves smallest failing leaves
 // in (pointer, keyword, want) order, counting the rest. It reads only
 // InstanceLocation (rendered through pointer), SchemaURL and the schema-side
 // fields of each kind; it never calls Error or LocalizedString, which render
@@ -349,14 +347,14 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 	add := func(l Leaf) {
 		total++
 		i := sort.Search(len(kept), func(i int) bool { return leafLess(l, kept[i]) })
-		if i >= MaxLeaves {
+		if i >= maxLeaves {
 			return
 		}
 		kept = append(kept, Leaf{})
 		copy(kept[i+1:], kept[i:])
 		kept[i] = l
-		if len(kept) > MaxLeaves {
-			kept = kept[:MaxLeaves]
+		if len(kept) > maxLeaves {
+			kept = kept[:maxLeaves]
 		}
 	}
 	var walk func(e *jsonschema.ValidationError)
@@ -416,7 +414,7 @@ func leafLess(a, b Leaf) bool {
 // unevaluatedProperties).
 func keyword(e *jsonschema.ValidationError) string {
 	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-		return charge.DisplayText(kp[len(kp)-1], FragmentCut)
+		return charge.DisplayText(kp[len(kp)-1], fragmentCut)
 	}
 	frag := e.SchemaURL
 	if i := strings.IndexByte(frag, '#'); i >= 0 {
@@ -425,7 +423,7 @@ func keyword(e *jsonschema.ValidationError) string {
 	if i := strings.LastIndexByte(frag, '/'); i >= 0 {
 		frag = frag[i+1:]
 	}
-	return charge.DisplayText(frag, FragmentCut)
+	return charge.DisplayText(frag, fragmentCut)
 }
 
 // want renders the schema side of a failure: the limit the instance missed.
@@ -476,7 +474,7 @@ func want(k jsonschema.ErrorKind) string {
 	case *kind.FalseSchema:
 		s = "false"
 	}
-	return charge.DisplayText(s, FragmentCut)
+	return charge.DisplayText(s, fragmentCut)
 }
 
 func ratString(r *big.Rat) string {

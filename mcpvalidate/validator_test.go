@@ -16,7 +16,7 @@ import (
 )
 
 // embedded is the published demo schemas, the source most tests use.
-var embedded = WithSchemaFiles(schemas.FS, schemas.Dir)
+var embedded = SchemaFiles(schemas.FS, schemas.Dir)
 
 // refusalOf calls Check and returns its refusal (nil when admitted), failing
 // the test if Check returns an error that is not a *Refusal.
@@ -33,9 +33,9 @@ func refusalOf(t testing.TB, v *Validator, tool string, args []byte) *Refusal {
 	return r
 }
 
-func mustNew(t testing.TB, opts ...Option) *Validator {
+func mustNew(t testing.TB, src Source, o *Options) *Validator {
 	t.Helper()
-	v, err := New(opts...)
+	v, err := New(src, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func mustNew(t testing.TB, opts ...Option) *Validator {
 
 // The seed's seven tools, each with exactly one published schema.
 func TestEmbeddedSchemasLoad(t *testing.T) {
-	v := mustNew(t, embedded)
+	v := mustNew(t, embedded, nil)
 	want := []string{"knowledge.get", "knowledge.search", "knowledge.status", "project.list", "review.findings", "review.search", "system.capabilities"}
 	if got := v.Tools(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("tools = %v, want %v", got, want)
@@ -81,7 +81,7 @@ func TestLoadFailsOnAnyProblem(t *testing.T) {
 		"ctx.schema.json":  strings.Replace(ctxFile, "%s", "", 1),
 		"tool.schema.json": toolFile("tool.schema.json", "t", ""),
 	}
-	if _, err := New(WithSchemaFiles(mapFS(good), "s")); err != nil {
+	if _, err := New(SchemaFiles(mapFS(good), "s"), nil); err != nil {
 		t.Fatalf("positive control: %v", err)
 	}
 	with := func(name, body string) map[string]string {
@@ -113,7 +113,7 @@ func TestLoadFailsOnAnyProblem(t *testing.T) {
 		{"no tool at all", map[string]string{"ctx.schema.json": good["ctx.schema.json"]}, "names a tool"},
 		{"no files", map[string]string{}, "no *.schema.json"},
 	} {
-		_, err := New(WithSchemaFiles(mapFS(c.files), "s"))
+		_, err := New(SchemaFiles(mapFS(c.files), "s"), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: want an error holding %q, got %v", c.name, c.want, err)
 		}
@@ -161,8 +161,8 @@ func TestCompositionTable(t *testing.T) {
 
 func TestRefusalCeilingHolds(t *testing.T) {
 	n := MaxRefusalBytes()
-	if n > RefusalCeiling {
-		t.Fatalf("MaxRefusalBytes %d > RefusalCeiling %d", n, RefusalCeiling)
+	if n > refusalCeiling {
+		t.Fatalf("MaxRefusalBytes %d > refusalCeiling %d", n, refusalCeiling)
 	}
 }
 
@@ -174,8 +174,8 @@ var openSet = mapFS(map[string]string{"open.schema.json": `{"$schema":"https://j
 func TestGateBoundsAtAndPast(t *testing.T) {
 	l := charge.DefaultLimits()
 	l.MaxParamsRenderedChars = 1000
-	small := mustNew(t, WithSchemaFiles(openSet, "s"), WithLimits(l))
-	v := mustNew(t, WithSchemaFiles(openSet, "s"))
+	small := mustNew(t, SchemaFiles(openSet, "s"), &Options{Limits: l})
+	v := mustNew(t, SchemaFiles(openSet, "s"), nil)
 	l = v.Limits()
 	fill := func(n int) string { return `{"data":"` + strings.Repeat("a", n) + `"}` }
 	// The charge: "data" (4) + the value.
@@ -212,7 +212,7 @@ func TestGateBoundsAtAndPast(t *testing.T) {
 }
 
 func TestStrictnessAndNumbers(t *testing.T) {
-	v := mustNew(t, WithSchemaFiles(openSet, "s"))
+	v := mustNew(t, SchemaFiles(openSet, "s"), nil)
 	for _, c := range []struct {
 		name, args string
 		bound      charge.Bound // 0: admitted
@@ -245,7 +245,7 @@ func TestStrictnessAndNumbers(t *testing.T) {
 }
 
 func TestRefusalIsBounded(t *testing.T) {
-	v := mustNew(t, embedded)
+	v := mustNew(t, embedded, nil)
 	ceiling := MaxRefusalBytes()
 	long := strings.Repeat("\u0600", 20_000) // 2-byte, non-printable: widens 6x under escaping
 	var many strings.Builder
@@ -276,7 +276,7 @@ func TestRefusalIsBounded(t *testing.T) {
 		t.Logf("%s: %d bytes, stage %v, %d leaves + %d elided", name, len(msg), r.Stage, len(r.Leaves), r.Elided)
 	}
 	r := refusalOf(t, v, "knowledge.search", []byte(many.String()))
-	if len(r.Leaves) != MaxLeaves || r.Elided != 5000-MaxLeaves || !strings.Contains(r.Error(), "and 4996 more") {
+	if len(r.Leaves) != maxLeaves || r.Elided != 5000-maxLeaves || !strings.Contains(r.Error(), "and 4996 more") {
 		t.Fatalf("many keys: %d leaves, %d elided", len(r.Leaves), r.Elided)
 	}
 }
@@ -284,7 +284,7 @@ func TestRefusalIsBounded(t *testing.T) {
 // TestLeavesAreSorted: the same failures in any member order give the same
 // refusal text (jsonschema/v6's error order follows map iteration).
 func TestLeavesAreSorted(t *testing.T) {
-	v := mustNew(t, embedded)
+	v := mustNew(t, embedded, nil)
 	a := refusalOf(t, v, "knowledge.search", []byte(`{"zz":1,"projectId":"Bad!","aa":2,"query":"","limit":0}`))
 	for i := 0; i < 20; i++ {
 		b := refusalOf(t, v, "knowledge.search", []byte(`{"limit":0,"query":"","aa":2,"projectId":"Bad!","zz":1}`))
@@ -308,7 +308,7 @@ func TestValidatePanicIsRecovered(t *testing.T) {
 // TestCheckConcurrent: one Validator serves concurrent calls (run with -race),
 // and each call's answer is the one the same call gets alone.
 func TestCheckConcurrent(t *testing.T) {
-	v := mustNew(t, embedded)
+	v := mustNew(t, embedded, nil)
 	docs := []string{`{"projectId":"demo","query":"x"}`, `{"projectId":"demo","query":"x","k":1}`, `{"a":1,"a":2}`, `[`}
 	alone := make([]string, len(docs))
 	for i, d := range docs {
@@ -348,7 +348,7 @@ func TestCheckConcurrent(t *testing.T) {
 func TestEnumLeafNamesItsMembers(t *testing.T) {
 	file := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/e.schema.json","x-mcp-tool":"e",
  "type":"object","properties":{"n":{"enum":[17,true,null]}},"unevaluatedProperties":false}`
-	v, err := New(WithSchemaFiles(mapFS(map[string]string{"e.schema.json": file}), "s"))
+	v, err := New(SchemaFiles(mapFS(map[string]string{"e.schema.json": file}), "s"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

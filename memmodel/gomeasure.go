@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/theurian/boundlab/internal/demo"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing/fstest"
 	"time"
+
+	"github.com/theurian/boundlab/internal/demo"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,7 +45,7 @@ const (
 	// envelope and the arguments checked before the SDK decodes a byte, the
 	// in-flight budget), then the go-sdk streamable handler (stateless, SSE
 	// answers) with the middleware (demo.Guarded). Its rows are what
-	// mcpvalidate.RequestPeakFactor must cover.
+	// gatebounds.PeakFactor must cover.
 	PathGuarded GoPath = "guarded"
 )
 
@@ -98,7 +99,7 @@ type GoMeasurement struct {
 // Python row beside it — stays byte for byte the same.
 func validatorFor(v Verdict) (*mcpvalidate.Validator, error) {
 	if v == Refuses {
-		return demo.NewValidator()
+		return demo.NewValidator(nil)
 	}
 	ctx, err := fs.ReadFile(schemas.FS, schemas.Dir+"/tool-context.schema.json")
 	if err != nil {
@@ -118,10 +119,10 @@ func validatorFor(v Verdict) (*mcpvalidate.Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcpvalidate.New(mcpvalidate.WithSchemaFiles(fstest.MapFS{
+	return mcpvalidate.New(mcpvalidate.SchemaFiles(fstest.MapFS{
 		"mcp/tool-context.schema.json":           {Data: ctx},
 		"mcp/knowledge-search.input.schema.json": {Data: open},
-	}, "mcp"))
+	}, "mcp"), nil)
 }
 
 // heapSampler reads the heap's live objects in a busy loop and keeps the
@@ -340,7 +341,7 @@ func httpHandler(v *mcpvalidate.Validator, path GoPath) (http.Handler, error) {
 		})
 	srv.AddReceivingMiddleware(v.Middleware())
 	if path == PathGuarded {
-		h, _, err := demo.Guarded(v, srv, nil, demo.Stateless)
+		h, _, err := demo.Guarded(v, srv, nil, demo.Stateless())
 		return h, err
 	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
@@ -351,7 +352,7 @@ func httpHandler(v *mcpvalidate.Validator, path GoPath) (http.Handler, error) {
 // in; the row keeps the highest figures. One process's peak stays put over
 // its tries but moves between processes (6.5x, 7.0x or 8.0x the wire bytes
 // on arabic-at-budget, with the heap's layout and the collector's pacing),
-// and the row feeds mcpvalidate.RequestPeakFactor, so it takes the worst of
+// and the row feeds gatebounds.PeakFactor, so it takes the worst of
 // several.
 const GuardedProcesses = 5
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
 
@@ -35,7 +37,7 @@ func TestGateShapesAreWhatTheyClaim(t *testing.T) {
 			}
 		}
 	}
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestGateShapesAreWhatTheyClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range GateShapes(FullScale()) {
-		_, err := fg.Check(s.Body())
+		err := labhooks.FrontCheck(fg, s.Body())
 		hostile := s.Frame != FrameCall && s.Frame != FrameNodes
 		if hostile != (err != nil) {
 			t.Errorf("%s: front gate answered %v", s.Name, err)
@@ -67,7 +69,7 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 				t.Fatalf("%s: member %d is %s, want %s", s.Name, i, m, want)
 			}
 		}
-		if _, err := fg.Check(s.Body()); err != nil {
+		if err := labhooks.FrontCheck(fg, s.Body()); err != nil {
 			t.Errorf("%s: the front gate refused it: %v", s.Name, err)
 		}
 		past := strings.Replace(string(args), `"n":[`, `"n":[0,`, 1)
@@ -114,7 +116,7 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 			t.Errorf("%s: one node past the bound: %v", s.Name, err)
 		}
 		body := strings.Replace(string(s.Body()), `"n":[`, `"n":[0,`, 1)
-		if _, err := fg.Check([]byte(body)); !isNodeRefusal(err) {
+		if err := labhooks.FrontCheck(fg, []byte(body)); !isNodeRefusal(err) {
 			t.Errorf("%s: the front gate answered one node past the bound %v", s.Name, err)
 		}
 	}
@@ -210,7 +212,7 @@ func TestGuardedPeakFactor(t *testing.T) {
 	if err := CheckPeakFactor(PeakFactor{Shape: "c", Wire: 100, Peak: 700}, 7); err != nil {
 		t.Errorf("exactly the weight: %v", err)
 	}
-	if err := CheckPeakFactor(PeakFactor{Shape: "c", Wire: 100, Peak: 701}, 7); err == nil || !strings.Contains(err.Error(), "RequestPeakFactor") {
+	if err := CheckPeakFactor(PeakFactor{Shape: "c", Wire: 100, Peak: 701}, 7); err == nil || !strings.Contains(err.Error(), "gatebounds.PeakFactor") {
 		t.Errorf("one byte over the weight: %v", err)
 	}
 	if _, err := GuardedPeakFactor(rows[2:3]); err == nil {
@@ -244,7 +246,7 @@ func TestGuardedNodeCost(t *testing.T) {
 }
 
 // The node term keeps at least the margin the byte term keeps over its row:
-// RequestNodeCost over the pinned node cost, RequestPeakFactor over the
+// gatebounds.NodeCost over the pinned node cost, gatebounds.PeakFactor over the
 // pinned peak factor.
 func TestNodeCostKeepsThePeakFactorsMargin(t *testing.T) {
 	rows, err := PinnedGoRows()
@@ -259,10 +261,10 @@ func TestNodeCostKeepsThePeakFactorsMargin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, byteTerm := float64(mcpvalidate.RequestNodeCost)/nc.PerNode, float64(mcpvalidate.RequestPeakFactor)/pf.Factor
+	node, byteTerm := float64(gatebounds.NodeCost)/nc.PerNode, float64(gatebounds.PeakFactor)/pf.Factor
 	if node < byteTerm {
-		t.Errorf("RequestNodeCost %d is %.3fx the node cost %.2f (row %s), under RequestPeakFactor's %.3fx over %s",
-			mcpvalidate.RequestNodeCost, node, nc.PerNode, nc.Shape, byteTerm, pf.Shape)
+		t.Errorf("gatebounds.NodeCost %d is %.3fx the node cost %.2f (row %s), under gatebounds.PeakFactor's %.3fx over %s",
+			gatebounds.NodeCost, node, nc.PerNode, nc.Shape, byteTerm, pf.Shape)
 	}
 	t.Logf("node term %.3fx over %s, byte term %.3fx over %s", node, nc.Shape, byteTerm, pf.Shape)
 }
@@ -277,7 +279,7 @@ func TestPinnedGuardedRowsHoldTheConstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckPeakFactor(pf, mcpvalidate.RequestPeakFactor); err != nil {
+	if err := CheckPeakFactor(pf, gatebounds.PeakFactor); err != nil {
 		t.Error(err)
 	}
 }
@@ -299,7 +301,7 @@ func TestPinnedGuardedRowsFitTheirWeight(t *testing.T) {
 			continue
 		}
 		over := m
-		over.PeakLive = mcpvalidate.RequestWeight(m.Wire, l) + 1
+		over.PeakLive = gatebounds.Request(m.Wire, l) + 1
 		if err := CheckWeights([]GoMeasurement{over}); err == nil {
 			t.Fatalf("%s one byte over its weight passed", m.Shape)
 		}
@@ -323,7 +325,7 @@ func TestNodeRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := mcpvalidate.RequestWeight(nc.Wire, charge.DefaultLimits())
+	w := gatebounds.Request(nc.Wire, charge.DefaultLimits())
 	want := map[string]float64{
 		"memmodel.go.guarded.node-cost":          nc.PerNode,
 		"memmodel.go.guarded.node-weight":        float64(w),

@@ -17,7 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/mcpvalidate"
+
 	// The go-sdk residual records (producer mcpvalidate-residuals), for
 	// derive/verify.
 	_ "github.com/theurian/boundlab/internal/residuals"
@@ -106,21 +108,23 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(handler)
-	opts := []mcpvalidate.Option{mcpvalidate.WithRefusalHook(func(_ context.Context, ev mcpvalidate.RefusalEvent) {
+	opts := &mcpvalidate.Options{Limits: so.limits, OnRefusal: func(_ context.Context, ev mcpvalidate.RefusalEvent) {
+		if ev.Stage == mcpvalidate.StageRequest {
+			log.Info("request refused at the front gate", "status", ev.Status, "bound", ev.Bound,
+				"tool_bytes", ev.ToolBytes, "args_bytes", ev.ArgsBytes)
+			return
+		}
 		tool := ev.Tool
 		if tool == "" {
 			tool = "(no published schema)"
 		}
 		log.Info("tools/call refused", "tool", tool, "tool_bytes", ev.ToolBytes, "stage", ev.Stage.String(),
-			"bound", ev.Bound, "leaves", ev.Leaves, "args_bytes", ev.ArgsBytes)
-	})}
-	if so.limits != (charge.Limits{}) {
-		opts = append(opts, mcpvalidate.WithLimits(so.limits))
-	}
+			"bound", ev.Bound, "leaves", ev.Leaves, "args_bytes", ev.ArgsBytes, "status", ev.Status)
+	}}
 	if so.goClients {
-		opts = append(opts, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
+		opts.Encoders = []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}
 	}
-	v, err := demo.NewValidator(opts...)
+	v, err := demo.NewValidator(opts)
 	if err != nil {
 		return err
 	}
@@ -143,26 +147,24 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	if err != nil {
 		return err
 	}
-	var hopts []func(*mcp.StreamableHTTPOptions)
+	var hopts *mcp.StreamableHTTPOptions
 	if so.stateless {
-		hopts = append(hopts, demo.Stateless)
+		hopts = demo.Stateless()
 	}
-	var httpHandler http.Handler = demo.Handler(v, srv, hopts...)
+	var httpHandler http.Handler = demo.Handler(v, srv, hopts)
 	ann := serveAnnouncement{URL: "http://" + ln.Addr().String() + demo.Path, Tools: v.Tools(),
 		MaxRequestBodyBytes: v.MaxRequestBodyBytes(), FrontGate: so.frontGate}
 	if so.frontGate {
 		total := so.budget
 		if total == 0 {
-			total = v.DefaultBudgetBytes()
+			total = v.DefaultInFlightBytes()
 		}
-		b, err := v.NewBudget(total)
+		b, err := v.NewInFlight(total)
 		if err != nil {
 			return err
 		}
-		fgo := &mcpvalidate.FrontGateOptions{Budget: b, RefusalHook: func(_ context.Context, f *mcpvalidate.FrontRefusal) {
-			log.Info("request refused at the front gate", "status", f.Status, "bound", f.Bound, "where", f.Where)
-		}}
-		if httpHandler, _, err = demo.Guarded(v, srv, fgo, hopts...); err != nil {
+		fgo := &mcpvalidate.FrontGateOptions{InFlight: b}
+		if httpHandler, _, err = demo.Guarded(v, srv, fgo, hopts); err != nil {
 			return err
 		}
 		ann.BudgetBytes, ann.CeilingBytes = b.Total(), b.Total()+baselineAllowance
@@ -182,7 +184,7 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
 		if so.frontGate {
 			fmt.Fprintf(stdout, "  front gate: in-flight budget %d bytes (a request weighs %d + %dx its body + %d per node it can hold)\n",
-				ann.BudgetBytes, mcpvalidate.RequestFixedCost, mcpvalidate.RequestPeakFactor, mcpvalidate.RequestNodeCost)
+				ann.BudgetBytes, gatebounds.FixedCost, gatebounds.PeakFactor, gatebounds.NodeCost)
 			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (budget + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(baselineAllowance))
 		} else {
 			fmt.Fprintln(stdout, "  front gate: off (the SDK reads every body; no in-flight bound)")

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,11 +75,11 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case !*list && !*request && (*tool == "" || c.NArg() != 1):
 		return c.usageError(stderr, "want --tool NAME and one FILE (or - for stdin)")
 	}
-	opts := []mcpvalidate.Option{mcpvalidate.WithLimits(l)}
+	opts := &mcpvalidate.Options{Limits: l}
 	if *goClients {
-		opts = append(opts, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
+		opts.Encoders = []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}
 	}
-	v, err := validatorFrom(*schemas, opts...)
+	v, err := validatorFrom(*schemas, opts)
 	if err != nil {
 		return c.fail(stderr, err)
 	}
@@ -141,14 +140,11 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // a request refused before any tool (the body cap, the envelope).
 func unwrapRequest(v *mcpvalidate.Validator, body []byte) (tool string, args []byte, r *mcpvalidate.Refusal, front *validateResult, err error) {
 	if bc := v.MaxRequestBodyBytes(); int64(len(body)) > bc {
+		// The transport's stage, as serve reports it.
 		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "transport",
 			Message: fmt.Sprintf("request refused: a body of %d bytes is over the body cap %d (serve answers 413)", len(body), bc)}, nil
 	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
-	if err != nil {
-		return "", nil, nil, nil, err
-	}
-	e, err := fg.Check(body)
+	err = v.CheckRequest(context.Background(), body)
 	var fr *mcpvalidate.FrontRefusal
 	switch {
 	case errors.As(err, &fr) && fr.Tool != nil:
@@ -156,13 +152,28 @@ func unwrapRequest(v *mcpvalidate.Validator, body []byte) (tool string, args []b
 	case errors.As(err, &fr):
 		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "envelope",
 			Message: fmt.Sprintf("%s (serve answers %d)", fr.Error(), fr.Status)}, nil
+	case errors.As(err, &r):
+		return r.Tool, nil, r, nil, nil
 	case err != nil:
 		return "", nil, nil, nil, err
-	case !e.IsToolCall():
+	}
+	// Admitted whole: the envelope is strict JSON-RPC, so encoding/json
+	// reads what the gate read.
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return "", nil, nil, nil, err
+	}
+	if msg.Method != "tools/call" {
 		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "envelope",
 			Message: "request refused: not a tools/call request (validate --request checks tool calls only)"}, nil
 	}
-	return e.Tool(), e.Arguments(), nil, nil, nil
+	return msg.Params.Name, msg.Params.Arguments, nil, nil, nil
 }
 
 func listTools(c *command, v *mcpvalidate.Validator, asJSON bool, stdout, stderr io.Writer) int {
@@ -185,16 +196,16 @@ func listTools(c *command, v *mcpvalidate.Validator, asJSON bool, stdout, stderr
 
 // validatorFrom builds the validator for --schemas: the demo's embedded
 // schemas when empty, a directory of schema files, or a saved tools/list.
-func validatorFrom(schemas string, opts ...mcpvalidate.Option) (*mcpvalidate.Validator, error) {
+func validatorFrom(schemas string, opts *mcpvalidate.Options) (*mcpvalidate.Validator, error) {
 	if schemas == "" {
-		return demo.NewValidator(opts...)
+		return demo.NewValidator(opts)
 	}
 	st, err := os.Stat(schemas)
 	if err != nil {
 		return nil, err
 	}
 	if st.IsDir() {
-		return mcpvalidate.New(append([]mcpvalidate.Option{mcpvalidate.WithSchemaFiles(os.DirFS(schemas), ".")}, opts...)...)
+		return mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS(schemas), "."), opts)
 	}
 	data, err := readInput(schemas, nil)
 	if err != nil {
@@ -204,7 +215,7 @@ func validatorFrom(schemas string, opts ...mcpvalidate.Option) (*mcpvalidate.Val
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", schemas, err)
 	}
-	return mcpvalidate.New(append([]mcpvalidate.Option{mcpvalidate.WithTools(tools...)}, opts...)...)
+	return mcpvalidate.New(mcpvalidate.Tools(tools...), opts)
 }
 
 // listedTool is a tool as a saved tools/list answer holds it; the schema is

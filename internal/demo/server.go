@@ -56,29 +56,19 @@ func NewServer(v *mcpvalidate.Validator, o Options) (*mcp.Server, error) {
 	return srv, nil
 }
 
-// Handler serves srv over streamable HTTP at Path, with the request body
-// capped at v's derived MaxRequestBodyBytes. Each opt may adjust the options
-// further (e.g. Stateless, which the go-sdk requires for protocol 2026-07-28
-// over HTTP).
-func Handler(v *mcpvalidate.Validator, srv *mcp.Server, opts ...func(*mcp.StreamableHTTPOptions)) http.Handler {
-	o := &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()}
-	for _, f := range opts {
-		f(o)
-	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, o)
+// Handler serves srv over streamable HTTP at Path. o is the SDK's options
+// (nil: the defaults, e.g. Stateless() for protocol 2026-07-28); a zero
+// MaxRequestBodyBytes is set to v's derived cap.
+func Handler(v *mcpvalidate.Validator, srv *mcp.Server, o *mcp.StreamableHTTPOptions) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(Path, h)
+	mux.Handle(Path, sdkHandler(v, srv, o))
 	return mux
 }
 
 // Guarded is Handler behind v's front gate (fgo nil: the defaults): what
 // `boundlab serve` runs.
-func Guarded(v *mcpvalidate.Validator, srv *mcp.Server, fgo *mcpvalidate.FrontGateOptions, opts ...func(*mcp.StreamableHTTPOptions)) (http.Handler, *mcpvalidate.FrontGate, error) {
-	o := &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()}
-	for _, f := range opts {
-		f(o)
-	}
-	fg, err := v.FrontGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, o), fgo)
+func Guarded(v *mcpvalidate.Validator, srv *mcp.Server, fgo *mcpvalidate.FrontGateOptions, o *mcp.StreamableHTTPOptions) (http.Handler, *mcpvalidate.FrontGate, error) {
+	fg, err := v.FrontGate(sdkHandler(v, srv, o), fgo)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -87,12 +77,25 @@ func Guarded(v *mcpvalidate.Validator, srv *mcp.Server, fgo *mcpvalidate.FrontGa
 	return mux, fg, nil
 }
 
-// Stateless is a Handler option: serve statelessly, which go-sdk v1.8.0
+// sdkHandler is the go-sdk's streamable HTTP handler for srv under a copy of
+// o, its body capped at v's derived cap unless o sets one.
+func sdkHandler(v *mcpvalidate.Validator, srv *mcp.Server, o *mcp.StreamableHTTPOptions) http.Handler {
+	var opts mcp.StreamableHTTPOptions
+	if o != nil {
+		opts = *o
+	}
+	if opts.MaxRequestBodyBytes == 0 {
+		opts.MaxRequestBodyBytes = v.MaxRequestBodyBytes()
+	}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &opts)
+}
+
+// Stateless is the SDK options of a stateless server, which go-sdk v1.8.0
 // requires for protocol 2026-07-28 over HTTP (a stateful server refuses it).
-func Stateless(o *mcp.StreamableHTTPOptions) { o.Stateless = true }
+func Stateless() *mcp.StreamableHTTPOptions { return &mcp.StreamableHTTPOptions{Stateless: true} }
 
 // NewValidator builds the validator for the demo's published schema files
-// (package schemas), with opts after the source.
-func NewValidator(opts ...mcpvalidate.Option) (*mcpvalidate.Validator, error) {
-	return mcpvalidate.New(append([]mcpvalidate.Option{mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir)}, opts...)...)
+// (package schemas) under o (nil: the defaults).
+func NewValidator(o *mcpvalidate.Options) (*mcpvalidate.Validator, error) {
+	return mcpvalidate.New(mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir), o)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/results"
 )
@@ -115,7 +117,7 @@ func TestFrontGateProbes(t *testing.T) {
 		if w, ok := want[p.ID]; !ok || rec.Value != w {
 			t.Errorf("%s: %v reaches middleware, the docs say %v", p.ID, rec.Value, w)
 		}
-		_, err := s.FrontGate.Check([]byte(p.Body))
+		err := labhooks.FrontCheck(s.FrontGate, []byte(p.Body))
 		var f *mcpvalidate.FrontRefusal
 		if refused := errors.As(err, &f); refused != (rec.Value == 0) {
 			t.Errorf("%s: Check refuses %t, the record says reaches %v", p.ID, refused, rec.Value)
@@ -191,7 +193,7 @@ func TestFrontGateStillPresent(t *testing.T) {
 			t.Errorf("%s: a direct measurement gives %.3f, the record %v", sh.ID, got, rec.Value)
 		}
 	}
-	if rec := byID["params-echo.other-method.longest-answer-bytes"]; rec.Value < 1 || rec.Value > 6*mcpvalidate.MaxOtherParamsBytes {
+	if rec := byID["params-echo.other-method.longest-answer-bytes"]; rec.Value < 1 || rec.Value > 6*gatebounds.MaxOtherParamsBytes {
 		t.Errorf("other-method echo %v bytes: outside what the gate's params bound allows", rec.Value)
 	}
 }

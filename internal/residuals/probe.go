@@ -54,7 +54,7 @@ func NewServer() (*Server, error) { return newServer(false) }
 func NewGuardedServer() (*Server, error) { return newServer(true) }
 
 func newServer(guarded bool) (*Server, error) {
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -73,9 +73,9 @@ func newServer(guarded bool) (*Server, error) {
 			return next(ctx, method, req)
 		}
 	})
-	h := demo.Handler(v, srv)
+	h := demo.Handler(v, srv, nil)
 	if guarded {
-		if h, s.FrontGate, err = demo.Guarded(v, srv, nil); err != nil {
+		if h, s.FrontGate, err = demo.Guarded(v, srv, nil, nil); err != nil {
 			return nil, err
 		}
 	}

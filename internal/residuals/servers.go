@@ -25,7 +25,7 @@ const Seed = 7
 // (mcp.AddTool: the SDK's own inferred schemas and validation), no
 // middleware of mcpvalidate's.
 func BareSDK() (*mcp.Server, error) {
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func BareSDKTarget() (*audit.HTTP, error) {
 // (guarded: what `boundlab serve` runs) or not, and the body cap its
 // validator derives.
 func Demo(guarded bool) (http.Handler, int64, error) {
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -56,9 +56,9 @@ func Demo(guarded bool) (http.Handler, int64, error) {
 		return nil, 0, err
 	}
 	if !guarded {
-		return demo.Handler(v, srv), v.MaxRequestBodyBytes(), nil
+		return demo.Handler(v, srv, nil), v.MaxRequestBodyBytes(), nil
 	}
-	h, _, err := demo.Guarded(v, srv, nil)
+	h, _, err := demo.Guarded(v, srv, nil, nil)
 	return h, v.MaxRequestBodyBytes(), err
 }
 
@@ -88,7 +88,7 @@ func Mark3labs() http.Handler {
 // derived body cap, an observing middleware outermost on the server (so it
 // sees what passed the gate and the SDK's decoding, before the validator).
 func GuardedTarget() (*audit.HTTP, error) {
-	v, err := demo.NewValidator()
+	v, err := demo.NewValidator(nil)
 	if err != nil {
 		return nil, err
 	}

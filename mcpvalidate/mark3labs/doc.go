@@ -9,13 +9,13 @@
 // properties, or mcp.NewToolWithRawSchema), in one line after its tools are
 // added:
 //
-//	v, err := mark3labs.Install(s) // New(WithTools(Tools(s))) + s.Use(Middleware(v))
+//	v, err := mark3labs.Install(s) // New(Tools(Tools(s))) + s.Use(Middleware(v))
 //
 // To run the validator outermost, in front of every other tool-handler
 // middleware, build it before the server and pass it first:
 //
-//	v, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(os.DirFS("schemas"), "mcp"))
-//	// or: tools, err := mark3labs.Convert(defs...); mcpvalidate.New(mcpvalidate.WithTools(tools...))
+//	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("schemas"), "mcp"), nil)
+//	// or: tools, err := mark3labs.Convert(defs...); mcpvalidate.New(mcpvalidate.Tools(tools...), nil)
 //	s := server.NewMCPServer("name", "v1", server.WithToolHandlerMiddleware(mark3labs.Middleware(v)), ...)
 //
 // mark3labs' streamable HTTP server reads the request body with no cap: cap

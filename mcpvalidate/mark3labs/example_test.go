@@ -25,7 +25,7 @@ func ExampleInstall() {
 		return m3.NewToolResultText("hello, " + req.GetString("name", "")), nil
 	})
 
-	if _, err := mark3labs.Install(s); err != nil {
+	if _, err := mark3labs.Install(s, nil); err != nil {
 		panic(err)
 	}
 
@@ -51,7 +51,7 @@ func ExampleInstall() {
 // construction: the outermost, ahead of every other tool-handler middleware.
 // Each tool publishes the schema the validator enforces.
 func ExampleMiddleware() {
-	v, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir))
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir), nil)
 	if err != nil {
 		panic(err)
 	}

@@ -60,8 +60,8 @@ func arguments(p m3.CallToolParams) (json.RawMessage, error) {
 }
 
 // Install validates every tools/call s runs through its tool-handler
-// middleware against the input schemas s publishes: New(WithTools(Tools(s)),
-// opts...), then Middleware added with s.Use. Call it after the tools are
+// middleware against the input schemas s publishes: New(Tools(Tools(s)), o)
+// (o nil: the defaults), then Middleware added with s.Use. Call it after the tools are
 // added: a tool added later has no contract here and is refused
 // (fail-closed) until a new Validator is installed on a new server.
 //
@@ -71,13 +71,13 @@ func arguments(p m3.CallToolParams) (json.RawMessage, error) {
 // and sees calls not yet validated. The handler never runs on a refused call
 // either way.
 //
-//	v, err := mark3labs.Install(s)
-func Install(s *server.MCPServer, opts ...mcpvalidate.Option) (*mcpvalidate.Validator, error) {
+//	v, err := mark3labs.Install(s, nil)
+func Install(s *server.MCPServer, o *mcpvalidate.Options) (*mcpvalidate.Validator, error) {
 	tools, err := Tools(s)
 	if err != nil {
 		return nil, err
 	}
-	v, err := mcpvalidate.New(append([]mcpvalidate.Option{mcpvalidate.WithTools(tools...)}, opts...)...)
+	v, err := mcpvalidate.New(mcpvalidate.Tools(tools...), o)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func Install(s *server.MCPServer, opts ...mcpvalidate.Option) (*mcpvalidate.Vali
 }
 
 // Tools are s's registered tools (s.ListTools, sorted by name) as go-sdk tool
-// definitions for mcpvalidate.WithTools: see Convert. Task tools
+// definitions for mcpvalidate.Tools: see Convert. Task tools
 // (AddTaskTool) and per-session tools are not among them.
 func Tools(s *server.MCPServer) ([]*mcp.Tool, error) {
 	listed := s.ListTools()
@@ -103,7 +103,7 @@ func Tools(s *server.MCPServer) ([]*mcp.Tool, error) {
 }
 
 // Convert turns mark3labs tool definitions into go-sdk ones for
-// mcpvalidate.WithTools: each keeps its name, and its InputSchema is the
+// mcpvalidate.Tools: each keeps its name, and its InputSchema is the
 // inputSchema member mark3labs' own encoding of the tool publishes in
 // tools/list (RawInputSchema verbatim, or the typed InputSchema encoded).
 // A tool with neither (the zero InputSchema, which mark3labs publishes as

@@ -51,7 +51,7 @@ func m3Server(t *testing.T, h *handled) (*m3server.MCPServer, *mcpvalidate.Valid
 	s := m3server.NewMCPServer("m3", "0", m3server.WithToolCapabilities(false))
 	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), h.m3Handler)
 	s.AddTool(m3.Tool{Name: "noschema"}, h.m3Handler)
-	v, err := mark3labs.Install(s)
+	v, err := mark3labs.Install(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func sdkCaller(t *testing.T, h *handled) caller {
 	ctx := context.Background()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sdk", Version: "0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "item.put", InputSchema: json.RawMessage(itemSchema)}, h.sdkHandler)
-	if _, err := mcpvalidate.Install(srv); err != nil {
+	if _, err := mcpvalidate.Install(srv, nil); err != nil {
 		t.Fatal(err)
 	}
 	srv.AddTool(&mcp.Tool{Name: "late", InputSchema: json.RawMessage(itemSchema)}, h.sdkHandler)

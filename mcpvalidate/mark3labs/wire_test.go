@@ -37,7 +37,7 @@ func TestMiddlewareGetsTheWireBytes(t *testing.T) {
 	var h handled
 	s := m3server.NewMCPServer("m3", "0", m3server.WithToolHandlerMiddleware(record))
 	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), h.m3Handler)
-	v, err := mark3labs.Install(s) // runs after record: mark3labs has no way to prepend
+	v, err := mark3labs.Install(s, nil) // runs after record: mark3labs has no way to prepend
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestMiddlewareGetsTheWireBytes(t *testing.T) {
 // A request built in process without RawArguments is validated as its
 // Arguments re-encoded: what encoding/json's decode lost cannot be refused.
 func TestDecodedArgumentsFallback(t *testing.T) {
-	v, err := mcpvalidate.New(mcpvalidate.WithTools(toolsOf(t, m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)))...))
+	v, err := mcpvalidate.New(mcpvalidate.Tools(toolsOf(t, m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)))...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestUnregisteredNameIsMark3labsOwn(t *testing.T) {
 	hooked := 0
 	s := m3server.NewMCPServer("m3", "0")
 	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), (&handled{}).m3Handler)
-	if _, err := mark3labs.Install(s, mcpvalidate.WithRefusalHook(func(context.Context, mcpvalidate.RefusalEvent) { hooked++ })); err != nil {
+	if _, err := mark3labs.Install(s, &mcpvalidate.Options{OnRefusal: func(context.Context, mcpvalidate.RefusalEvent) { hooked++ }}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := m3client.NewInProcessClient(s)
@@ -182,7 +182,7 @@ func TestConvert(t *testing.T) {
 	if tools[2].Name != "zero" || tools[2].InputSchema != nil {
 		t.Fatalf("the zero schema converted to %v, want none", tools[2].InputSchema)
 	}
-	v, err := mcpvalidate.New(mcpvalidate.WithTools(tools...))
+	v, err := mcpvalidate.New(mcpvalidate.Tools(tools...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,13 +215,8 @@ func TestInstallFails(t *testing.T) {
 	both.RawInputSchema = json.RawMessage(itemSchema)
 	s := m3server.NewMCPServer("m3", "0")
 	s.AddTool(both, (&handled{}).m3Handler)
-	if v, err := mark3labs.Install(s); err == nil || v != nil {
+	if v, err := mark3labs.Install(s, nil); err == nil || v != nil {
 		t.Fatalf("Install: %v, %v", v, err)
-	}
-	s = m3server.NewMCPServer("m3", "0")
-	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), (&handled{}).m3Handler)
-	if _, err := mark3labs.Install(s, mcpvalidate.WithTools()); err == nil {
-		t.Fatal("Install accepted two schema sources")
 	}
 }
 
@@ -236,7 +231,8 @@ func TestImportsNoLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := map[string]bool{self: true, "github.com/theurian/boundlab/mcpvalidate": true, "github.com/theurian/boundlab/charge": true}
+	allowed := map[string]bool{self: true, "github.com/theurian/boundlab/mcpvalidate": true, "github.com/theurian/boundlab/charge": true,
+		"github.com/theurian/boundlab/internal/gatebounds": true, "github.com/theurian/boundlab/internal/labhooks": true}
 	for _, d := range strings.Fields(string(out)) {
 		if strings.HasPrefix(d, "github.com/theurian/boundlab/") && !allowed[d] {
 			t.Errorf("%s depends on the lab package %s", self, d)
@@ -287,7 +283,7 @@ func TestTaskToolsBypassMiddleware(t *testing.T) {
 	if tools, _ := mark3labs.Tools(s); len(tools) != 0 {
 		t.Fatalf("Tools listed %d tools, want the task tool left out", len(tools))
 	}
-	v, err := mcpvalidate.New(mcpvalidate.WithTools(&gosdk.Tool{Name: "job", InputSchema: json.RawMessage(itemSchema)}))
+	v, err := mcpvalidate.New(mcpvalidate.Tools(&gosdk.Tool{Name: "job", InputSchema: json.RawMessage(itemSchema)}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +312,7 @@ func TestFrontGateBeforeMark3labs(t *testing.T) {
 	var h handled
 	s := m3server.NewMCPServer("m3", "0")
 	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), h.m3Handler)
-	v, err := mark3labs.Install(s)
+	v, err := mark3labs.Install(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

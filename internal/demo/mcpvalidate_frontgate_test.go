@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package demo_test
 
 import (
 	"bufio"
@@ -15,15 +15,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // guarded is the demo server behind the front gate, over real HTTP.
-func guarded(t testing.TB, fgo *mcpvalidate.FrontGateOptions, hopts ...func(*mcp.StreamableHTTPOptions)) (*httptest.Server, *mcpvalidate.FrontGate) {
+func guarded(t testing.TB, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.StreamableHTTPOptions) (*httptest.Server, *mcpvalidate.FrontGate) {
 	t.Helper()
-	v, err := mcpvalidate.New(published)
+	v, err := mcpvalidate.New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +30,7 @@ func guarded(t testing.TB, fgo *mcpvalidate.FrontGateOptions, hopts ...func(*mcp
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, fg, err := demo.Guarded(v, s, fgo, hopts...)
+	h, fg, err := demo.Guarded(v, s, fgo, hopts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +64,11 @@ func post(t testing.TB, url string, body []byte) (int, http.Header, []byte) {
 // initialize, a session, SSE answers, tools/list, calls admitted and refused.
 func TestFrontGateCarriesTheSDKsClient(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
-		var hopts []func(*mcp.StreamableHTTPOptions)
+		var hopts *mcp.StreamableHTTPOptions
 		if stateless {
-			hopts = append(hopts, demo.Stateless)
+			hopts = demo.Stateless()
 		}
-		hs, fg := guarded(t, nil, hopts...)
+		hs, fg := guarded(t, nil, hopts)
 		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + demo.Path}, nil)
 		if err != nil {
@@ -117,7 +116,7 @@ func hostile() []struct{ name, body string } {
 // Every hostile shape is refused over HTTP with a bounded JSON answer that
 // holds no caller byte but a checked id; the server serves afterwards.
 func TestFrontGateRefusesHostileShapesOverHTTP(t *testing.T) {
-	hs, fg := guarded(t, nil, demo.Stateless)
+	hs, fg := guarded(t, nil, demo.Stateless())
 	for _, c := range hostile() {
 		status, hdr, body := post(t, hs.URL, []byte(c.body))
 		if status == http.StatusOK && !strings.Contains(string(body), `"isError":true`) {
@@ -177,7 +176,7 @@ func rawPost(t *testing.T, addr string, contentLength int64, body io.Reader) str
 // A Content-Length over the cap is refused before a body byte is read; one
 // at the cap is read (and then judged by its content).
 func TestFrontGateBodyCap(t *testing.T) {
-	hs, fg := guarded(t, nil, demo.Stateless)
+	hs, fg := guarded(t, nil, demo.Stateless())
 	limit := int64(26_214_400) // the default cap, charge.BodyCap at charge.DefaultLimits (TestBodyCapIsDerived)
 	addr := strings.TrimPrefix(hs.URL, "http://")
 	if got := rawPost(t, addr, limit+1, strings.NewReader("{")); !strings.Contains(got, "413") {
@@ -213,7 +212,7 @@ func chunked(n int) io.Reader {
 // A body trickled slower than the minimum rate is cut at its deadline (408)
 // and its weight released.
 func TestFrontGateSlowBody(t *testing.T) {
-	hs, fg := guarded(t, &mcpvalidate.FrontGateOptions{BodyReadBase: 200 * time.Millisecond}, demo.Stateless)
+	hs, fg := guarded(t, &mcpvalidate.FrontGateOptions{BodyReadBase: 200 * time.Millisecond}, demo.Stateless())
 	pr, pw := io.Pipe()
 	go func() {
 		for _, c := range []byte(`{"jsonrpc":"2.0"`) {
@@ -236,136 +235,28 @@ func TestFrontGateSlowBody(t *testing.T) {
 	waitIdle(t, fg)
 }
 
-func waitIdle(t *testing.T, fg *mcpvalidate.FrontGate) {
-	t.Helper()
-	for i := 0; i < 100 && fg.Budget().InUse() != 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := fg.Budget().InUse(); got != 0 {
-		t.Fatalf("%d bytes of budget still in use", got)
-	}
-}
-
 // The weight goes back when the handler behind the gate panics, when the
 // client goes away mid-call, and a request that cannot get budget in time
 // gets 503 with Retry-After.
-func TestFrontGateReleasesAndSheds(t *testing.T) {
-	v, err := mcpvalidate.New(published)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := mcpvalidate.NewBudget(mcpvalidate.RequestWeight(v.MaxRequestBodyBytes(), v.Limits())+1000, 1000, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entered := make(chan struct{}, 4)
-	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		entered <- struct{}{}
-		switch r.Header.Get("X-Test") {
-		case "panic":
-			panic(http.ErrAbortHandler)
-		case "block":
-			<-r.Context().Done()
-		}
-	})
-	fg, err := v.FrontGate(next, &mcpvalidate.FrontGateOptions{Budget: b, MaxWait: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(fg)
-	defer hs.Close()
-	body := toolCall("1", `"knowledge.search"`, `{"projectId":"demo","query":"`+strings.Repeat("x", 2000)+`"}`)
-	send := func(ctx context.Context, mode string) (*http.Response, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL, strings.NewReader(body))
-		req.Header.Set("X-Test", mode)
-		return http.DefaultClient.Do(req)
-	}
-	if _, err := send(context.Background(), "panic"); err == nil {
-		t.Fatal("a panicking handler's connection should be aborted")
-	}
-	<-entered
-	waitIdleBudget(t, b)
+// A budget that cannot admit one at-cap request is a construction error.
+// gatebounds.Request: a fixed cost, a cost per byte and per node the body can
+// hold (one per two bytes, up to the node bounds).
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { send(ctx, "block"); close(done) }()
-	<-entered
-	if b.InUse() == 0 {
-		t.Fatal("a call in flight holds no budget")
-	}
-	// While it holds the general capacity, a large request gets 503.
-	chunkedReq, _ := http.NewRequest(http.MethodPost, hs.URL, io.MultiReader(strings.NewReader(body))) // no Content-Length: weighed at the cap
-	chunkedReq.ContentLength = -1
-	resp, err := http.DefaultClient.Do(chunkedReq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("a request past the budget: HTTP %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-	cancel()
-	<-done
-	waitIdleBudget(t, b)
+// toolCall is a tools/call message with the raw id, name and arguments tokens.
+func toolCall(id, name, args string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":` + name + `,"arguments":` + args + `}}`
 }
 
-func waitIdleBudget(t *testing.T, b *mcpvalidate.Budget) {
+// canary marks caller bytes: no answer may hold it.
+const canary = "CANARY-c4n4ry"
+
+// waitIdle waits for fg's in-flight budget to drain, failing past a second.
+func waitIdle(t *testing.T, fg *mcpvalidate.FrontGate) {
 	t.Helper()
-	for i := 0; i < 200 && b.InUse() != 0; i++ {
+	for i := 0; i < 100 && fg.InFlight().InUse() != 0; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := b.InUse(); got != 0 {
-		t.Fatalf("%d bytes of budget still in use", got)
-	}
-}
-
-// A budget that cannot admit one at-cap request is a construction error.
-func TestFrontGateBudgetMustHoldOneAtCapRequest(t *testing.T) {
-	v, err := mcpvalidate.New(published)
-	if err != nil {
-		t.Fatal(err)
-	}
-	atCap := mcpvalidate.RequestWeight(v.MaxRequestBodyBytes(), v.Limits())
-	for _, c := range []struct {
-		general int64
-		ok      bool
-	}{{atCap, true}, {atCap - 1, false}} {
-		b, err := mcpvalidate.NewBudget(c.general+1000, 1000, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = v.FrontGate(http.NotFoundHandler(), &mcpvalidate.FrontGateOptions{Budget: b})
-		if (err == nil) != c.ok {
-			t.Errorf("general capacity %d (one at-cap request weighs %d): err %v", c.general, atCap, err)
-		}
-	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
-	if err != nil {
-		t.Fatalf("the default budget: %v", err)
-	}
-	if got, want := fg.Budget().General(), atCap; got != want {
-		t.Errorf("the default budget's general capacity %d, want exactly one at-cap request (%d)", got, want)
-	}
-	if fg.Budget().Total() != v.DefaultBudgetBytes() {
-		t.Errorf("default budget %d, DefaultBudgetBytes %d", fg.Budget().Total(), v.DefaultBudgetBytes())
-	}
-}
-
-// RequestWeight: a fixed cost, a cost per byte and per node the body can
-// hold (one per two bytes, up to the node bounds).
-func TestRequestWeight(t *testing.T) {
-	l := charge.DefaultLimits()
-	maxNodes := int64(l.MaxParamsNodes) + mcpvalidate.MaxEnvelopeNodes
-	for _, c := range []struct {
-		n, want int64
-	}{
-		{0, mcpvalidate.RequestFixedCost + mcpvalidate.RequestNodeCost},
-		{1024, mcpvalidate.RequestFixedCost + mcpvalidate.RequestPeakFactor*1024 + mcpvalidate.RequestNodeCost*513},
-		{2 * maxNodes, mcpvalidate.RequestFixedCost + mcpvalidate.RequestPeakFactor*2*maxNodes + mcpvalidate.RequestNodeCost*maxNodes},
-		{2*maxNodes + 2, mcpvalidate.RequestFixedCost + mcpvalidate.RequestPeakFactor*(2*maxNodes+2) + mcpvalidate.RequestNodeCost*maxNodes},
-	} {
-		if got := mcpvalidate.RequestWeight(c.n, l); got != c.want {
-			t.Errorf("RequestWeight(%d) = %d, want %d", c.n, got, c.want)
-		}
+	if got := fg.InFlight().InUse(); got != 0 {
+		t.Fatalf("%d bytes of in-flight budget still in use", got)
 	}
 }

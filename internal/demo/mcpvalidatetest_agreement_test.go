@@ -1,4 +1,4 @@
-package mcpvalidatetest_test
+package demo_test
 
 import (
 	"context"
@@ -13,9 +13,6 @@ import (
 	"github.com/theurian/boundlab/mcpvalidate/mcpvalidatetest"
 	"github.com/theurian/boundlab/schemas"
 )
-
-// published is the demo's schema files.
-var published = mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir)
 
 // contextUnread is the tool context's published-but-unread population
 // (decision 6's third exclusion): every tool that composes the context
@@ -83,7 +80,7 @@ func newServer(t testing.TB, v *mcpvalidate.Validator, o demo.Options) *mcp.Serv
 
 func TestCompleteness(t *testing.T) {
 	ctx := context.Background()
-	v, err := mcpvalidate.New(published)
+	v, err := mcpvalidate.New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +108,7 @@ func TestCompleteness(t *testing.T) {
 
 func TestAgreement(t *testing.T) {
 	ctx := context.Background()
-	v, err := mcpvalidate.New(published)
+	v, err := mcpvalidate.New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +143,7 @@ func TestAgreement(t *testing.T) {
 			},
 			`"query": the published schema declares no type`},
 	} {
-		pv, err := mcpvalidate.New(mcpvalidate.WithSchemaFiles(publishedWith(t, c.file, c.edit), schemas.Dir))
+		pv, err := mcpvalidate.New(mcpvalidate.SchemaFiles(publishedWith(t, c.file, c.edit), schemas.Dir), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -190,7 +187,7 @@ func TestAgreement(t *testing.T) {
 // SDK set it on none), yet only the published schema's closure is enforced,
 // by the middleware, before the SDK's own validation.
 func TestDerivedSchemasCarryClosure(t *testing.T) {
-	v, err := mcpvalidate.New(published)
+	v, err := mcpvalidate.New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package demo_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // its own id, a refused one with its own bound and id, no caller value in any
 // answer, and the budget back to zero. CI runs it under -race.
 func TestConcurrentServedCalls(t *testing.T) {
-	hs, fg := guarded(t, nil, demo.Stateless)
+	hs, fg := guarded(t, nil, demo.Stateless())
 	kinds := []struct {
 		name    string
 		body    func(id int) string

@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package demo_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 // published is the demo's schema files, the source these tests validate
 // against.
-var published = mcpvalidate.WithSchemaFiles(schemas.FS, schemas.Dir)
+var published = mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir)
 
 // bodyLimits are the limits the body-cap tests run at: charge.DefaultLimits
 // (an 8 MiB landed file, a 26,214,400-byte cap) when BOUNDLAB_FULL=1, else the
@@ -34,25 +34,6 @@ func bodyLimits(t testing.TB) charge.Limits {
 	l.EnvelopeAllowance /= 64
 	l.MaxParamsRenderedChars /= 64 // so the budget still sits below the cap, as at full scale
 	return l
-}
-
-func TestBodyCapIsDerived(t *testing.T) {
-	v, err := mcpvalidate.New(published)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := charge.DefaultLimits()
-	d := charge.BodyCap(l, charge.EnsureASCII, charge.Raw)
-	if v.MaxRequestBodyBytes() != d.Cap || d.Cap != 3*l.MaxSourceFileBytes+l.EnvelopeAllowance {
-		t.Fatalf("cap %d, derivation %d, 3*file+envelope %d", v.MaxRequestBodyBytes(), d.Cap, 3*l.MaxSourceFileBytes+l.EnvelopeAllowance)
-	}
-	g, err := mcpvalidate.New(published, mcpvalidate.WithEncoders(charge.EnsureASCII, charge.Raw, charge.GoJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.BodyCap().Multiplier != "6" || g.MaxRequestBodyBytes() != 6*l.MaxSourceFileBytes+l.EnvelopeAllowance {
-		t.Fatalf("with Go clients: multiplier %s, cap %d", g.BodyCap().Multiplier, g.MaxRequestBodyBytes())
-	}
 }
 
 // padded is a tools/call for knowledge.search of exactly n bytes: a query one
@@ -74,7 +55,7 @@ func padded(r *raw, n int) []byte {
 }
 
 func TestBodyAtCapAnsweredByItsSchemaOneOverIs413(t *testing.T) {
-	s := serve(t, demo.Options{}, mcpvalidate.WithLimits(bodyLimits(t)))
+	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: bodyLimits(t)})
 	r := s.raw(t)
 	limit := int(s.v.MaxRequestBodyBytes())
 	status, body, _ := r.post(padded(r, limit))
@@ -120,7 +101,7 @@ func ensureASCII(s string) []byte {
 // schema rather than by a 413.
 func TestLandedFileAtCapAnsweredByItsSchema(t *testing.T) {
 	l := bodyLimits(t)
-	s := serve(t, demo.Options{}, mcpvalidate.WithLimits(l))
+	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: l})
 	r := s.raw(t)
 	for _, c := range []rune{'a', 'é', '中', '😀'} {
 		n := int(l.MaxSourceFileBytes)
@@ -149,7 +130,7 @@ func TestLandedFileAtCapAnsweredByItsSchema(t *testing.T) {
 // gate, naming the bound and never echoing the value.
 func TestBodyBetweenBudgetAndCapRefusedByTheCharge(t *testing.T) {
 	l := bodyLimits(t)
-	v, err := mcpvalidate.New(published, mcpvalidate.WithLimits(l))
+	v, err := mcpvalidate.New(published, &mcpvalidate.Options{Limits: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +142,7 @@ func TestBodyBetweenBudgetAndCapRefusedByTheCharge(t *testing.T) {
 	args := []byte(`{"projectId":"demo","query":"` + query + `"}`)
 	want := fmt.Sprintf("renders wider than %d bytes (bound charge)", l.MaxParamsRenderedChars)
 
-	s := serve(t, demo.Options{}, mcpvalidate.WithLimits(l))
+	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: l})
 	r := s.raw(t)
 	body := r.callBody("knowledge.search", args)
 	if int64(len(body)) >= limit {
@@ -176,7 +157,7 @@ func TestBodyBetweenBudgetAndCapRefusedByTheCharge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _, err := demo.Guarded(v, srv, nil, demo.Stateless)
+	h, _, err := demo.Guarded(v, srv, nil, demo.Stateless())
 	if err != nil {
 		t.Fatal(err)
 	}

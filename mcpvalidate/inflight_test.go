@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"context"
@@ -6,13 +6,11 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
-func budget(t *testing.T, total, reserve, small int64) *mcpvalidate.Budget {
+func budget(t *testing.T, total, reserve, small int64) *InFlight {
 	t.Helper()
-	b, err := mcpvalidate.NewBudget(total, reserve, small)
+	b, err := NewInFlight(total, reserve, small)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,23 +18,23 @@ func budget(t *testing.T, total, reserve, small int64) *mcpvalidate.Budget {
 }
 
 func TestBudgetConstruction(t *testing.T) {
-	if _, err := mcpvalidate.NewBudget(100, 10, 10); err != nil {
+	if _, err := NewInFlight(100, 10, 10); err != nil {
 		t.Fatalf("reserve holding exactly one small request: %v", err)
 	}
-	if _, err := mcpvalidate.NewBudget(100, 9, 10); err == nil {
+	if _, err := NewInFlight(100, 9, 10); err == nil {
 		t.Fatal("a reserve smaller than one small request must fail")
 	}
-	if _, err := mcpvalidate.NewBudget(10, 10, 10); err == nil {
+	if _, err := NewInFlight(10, 10, 10); err == nil {
 		t.Fatal("a budget that is all reserve must fail")
 	}
-	if _, err := mcpvalidate.NewBudget(11, 10, 10); err != nil {
+	if _, err := NewInFlight(11, 10, 10); err != nil {
 		t.Fatalf("one byte of general capacity: %v", err)
 	}
-	if _, err := mcpvalidate.NewBudget(2, 1, 1); err != nil {
+	if _, err := NewInFlight(2, 1, 1); err != nil {
 		t.Fatalf("a small weight of 1 byte: %v", err)
 	}
 	for _, small := range []int64{0, -1} {
-		if _, err := mcpvalidate.NewBudget(100, 10, small); err == nil {
+		if _, err := NewInFlight(100, 10, small); err == nil {
 			t.Fatalf("a small weight of %d must fail", small)
 		}
 	}
@@ -51,11 +49,11 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 
 func TestBudgetAdmitsAtCapacityAndTimesOutPast(t *testing.T) {
 	b := budget(t, 110, 10, 5) // general 100
-	rel, err := b.Acquire(ctxFor(t, time.Second), 100)
+	rel, err := b.acquire(ctxFor(t, time.Second), 100)
 	if err != nil {
 		t.Fatalf("at the general capacity: %v", err)
 	}
-	if _, err := b.Acquire(ctxFor(t, 20*time.Millisecond), 6); !errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
+	if _, err := b.acquire(ctxFor(t, 20*time.Millisecond), 6); !errors.Is(err, errInFlightTimeout) {
 		t.Fatalf("one large byte past capacity: want a timeout, got %v", err)
 	}
 	if got := b.InUse(); got != 100 {
@@ -65,7 +63,7 @@ func TestBudgetAdmitsAtCapacityAndTimesOutPast(t *testing.T) {
 	if got := b.InUse(); got != 0 {
 		t.Fatalf("after release: in use %d", got)
 	}
-	if _, err := b.Acquire(ctxFor(t, time.Second), 101); err == nil || errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
+	if _, err := b.acquire(ctxFor(t, time.Second), 101); err == nil || errors.Is(err, errInFlightTimeout) {
 		t.Fatalf("a weight above the general capacity must fail at once, got %v", err)
 	}
 	if b.Peak() != 100 {
@@ -77,19 +75,19 @@ func TestBudgetAdmitsAtCapacityAndTimesOutPast(t *testing.T) {
 // capacity and queue: it does not starve behind them.
 func TestBudgetSmallDoNotStarveBehindLarge(t *testing.T) {
 	b := budget(t, 110, 10, 5)
-	held, err := b.Acquire(ctxFor(t, time.Second), 100)
+	held, err := b.acquire(ctxFor(t, time.Second), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Release()
 	waiting := make(chan error, 1)
 	go func() { // a large request queued behind the one holding everything
-		_, err := b.Acquire(ctxFor(t, 2*time.Second), 50)
+		_, err := b.acquire(ctxFor(t, 2*time.Second), 50)
 		waiting <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
 	for i := 0; i < 2; i++ {
-		rel, err := b.Acquire(ctxFor(t, 50*time.Millisecond), 5)
+		rel, err := b.acquire(ctxFor(t, 50*time.Millisecond), 5)
 		if err != nil {
 			t.Fatalf("small request %d behind a large queue: %v", i, err)
 		}
@@ -97,7 +95,7 @@ func TestBudgetSmallDoNotStarveBehindLarge(t *testing.T) {
 	}
 	// The reserve (10) is full: a third small one waits, and neither takes
 	// general capacity past the waiting large request.
-	if _, err := b.Acquire(ctxFor(t, 20*time.Millisecond), 5); !errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
+	if _, err := b.acquire(ctxFor(t, 20*time.Millisecond), 5); !errors.Is(err, errInFlightTimeout) {
 		t.Fatalf("past the reserve: want a timeout, got %v", err)
 	}
 	held.Release()
@@ -111,9 +109,9 @@ func TestBudgetSmallDoNotStarveBehindLarge(t *testing.T) {
 func TestBudgetLargeDoNotStarveBehindSmall(t *testing.T) {
 	b := budget(t, 105, 5, 5) // general 100, reserve one small request
 	var mu sync.Mutex
-	var held []mcpvalidate.Grant
+	var held []inFlightGrant
 	for i := 0; i < 20; i++ { // fill general capacity with small requests
-		rel, err := b.Acquire(ctxFor(t, time.Second), 5)
+		rel, err := b.acquire(ctxFor(t, time.Second), 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +119,7 @@ func TestBudgetLargeDoNotStarveBehindSmall(t *testing.T) {
 	}
 	granted := make(chan error, 1)
 	go func() {
-		_, err := b.Acquire(ctxFor(t, 2*time.Second), 60)
+		_, err := b.acquire(ctxFor(t, 2*time.Second), 60)
 		granted <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
@@ -138,7 +136,7 @@ func TestBudgetLargeDoNotStarveBehindSmall(t *testing.T) {
 				return
 			default:
 			}
-			if rel, err := b.Acquire(ctxFor(t, 5*time.Millisecond), 5); err == nil {
+			if rel, err := b.acquire(ctxFor(t, 5*time.Millisecond), 5); err == nil {
 				mu.Lock()
 				held = append(held, rel)
 				mu.Unlock()
@@ -168,20 +166,20 @@ func TestBudgetLargeDoNotStarveBehindSmall(t *testing.T) {
 // lets the small requests behind it in.
 func TestBudgetCancelledWaiterLeaves(t *testing.T) {
 	b := budget(t, 105, 5, 5)
-	rel, _ := b.Acquire(ctxFor(t, time.Second), 60)
+	rel, _ := b.acquire(ctxFor(t, time.Second), 60)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := b.Acquire(ctx, 60) // waits: 40 left
+		_, err := b.acquire(ctx, 60) // waits: 40 left
 		done <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
 	cancel()
-	if err := <-done; !errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
+	if err := <-done; !errors.Is(err, errInFlightTimeout) {
 		t.Fatalf("cancelled waiter: %v", err)
 	}
 	for i := 0; i < 8; i++ { // 5 from the reserve, 35 of the remaining 40 from general capacity
-		if _, err := b.Acquire(ctxFor(t, 20*time.Millisecond), 5); err != nil {
+		if _, err := b.acquire(ctxFor(t, 20*time.Millisecond), 5); err != nil {
 			t.Fatalf("small request %d after the large waiter left: %v", i, err)
 		}
 	}
@@ -199,26 +197,26 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 	if b.Total() != 100 || b.General() != 90 || b.SmallWeight() != 5 {
 		t.Fatalf("total %d, general %d, small %d", b.Total(), b.General(), b.SmallWeight())
 	}
-	s1, _ := b.TryAcquire(5)
-	s2, ok := b.TryAcquire(5) // the reserve's last byte
+	s1, _ := b.tryAcquire(5)
+	s2, ok := b.tryAcquire(5) // the reserve's last byte
 	if !ok {
 		t.Fatal("the reserve refused its last 5 bytes")
 	}
-	large, ok := b.TryAcquire(90) // all of general: the smalls took none of it
+	large, ok := b.tryAcquire(90) // all of general: the smalls took none of it
 	if !ok {
 		t.Fatal("general capacity refused exactly its size with the reserve full")
 	}
 	if got := b.InUse(); got != 100 {
 		t.Fatalf("in use %d, want 100 (both lanes)", got)
 	}
-	if _, ok := b.TryAcquire(1); ok {
+	if _, ok := b.tryAcquire(1); ok {
 		t.Fatal("granted a byte past both lanes")
 	}
-	if g, ok := b.TryAcquire(0); !ok || g != (mcpvalidate.Grant{}) {
+	if g, ok := b.tryAcquire(0); !ok || g != (inFlightGrant{}) {
 		t.Fatal("a weight of 0 must be granted at once, as nothing")
 	}
-	if g, err := b.Acquire(ctxFor(t, 10*time.Millisecond), 0); err != nil || g != (mcpvalidate.Grant{}) {
-		t.Fatalf("Acquire(0): %v", err)
+	if g, err := b.acquire(ctxFor(t, 10*time.Millisecond), 0); err != nil || g != (inFlightGrant{}) {
+		t.Fatalf("acquire(0): %v", err)
 	}
 
 	// Waiters: a large one for all of general, then a small one of exactly
@@ -227,14 +225,14 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 	// waiter have exactly all of general.
 	largeDone := make(chan error, 1)
 	go func() {
-		g, err := b.Acquire(ctxFor(t, 5*time.Second), 90)
+		g, err := b.acquire(ctxFor(t, 5*time.Second), 90)
 		largeDone <- err
 		g.Release()
 	}()
 	time.Sleep(20 * time.Millisecond) // let it queue
 	smallDone := make(chan error, 1)
 	go func() {
-		g, err := b.Acquire(ctxFor(t, 5*time.Second), 5)
+		g, err := b.acquire(ctxFor(t, 5*time.Second), 5)
 		smallDone <- err
 		g.Release()
 	}()
@@ -256,20 +254,20 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 	waitIdleBudget(t, b)
 
 	// A small request spills into general capacity to its last byte.
-	r1, _ := b.TryAcquire(5)
-	r2, _ := b.TryAcquire(5)
-	g85, ok := b.TryAcquire(85)
+	r1, _ := b.tryAcquire(5)
+	r2, _ := b.tryAcquire(5)
+	g85, ok := b.tryAcquire(85)
 	if !ok {
 		t.Fatal("85 of general refused")
 	}
-	spill, ok := b.TryAcquire(5)
+	spill, ok := b.tryAcquire(5)
 	if !ok {
 		t.Fatal("a small request refused general capacity's last 5 bytes")
 	}
-	if _, ok := b.TryAcquire(1); ok {
+	if _, ok := b.tryAcquire(1); ok {
 		t.Fatal("granted a byte past both lanes after a spill")
 	}
-	for _, g := range []mcpvalidate.Grant{r1, r2, g85, spill} {
+	for _, g := range []inFlightGrant{r1, r2, g85, spill} {
 		g.Release()
 	}
 	if got := b.InUse(); got != 0 {
@@ -282,12 +280,12 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 // past both is refused outright.
 func TestBudgetSmallWeightAboveGeneral(t *testing.T) {
 	b := budget(t, 15, 10, 10) // general 5
-	g, err := b.Acquire(ctxFor(t, time.Second), 10)
+	g, err := b.acquire(ctxFor(t, time.Second), 10)
 	if err != nil {
 		t.Fatalf("a request of exactly SmallWeight above general capacity: %v", err)
 	}
 	g.Release()
-	if _, err := b.Acquire(ctxFor(t, time.Second), 11); err == nil || errors.Is(err, mcpvalidate.ErrBudgetTimeout) {
+	if _, err := b.acquire(ctxFor(t, time.Second), 11); err == nil || errors.Is(err, errInFlightTimeout) {
 		t.Fatalf("a request past both lanes: %v, want an outright refusal", err)
 	}
 }
@@ -299,9 +297,9 @@ func TestBudgetSmallWeightAboveGeneral(t *testing.T) {
 // Release, so InUse right after it says whether it did.
 func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
 	b := budget(t, 100, 10, 5) // general 90, reserve 10, small <= 5
-	var held []mcpvalidate.Grant
+	var held []inFlightGrant
 	for _, w := range []int64{5, 5, 85, 2, 3} { // the reserve, then general to its last byte
-		g, ok := b.TryAcquire(w)
+		g, ok := b.tryAcquire(w)
 		if !ok {
 			t.Fatalf("%d bytes refused while filling", w)
 		}
@@ -312,7 +310,7 @@ func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		g, err := b.Acquire(ctxFor(t, 5*time.Second), 5)
+		g, err := b.acquire(ctxFor(t, 5*time.Second), 5)
 		done <- err
 		g.Release()
 	}()

@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package demo_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/internal/residuals"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
@@ -24,9 +25,9 @@ type served struct {
 	srv *httptest.Server
 }
 
-func serve(t testing.TB, o demo.Options, opts ...mcpvalidate.Option) *served {
+func serve(t testing.TB, o demo.Options, opts *mcpvalidate.Options) *served {
 	t.Helper()
-	v, err := mcpvalidate.New(append([]mcpvalidate.Option{published}, opts...)...)
+	v, err := mcpvalidate.New(published, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func serve(t testing.TB, o demo.Options, opts ...mcpvalidate.Option) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(demo.Handler(v, s))
+	hs := httptest.NewServer(demo.Handler(v, s, nil))
 	t.Cleanup(hs.Close)
 	return &served{v: v, srv: hs}
 }
@@ -181,7 +182,7 @@ func (tr toolResult) text() string {
 const secret = "s3cr3t-VALUE-must-not-echo"
 
 func TestUnknownKeyRefusedNamingKeyNotValue(t *testing.T) {
-	s := serve(t, demo.Options{})
+	s := serve(t, demo.Options{}, nil)
 	args := map[string]any{"projectId": "demo", "query": "body cap", "scopeOverride": secret}
 	res := call(t, s.client(t), "knowledge.search", args)
 	msg := text(res)
@@ -202,8 +203,8 @@ func TestUnknownKeyRefusedNamingKeyNotValue(t *testing.T) {
 // unknown key (and a query past its published maxLength) is served, and
 // answers exactly as the call without the key does.
 func TestSeatIsLoadBearing(t *testing.T) {
-	off := serve(t, demo.Options{NoMiddleware: true})
-	on := serve(t, demo.Options{})
+	off := serve(t, demo.Options{NoMiddleware: true}, nil)
+	on := serve(t, demo.Options{}, nil)
 	withKey := map[string]any{"projectId": "demo", "query": "body cap", "scopeOverride": secret}
 	without := map[string]any{"projectId": "demo", "query": "body cap"}
 	long := map[string]any{"projectId": "demo", "query": strings.Repeat("cap ", 600)}
@@ -226,8 +227,8 @@ func TestSeatIsLoadBearing(t *testing.T) {
 }
 
 func TestValidCallServedUnchanged(t *testing.T) {
-	off := serve(t, demo.Options{NoMiddleware: true})
-	on := serve(t, demo.Options{})
+	off := serve(t, demo.Options{NoMiddleware: true}, nil)
+	on := serve(t, demo.Options{}, nil)
 	args := []byte(`{"projectId":"demo","query":"refusal","limit":5,"taskId":"t-1"}`)
 	a, am := off.raw(t).call("knowledge.search", args)
 	b, bm := on.raw(t).call("knowledge.search", args)
@@ -286,7 +287,7 @@ func shape(t testing.TB, m map[string]json.RawMessage) string {
 // TestRefusalShapeEqualsHandlerRefusal: a caller cannot tell from the shape of
 // the answer which tier refused, on both protocol eras.
 func TestRefusalShapeEqualsHandlerRefusal(t *testing.T) {
-	s := serve(t, demo.Options{})
+	s := serve(t, demo.Options{}, nil)
 	r := s.raw(t)
 	_, handler := r.call("knowledge.status", []byte(`{"projectId":"unregistered"}`))
 	_, schema := r.call("knowledge.status", []byte(`{"projectId":"demo","extra":1}`))
@@ -296,7 +297,7 @@ func TestRefusalShapeEqualsHandlerRefusal(t *testing.T) {
 	// Protocol 2026-07-28 (go-sdk v1.8.0 serves it over HTTP only when
 	// stateless): the SDK stamps resultType "complete" on a handler's answer,
 	// and the middleware's refusal must carry it too.
-	v, err := mcpvalidate.New(published)
+	v, err := mcpvalidate.New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestRefusalShapeEqualsHandlerRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(demo.Handler(v, srv, demo.Stateless))
+	hs := httptest.NewServer(demo.Handler(v, srv, demo.Stateless()))
 	t.Cleanup(hs.Close)
 	cs := (&served{v: v, srv: hs}).client(t)
 	if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
@@ -322,7 +323,7 @@ func TestRefusalShapeEqualsHandlerRefusal(t *testing.T) {
 }
 
 func TestLongKeyAndToolNameGiveShortMessages(t *testing.T) {
-	s := serve(t, demo.Options{})
+	s := serve(t, demo.Options{}, nil)
 	r := s.raw(t)
 	key := strings.Repeat("k", 10_000)
 	tr, _ := r.call("knowledge.search", []byte(`{"projectId":"demo","query":"x","`+key+`":1}`))
@@ -337,7 +338,7 @@ func TestLongKeyAndToolNameGiveShortMessages(t *testing.T) {
 }
 
 func TestNoCallerValueInAnyRefusal(t *testing.T) {
-	s := serve(t, demo.Options{})
+	s := serve(t, demo.Options{}, nil)
 	r := s.raw(t)
 	var controls strings.Builder
 	for c := 0; c < 0x20; c++ {
@@ -355,9 +356,9 @@ func TestNoCallerValueInAnyRefusal(t *testing.T) {
 		{"knowledge.search", `{"projectId":"demo","query":"` + secret + `\u0000"}`},
 	}
 	// A tool name is the caller's identifier, like a key: it appears escaped
-	// and cut to ToolCut, never raw.
+	// and cut to gatebounds.ToolCut, never raw.
 	tr, _ := r.call(strings.Repeat("T", 100)+"\u0007", []byte(`{}`))
-	if !tr.IsError || strings.Contains(tr.text(), "\x07") || strings.Contains(tr.text(), strings.Repeat("T", mcpvalidate.ToolCut+1)) {
+	if !tr.IsError || strings.Contains(tr.text(), "\x07") || strings.Contains(tr.text(), strings.Repeat("T", gatebounds.ToolCut+1)) {
 		t.Errorf("tool name not escaped and cut: %q", tr.text())
 	}
 	for _, c := range cases {
@@ -394,7 +395,7 @@ func wide(nodes int) []byte {
 }
 
 func TestNestingAndNodeBoundsOverHTTP(t *testing.T) {
-	s := serve(t, demo.Options{})
+	s := serve(t, demo.Options{}, nil)
 	r := s.raw(t)
 	l := s.v.Limits()
 	for _, c := range []struct {
@@ -435,7 +436,7 @@ func TestNestingAndNodeBoundsOverHTTP(t *testing.T) {
 // arguments' own gate refuses with a bounded message, or the call is served
 // exactly; after all of them the server still answers.
 func TestStrictnessOverHTTP(t *testing.T) {
-	s := serve(t, demo.Options{})
+	s := serve(t, demo.Options{}, nil)
 	r := s.raw(t)
 	for _, c := range []struct {
 		name, args, want string
@@ -485,7 +486,7 @@ func TestStrictnessOverHTTP(t *testing.T) {
 // TestUnpublishedToolIsUnreachable: a tool registered on the server with no
 // published schema is refused at dispatch; its handler never runs.
 func TestUnpublishedToolIsUnreachable(t *testing.T) {
-	v, err := mcpvalidate.New(published)
+	v, err := mcpvalidate.New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +504,7 @@ func TestUnpublishedToolIsUnreachable(t *testing.T) {
 			ran++
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil
 		})
-	hs := httptest.NewServer(demo.Handler(v, srv))
+	hs := httptest.NewServer(demo.Handler(v, srv, nil))
 	t.Cleanup(hs.Close) // after the client's own cleanup, which closes its stream
 	s := &served{v: v, srv: hs}
 	cs := s.client(t)
@@ -522,7 +523,7 @@ func TestUnpublishedToolIsUnreachable(t *testing.T) {
 // bound is reached only offline (Check). The 400's own echo is a residual
 // (mcpvalidate/residuals).
 func TestSDKAnswersRawControlsBeforeMiddleware(t *testing.T) {
-	s := serve(t, demo.Options{})
+	s := serve(t, demo.Options{}, nil)
 	r := s.raw(t)
 	status, body, _ := r.post(r.callBody("knowledge.search", []byte("{\"projectId\":\"demo\",\"query\":\"a\x01"+strings.Repeat("b", 1000)+"\"}")))
 	t.Logf("HTTP %d, %d-byte body: %.120q", status, len(body), body)
@@ -540,7 +541,7 @@ func TestSDKAnswersRawControlsBeforeMiddleware(t *testing.T) {
 // validator and sees calls it will refuse. demo.NewServer adds the validator
 // last; its Inner middleware sees admitted calls only.
 func TestMiddlewareOrder(t *testing.T) {
-	v, err := mcpvalidate.New(published)
+	v, err := mcpvalidate.New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +561,7 @@ func TestMiddlewareOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.AddReceivingMiddleware(probe(&outer)) // a later call: outside the validator
-	hs := httptest.NewServer(demo.Handler(v, srv))
+	hs := httptest.NewServer(demo.Handler(v, srv, nil))
 	t.Cleanup(hs.Close)
 	cs := (&served{v: v, srv: hs}).client(t)
 	call(t, cs, "knowledge.status", map[string]any{"projectId": "demo", "extra": secret})

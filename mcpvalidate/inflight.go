@@ -21,7 +21,7 @@ import (
 // among large ones, and small ones stop taking what it waits for), and small
 // requests never queue behind large ones (their reserve is theirs). A request
 // waits at most its context's deadline; a waiting request holds nothing.
-type Budget struct {
+type InFlight struct {
 	mu       sync.Mutex
 	capacity int64 // general capacity
 	reserve  int64 // the small lane's own capacity
@@ -40,15 +40,15 @@ type waiter struct {
 	fromRes bool          // granted from the reserve
 }
 
-// ErrBudgetTimeout is what Acquire returns when the context ends before the
+// errInFlightTimeout is what acquire returns when the context ends before the
 // budget has room.
-var ErrBudgetTimeout = errors.New("mcpvalidate: in-flight budget: no room before the deadline")
+var errInFlightTimeout = errors.New("mcpvalidate: in-flight budget: no room before the deadline")
 
-// NewBudget returns a budget of total bytes, of which reserve is kept for
+// NewInFlight returns a budget of total bytes, of which reserve is kept for
 // requests of at most small bytes each. It fails when the lanes cannot hold
 // what they are for: reserve must hold one small request, and the rest must
 // be positive.
-func NewBudget(total, reserve, small int64) (*Budget, error) {
+func NewInFlight(total, reserve, small int64) (*InFlight, error) {
 	// Two ifs, not a switch: gremlins maps an if's condition to coverage,
 	// not a switch case's, and these are bound checks.
 	if small <= 0 || reserve < small {
@@ -57,43 +57,43 @@ func NewBudget(total, reserve, small int64) (*Budget, error) {
 	if total-reserve <= 0 {
 		return nil, fmt.Errorf("mcpvalidate: budget of %d bytes leaves nothing beyond its %d-byte small reserve", total, reserve)
 	}
-	return &Budget{capacity: total - reserve, reserve: reserve, small: small}, nil
+	return &InFlight{capacity: total - reserve, reserve: reserve, small: small}, nil
 }
 
 // Total is the budget's size in bytes, both lanes.
-func (b *Budget) Total() int64 { return b.capacity + b.reserve }
+func (b *InFlight) Total() int64 { return b.capacity + b.reserve }
 
 // General is what a large request can ever be granted.
-func (b *Budget) General() int64 { return b.capacity }
+func (b *InFlight) General() int64 { return b.capacity }
 
 // SmallWeight is the most a request may weigh to use the small lane.
-func (b *Budget) SmallWeight() int64 { return b.small }
+func (b *InFlight) SmallWeight() int64 { return b.small }
 
 // InUse is the weight granted and not yet released, both lanes.
-func (b *Budget) InUse() int64 {
+func (b *InFlight) InUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used + b.usedRes
 }
 
 // Peak is the most weight ever in use at once.
-func (b *Budget) Peak() int64 {
+func (b *InFlight) Peak() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.peak
 }
 
-// Grant is weight a Budget granted. Release gives it back: call it exactly
+// inFlightGrant is weight a Budget granted. Release gives it back: call it exactly
 // once (a second call would give it back twice).
-type Grant struct {
-	b       *Budget
+type inFlightGrant struct {
+	b       *InFlight
 	weight  int64
 	fromRes bool
 }
 
 // Release returns the grant's weight to its budget and wakes the waiters it
-// lets in. Releasing the zero Grant does nothing.
-func (g Grant) Release() {
+// lets in. Releasing the zero inFlightGrant does nothing.
+func (g inFlightGrant) Release() {
 	if g.b == nil {
 		return
 	}
@@ -108,34 +108,34 @@ func (g Grant) Release() {
 	b.mu.Unlock()
 }
 
-// TryAcquire grants weight now if the discipline allows it, without
+// tryAcquire grants weight now if the discipline allows it, without
 // waiting.
-func (b *Budget) TryAcquire(weight int64) (Grant, bool) {
+func (b *InFlight) tryAcquire(weight int64) (inFlightGrant, bool) {
 	if weight <= 0 {
-		return Grant{}, true
+		return inFlightGrant{}, true
 	}
 	b.mu.Lock()
 	fromRes, ok := b.tryLocked(weight)
 	b.mu.Unlock()
 	if !ok {
-		return Grant{}, false
+		return inFlightGrant{}, false
 	}
-	return Grant{b, weight, fromRes}, true
+	return inFlightGrant{b, weight, fromRes}, true
 }
 
-// Acquire waits until weight bytes are granted or ctx ends. A weight above
+// acquire waits until weight bytes are granted or ctx ends. A weight above
 // General (and above SmallWeight) can never be granted and fails at once.
-func (b *Budget) Acquire(ctx context.Context, weight int64) (Grant, error) {
+func (b *InFlight) acquire(ctx context.Context, weight int64) (inFlightGrant, error) {
 	if weight <= 0 {
-		return Grant{}, nil
+		return inFlightGrant{}, nil
 	}
 	if weight > b.capacity && weight > b.small {
-		return Grant{}, fmt.Errorf("mcpvalidate: a request weighing %d bytes exceeds the in-flight budget's %d", weight, b.capacity)
+		return inFlightGrant{}, fmt.Errorf("mcpvalidate: a request weighing %d bytes exceeds the in-flight budget's %d", weight, b.capacity)
 	}
 	b.mu.Lock()
 	if fromRes, ok := b.tryLocked(weight); ok {
 		b.mu.Unlock()
-		return Grant{b, weight, fromRes}, nil
+		return inFlightGrant{b, weight, fromRes}, nil
 	}
 	w := &waiter{weight: weight, ready: make(chan struct{})}
 	q := &b.large
@@ -147,24 +147,24 @@ func (b *Budget) Acquire(ctx context.Context, weight int64) (Grant, error) {
 
 	select {
 	case <-w.ready:
-		return Grant{b, weight, w.fromRes}, nil
+		return inFlightGrant{b, weight, w.fromRes}, nil
 	case <-ctx.Done():
 		b.mu.Lock()
 		select {
 		case <-w.ready: // granted meanwhile: give it back
 			b.mu.Unlock()
-			Grant{b, weight, w.fromRes}.Release()
+			inFlightGrant{b, weight, w.fromRes}.Release()
 		default:
 			q.Remove(el)
 			b.grantLocked() // a large head leaving may unblock small ones
 			b.mu.Unlock()
 		}
-		return Grant{}, ErrBudgetTimeout
+		return inFlightGrant{}, errInFlightTimeout
 	}
 }
 
 // tryLocked grants weight now if the discipline allows it.
-func (b *Budget) tryLocked(weight int64) (fromRes, ok bool) {
+func (b *InFlight) tryLocked(weight int64) (fromRes, ok bool) {
 	if weight <= b.small {
 		if b.smallQ.Len() == 0 && b.usedRes+weight <= b.reserve {
 			b.usedRes += weight
@@ -186,12 +186,12 @@ func (b *Budget) tryLocked(weight int64) (fromRes, ok bool) {
 	return false, false
 }
 
-func (b *Budget) notePeak() { b.peak = max(b.peak, b.used+b.usedRes) }
+func (b *InFlight) notePeak() { b.peak = max(b.peak, b.used+b.usedRes) }
 
 // grantLocked wakes waiters in order while they fit: the large FIFO's head
 // first (nothing passes it in general capacity), then small waiters from
 // the reserve, or from general capacity when no large request waits.
-func (b *Budget) grantLocked() {
+func (b *InFlight) grantLocked() {
 	for b.large.Len() > 0 {
 		w := b.large.Front().Value.(*waiter)
 		if b.used+w.weight > b.capacity {

@@ -1,0 +1,45 @@
+package mcpvalidate
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/schemas"
+)
+
+// published is the schema files the package's tests validate against: the
+// demo's, embedded (package schemas holds data only).
+var published = SchemaFiles(schemas.FS, schemas.Dir)
+
+// ensureASCII is Python's json.dumps default for a string's content.
+func ensureASCII(s string) []byte {
+	var b bytes.Buffer
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case c >= 0x20 && c < 0x7f:
+			b.WriteRune(c)
+		case c < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			c -= 0x10000
+			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(c>>10), 0xdc00+(c&0x3ff))
+		}
+	}
+	return b.Bytes()
+}
+
+// text is a tool result's text content, joined.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
