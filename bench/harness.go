@@ -52,6 +52,8 @@ var Baselines = map[string]string{
 	// mcpvalidate's front gate: the whole body's scan (envelope and all)
 	// and the served front gate over charge's gate on the arguments alone.
 	"BenchmarkFrontGate": "core-gate",
+	// The whole path over loopback HTTP: each wiring against the bare go-sdk.
+	"BenchmarkHTTP": "bare",
 }
 
 // Modules are the peers whose versions a saved run records.

@@ -21,7 +21,10 @@ type Headline struct {
 	// Baseline is the impl the ratio is taken against; "" for the family's
 	// (Baselines).
 	Baseline string
-	// Unit is "" for a sec/op ratio against the baseline, or a benchmark
+	// RatioOf is the benchmark unit a ratio is taken over ("" for sec/op),
+	// e.g. p50-µs for a ratio of median latencies.
+	RatioOf string
+	// Unit is "" for a ratio against the baseline, or a benchmark
 	// unit whose median is pinned as is: answer-bytes/op (exact), B/s
 	// (throughput, pinned in MB/s), heap/wire (bytes allocated per wire
 	// byte), or "time" (sec/op, pinned in µs).
@@ -87,6 +90,22 @@ func Headlines() []Headline {
 			})
 		}
 	}
+	for _, op := range HTTPOps {
+		inst := "BenchmarkHTTP/op=" + op + ": " + httpWhat[op] + ", " + httpSetup
+		for _, impl := range []string{"middleware", "guarded"} {
+			hs = append(hs, Headline{
+				Family: "BenchmarkHTTP", Group: "op=" + op, Impl: "bare", Baseline: impl,
+				ID:       "bench.http." + strings.ToLower(op) + "." + impl + "-over-bare-throughput",
+				Title:    httpTitle[impl] + " requests per second over the bare go-sdk's, " + op,
+				Instance: inst,
+			}, Headline{
+				Family: "BenchmarkHTTP", Group: "op=" + op, Impl: impl, Baseline: "bare", RatioOf: "p50-µs",
+				ID:       "bench.http." + strings.ToLower(op) + "." + impl + "-over-bare-p50",
+				Title:    httpTitle[impl] + " median request latency over the bare go-sdk's, " + op,
+				Instance: inst,
+			})
+		}
+	}
 	for _, body := range []string{"call-1KB", "at-cap-ascii", "at-cap-escaped"} {
 		inst := "mcpvalidate BenchmarkFrontGate/shape=" + body + ": " + frontWhat[body]
 		for _, impl := range []string{"front-gate", "serve"} {
@@ -122,6 +141,22 @@ func Headlines() []Headline {
 		}
 	}
 	return hs
+}
+
+// HTTPOps are BenchmarkHTTP's request kinds.
+var HTTPOps = []string{"call-1KB", "tools-list", "initialize"}
+
+const httpSetup = "a go-sdk server with one typed tool (query string, limit int), streamable HTTP over loopback, stateful, 4 clients with a session each calling at once"
+
+var httpWhat = map[string]string{
+	"call-1KB":   "a tools/call whose query is 1 KB of prose (served)",
+	"tools-list": "a tools/list",
+	"initialize": "a new session (initialize, notifications/initialized) and its DELETE",
+}
+
+var httpTitle = map[string]string{
+	"middleware": "mcpvalidate.Install alone:",
+	"guarded":    "mcpvalidate.Install and FrontGate (the README's wiring):",
 }
 
 var checkWhat = map[string]string{
@@ -212,12 +247,15 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 		if unit == "" || unit == "time" {
 			unit = "sec/op"
 		}
+		if h.RatioOf != "" {
+			unit = h.RatioOf
+		}
 		r, ok := Ratio(rowsFor(unit, h.Baseline), h.Family, h.Group, h.Impl)
 		if !ok || (h.Unit == "" && math.IsNaN(r.Ratio)) {
 			return nil, fmt.Errorf("%s: %s has no %s/%s sample against %s", source, h.Family, h.Group, h.Impl, base)
 		}
 		instance := fmt.Sprintf("%s, %s bytes; %s", h.Instance, size, machine)
-		if h.Family == "BenchmarkFrontGate" || h.Family == "BenchmarkCheck" {
+		if h.Family == "BenchmarkFrontGate" || h.Family == "BenchmarkCheck" || h.Family == "BenchmarkHTTP" {
 			instance = fmt.Sprintf("%s; %s", h.Instance, machine) // sized by the body cap, not -bytes
 		}
 		switch h.Unit {
@@ -265,7 +303,7 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 			ID:       h.ID,
 			Title:    h.Title,
 			Value:    v,
-			Unit:     "ratio of median sec/op",
+			Unit:     "ratio of median " + unit,
 			Instance: instance,
 			Method:   results.Measured,
 			Source: fmt.Sprintf("%s (%s), n=%d per impl, read by bench.SuiteRecords: benchmath AssumeNothing medians against %s, %.0f%% interval of the ratio [%.3g, %.3g], U-test p=%.3g",
@@ -307,6 +345,7 @@ func Pinned() ([]results.Record, error) {
 		{benchdata.Suite, benchdata.SuiteFile},
 		{benchdata.FrontGate, benchdata.FrontGateFile},
 		{benchdata.Check, benchdata.CheckFile},
+		{benchdata.HTTP, benchdata.HTTPFile},
 	} {
 		rs, err := SuiteRecords(run.data, run.file)
 		if err != nil {

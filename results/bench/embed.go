@@ -35,3 +35,13 @@ const CheckFile = "results/bench/check.txt"
 //
 //go:embed check.txt
 var Check []byte
+
+// HTTPFile is the saved run of the whole path over loopback HTTP (`boundlab
+// bench --bench BenchmarkHTTP`): the bare go-sdk, mcpvalidate's middleware,
+// and the front gate with it, side by side.
+const HTTPFile = "results/bench/http.txt"
+
+// HTTP is that run.
+//
+//go:embed http.txt
+var HTTP []byte
