@@ -46,11 +46,15 @@ The contract is --schemas: a directory of *.schema.json files (the schema-file c
 
 --request reads FILE as a whole JSON-RPC tools/call request body instead (what a client POSTs; what derive --instances writes) and answers what boundlab serve would: the body cap first (serve's, derived from the limits; --go-clients sizes it for Go encoding/json clients too), then the front gate's envelope checks and charge, then the tool's schema. The tool is the request's params.name.`
 
-// validateStages names the middleware's refusal stages, as --json writes them.
+// validateStages names the stages a call's *Refusal can carry, as --json
+// writes them (StageRequest is the front gate's refusal of a request, which
+// --request reports as envelope).
 func validateStages() string {
 	var names []string
 	for s := mcpvalidate.Stage(1); !strings.HasPrefix(s.String(), "stage("); s++ {
-		names = append(names, s.String())
+		if s != mcpvalidate.StageRequest {
+			names = append(names, s.String())
+		}
 	}
 	return strings.Join(names, ", ")
 }

@@ -43,8 +43,9 @@ import (
 // rootModule is the module path of this repository.
 const rootModule = "github.com/theurian/boundlab"
 
-// adopterGo is the go line an adopter's new module starts with: the release,
-// not a patch of it, as `go mod init` writes it on any go1.26.x.
+// adopterGo is the go line an adopter's new module starts with: the
+// language version, which every go1.26.x toolchain satisfies. Tidy raises it
+// to the highest go line among the modules it requires.
 const adopterGo = "1.26"
 
 // labModules are the modules only the lab needs: an adopter of mcpvalidate
@@ -154,7 +155,7 @@ func run(ctx context.Context, out io.Writer, o options) (int, error) {
 		return 2, err
 	}
 	defer os.RemoveAll(tmp)
-	var base map[string]bool
+	var base map[string]string // the baseline's module versions
 	failed := len(problems) > 0
 	for _, p := range problems {
 		fmt.Fprintf(out, "FAIL %s\n", p)
@@ -163,9 +164,9 @@ func run(ctx context.Context, out io.Writer, o options) (int, error) {
 		dir := filepath.Join(tmp, fmt.Sprint(i))
 		r := check(ctx, p, dir, root, mods, sums, o)
 		if p.kind == kindBaseline {
-			base = map[string]bool{}
+			base = map[string]string{}
 			for _, z := range r.zips {
-				base[z.module] = true
+				base[z.module] = z.version
 			}
 		}
 		report(out, p, r, base)
@@ -285,8 +286,8 @@ func check(ctx context.Context, p program, dir, root string, mods map[string]str
 	}
 	r.goLine = goLine(tidied)
 	if isPatchRelease(r.goLine) {
-		fail("tidy raised the go line from %s to %s, a patch release: some module it requires says go %s (go.mod's go line must be the lowest Go supported, not a patch release)",
-			adopterGo, r.goLine, r.goLine)
+		fail("tidy raised the go line from %s to %s, a patch release: some module it requires says go %s, which every earlier %s.x refuses (go.mod's go line must be the lowest Go supported, not a patch release)",
+			adopterGo, r.goLine, r.goLine, adopterGo)
 	}
 	if p.kind != kindBaseline {
 		for _, z := range r.zips {
@@ -540,10 +541,12 @@ func requiredVersion(gomod []byte, module string) string {
 	return ""
 }
 
-// isPatchRelease says whether a go line names a patch release (1.26.8, and
-// 1.26.0) rather than a release (1.26) or a prerelease (1.27rc1).
+// isPatchRelease says whether a go line names a patch release past a
+// minor's first (1.26.8), which every toolchain of that minor before it
+// refuses; 1.26, 1.26.0 and 1.27rc1 are not.
 func isPatchRelease(v string) bool {
-	return strings.Count(v, ".") >= 2
+	parts := strings.Split(v, ".")
+	return len(parts) >= 3 && strings.TrimLeft(parts[2], "0") != ""
 }
 
 // labModule is the labModules entry module falls under, "" when none.
@@ -640,7 +643,7 @@ func unescape(s string) string {
 
 // report prints one program's check: the go line, the zips, those beyond the
 // bare go-sdk's, the notes and the problems.
-func report(w io.Writer, p program, r result, base map[string]bool) {
+func report(w io.Writer, p program, r result, base map[string]string) {
 	fmt.Fprintf(w, "\n== %s (%s)\n", p.name, p.kind)
 	var total int64
 	for _, z := range r.zips {
@@ -650,19 +653,27 @@ func report(w io.Writer, p program, r result, base map[string]bool) {
 		fmt.Fprintf(w, "  go line after tidy: %s\n", r.goLine)
 	}
 	fmt.Fprintf(w, "  tidy downloaded %d module zips, %.1f MB:\n", len(r.zips), float64(total)/1e6)
-	var beyond []string
+	var beyond, moved []string
 	for _, z := range r.zips {
 		mark := " "
 		if labModule(z.module) != "" {
 			mark = "!"
 		}
 		fmt.Fprintf(w, "   %s %s@%s\n", mark, z.module, z.version)
-		if p.kind != kindBaseline && base != nil && !base[z.module] {
+		if p.kind == kindBaseline || base == nil {
+			continue
+		}
+		if v, ok := base[z.module]; !ok {
 			beyond = append(beyond, z.module)
+		} else if v != z.version {
+			moved = append(moved, z.module+" "+v+" -> "+z.version)
 		}
 	}
 	if p.kind != kindBaseline && base != nil {
 		fmt.Fprintf(w, "  beyond the bare go-sdk's: %d: %s\n", len(beyond), strings.Join(beyond, ", "))
+		if len(moved) > 0 {
+			fmt.Fprintf(w, "  at another version than the bare go-sdk's (boundlab's requirements win): %s\n", strings.Join(moved, ", "))
+		}
 	}
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "  %s\n", n)

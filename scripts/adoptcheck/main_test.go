@@ -59,7 +59,8 @@ func TestIsPatchRelease(t *testing.T) {
 	for _, c := range []struct {
 		v    string
 		want bool
-	}{{"1.26", false}, {"1.26.8", true}, {"1.26.0", true}, {"1.25.0", true}, {"1.27rc1", false}, {"", false}} {
+	}{{"1.26", false}, {"1.26.0", false}, {"1.25.0", false}, {"1.27rc1", false}, {"", false},
+		{"1.26.8", true}, {"1.26.10", true}, {"1.25.1", true}} {
 		t.Run(c.v, func(t *testing.T) {
 			if got := isPatchRelease(c.v); got != c.want {
 				t.Errorf("isPatchRelease(%q) = %v", c.v, got)
