@@ -260,3 +260,20 @@ func TestTheRepositoryHoldsWhatTheCheckReads(t *testing.T) {
 		t.Errorf("programs: %v; want examples/gosdk (the README's) a go-sdk adopter, examples/mark3labs a mark3labs one", kinds)
 	}
 }
+
+// A failing command's log is kept whole up to its bound and cut past it.
+func TestIndentBound(t *testing.T) {
+	const most = 4 << 10
+	for _, c := range []struct {
+		name string
+		n    int
+		cut  bool
+	}{{"at the bound", most, false}, {"one past it", most + 1, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			got := indent([]byte(strings.Repeat("x", c.n)))
+			if strings.HasSuffix(got, "[... cut]") != c.cut || strings.Count(got, "x") != min(c.n, most) {
+				t.Errorf("%d bytes: cut %v, %d kept", c.n, strings.HasSuffix(got, "[... cut]"), strings.Count(got, "x"))
+			}
+		})
+	}
+}

@@ -84,7 +84,7 @@ func smoke(ctx context.Context, bin string) ([]string, error) {
 	if err := awaitListening(ctx, addr); err != nil {
 		return nil, err
 	}
-	c := &mcpClient{url: endpoint, http: &http.Client{Timeout: requestWithin}, pid: cmd.Process.Pid}
+	c := &mcpClient{url: endpoint, http: &http.Client{Timeout: requestWithin}, pid: cmd.Process.Pid, rssGuard: maxChildRSS}
 	init, err := c.call(ctx, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"adoptcheck","version":"v0"}}`)
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -154,6 +154,7 @@ type mcpClient struct {
 	url, session, protocol string
 	http                   *http.Client
 	pid                    int
+	rssGuard               int64 // bytes of the child's RSS past which post fails
 	id                     int
 }
 
@@ -199,9 +200,12 @@ func (c *mcpClient) post(ctx context.Context, body string) (raw []byte, result j
 		return nil, nil, nil, err
 	}
 	defer resp.Body.Close()
-	raw, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	raw, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
 		return raw, nil, nil, err
+	}
+	if len(raw) > maxAnswer {
+		return raw[:maxAnswer], nil, nil, fmt.Errorf("HTTP %d, an answer of more than %d bytes", resp.StatusCode, maxAnswer)
 	}
 	if err := c.checkRSS(); err != nil {
 		return raw, nil, nil, err
@@ -236,7 +240,7 @@ func (c *mcpClient) post(ctx context.Context, body string) (raw []byte, result j
 }
 
 // checkRSS fails (and the caller kills the child) when the child's resident
-// size passes maxChildRSS; where /proc is missing it checks nothing.
+// size passes rssGuard; where /proc is missing it checks nothing.
 func (c *mcpClient) checkRSS() error {
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(c.pid) + "/status")
 	if err != nil {
@@ -247,8 +251,8 @@ func (c *mcpClient) checkRSS() error {
 			f := strings.Fields(v)
 			if len(f) == 2 && f[1] == "kB" {
 				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				if kb<<10 > maxChildRSS {
-					return fmt.Errorf("the server's RSS is %d bytes, past the %d-byte guard", kb<<10, int64(maxChildRSS))
+				if kb<<10 > c.rssGuard {
+					return fmt.Errorf("the server's RSS is %d bytes, past the %d-byte guard", kb<<10, c.rssGuard)
 				}
 			}
 		}
