@@ -45,7 +45,8 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"The report lists what was skipped and why. Every probe value carries a canary (from --seed) "+
 		"so an echo is found byte for byte."+
 		"\n\nExit status: 0 nothing found, 1 findings (with --fail-on warning or error: findings of at least that "+
-		"severity), 2 a usage or target error.")
+		"severity), 2 a usage or target error. --format sarif is for CI. Every flag, field and rule, and the "+
+		"reports of real servers: docs/audit.md.")
 	url := c.String("url", "", "the server's streamable HTTP endpoint")
 	var headers, tools, skip listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")

@@ -69,7 +69,9 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("bench", []string{"bench [--json] [--unit U] [--check] [--out FILE] [run flags]", "bench [--json] [--unit U] FILE|-"},
 		"Runs the side-by-side benchmarks (go test -bench in --pkg) and prints benchstat-style ratios of medians with "+
 			"their intervals; given FILE (a saved benchfmt run, or - for stdin) it analyses that instead of running. "+
-			"The pinned runs are "+benchdata.SuiteFile+" and "+benchdata.FrontGateFile+". Exit 1 when --check finds a headline ratio out of its tolerance.")
+			"The pinned runs are "+benchdata.SuiteFile+" and "+benchdata.FrontGateFile+". Exit 1 when --check finds a headline ratio out of its tolerance. "+
+			"What each benchmark measures: docs/bench.md.\n\n"+
+			"--json prints one object: "+jsonFields(benchJSON{})+".")
 	count := c.Int("count", 6, "samples per benchmark, taken in rounds of go test -count=1 (a 95% median interval needs 6)")
 	pattern := c.String("bench", ".", "go test -bench regexp")
 	benchtime := c.String("benchtime", "", "go test -benchtime (e.g. 1s, 50x); empty for go test's default")

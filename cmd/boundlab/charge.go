@@ -63,7 +63,10 @@ func runCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("charge", []string{"charge [--json] [--dialect python|go] [LIMITS] FILE|-"},
 		"Runs the one-pass gate over a JSON arguments document (FILE, or - for stdin) and prints its nodes, depth, charge, "+
 			"the composed ceiling and the verdict, admit or refuse; for a refusal, the bound, its limit, the JSON pointer and "+
-			"the byte offset where it tripped. Exit 1 when the gate refuses.\n\n"+limitsAbout)
+			"the byte offset where it tripped. Exit 1 when the gate refuses.\n\n"+
+			"--json prints one object: "+jsonFields(chargeResult{})+" (bound, limit, pointer, offset and message for a refusal; "+
+			"limit absent for a strictness rule). For example:\n\n"+
+			"  echo '{\"query\":\"x\",\"limit\":10}' | boundlab charge --json -\n\n"+limitsAbout)
 	dialect := c.String("dialect", "python", "render dialect: python (CPython repr, characters) or go (jsonschema/v6, bytes)")
 	asJSON := c.Bool("json", false, "print one JSON object instead of a table")
 	lf := addLimitFlags(c)

@@ -11,15 +11,6 @@ import (
 	"github.com/theurian/boundlab/results"
 )
 
-// helpTargets are every verb and every subcommand with flags of its own.
-func helpTargets() [][]string {
-	var out [][]string
-	for name := range verbs {
-		out = append(out, []string{name})
-	}
-	return append(out, []string{"memmodel", "calibrate"}, []string{"memmodel", "measure-go"})
-}
-
 // Every verb and subcommand answers -h and --help with its help on stdout
 // and exit 0; every help line fits 80 columns.
 func TestHelpExitsZeroWithin80Columns(t *testing.T) {

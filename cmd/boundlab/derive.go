@@ -207,6 +207,14 @@ With LIMITS other than the defaults, derive re-derives every figure for them and
 
 ` + limitsAbout
 
+// deriveMore is derive's help on its JSON and on re-pinning.
+func deriveMore() string {
+	return "--json prints one object: " + jsonFields(deriveJSON{}) + ". With --summary, only the verdict. " +
+		"With LIMITS: " + jsonFields(derivationJSON{}) + ". --instances --list --json prints the plan: " + jsonFields(manifestJSON{}) + "." +
+		"\n\nTo re-pin after a deliberate change: boundlab derive --out results [--only NAMES], then " +
+		"boundlab derive --records results --markdown > docs/records.md; review the diff."
+}
+
 // deriveFlags are derive's parsed flags.
 type deriveFlags struct {
 	asJSON, asMD, summary, classes, instances bool
@@ -218,7 +226,7 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"                [--only NAMES] [--records DIR | --out DIR]",
 		"derive LIMITS [--json] [--classes]",
 		"derive --instances (--out DIR | --list [--json])\n" +
-			"                [--scenario IDS] [--max-bytes SIZE] [LIMITS]"}, deriveAbout)
+			"                [--scenario IDS] [--max-bytes SIZE] [LIMITS]"}, deriveAbout+"\n\n"+deriveMore())
 	var f deriveFlags
 	c.BoolVar(&f.asJSON, "json", false, "print the verdict, the core's limits and every record as JSON")
 	c.BoolVar(&f.asMD, "markdown", false, "print the records reference (docs/records.md)")

@@ -30,7 +30,8 @@ const loadAbout = `Starts boundlab serve --stateless as a child process on 127.0
 
 func runLoad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("load", []string{"load [--variants LIST] [--out PATH] [--json] [flags]", "load [--json] FILE|-"},
-		loadAbout+"\n\nThe shapes (--shapes):\n\n"+shapeList())
+		loadAbout+"\n\nThe shapes (--shapes):\n\n"+shapeList()+"\n\nWhat the targets are and the pinned run's reading: docs/load.md. "+
+			"--json prints one object: "+jsonFields(loadJSON{})+".")
 	d := load.DefaultConfig()
 	bin := c.String("bin", "", "the boundlab `PATH` to run as serve (default: go build this module's ./cmd/boundlab)")
 	variants := c.String("variants", load.Guarded+","+load.MiddlewareOnly, "the servers under test, comma-separated")

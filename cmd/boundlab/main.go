@@ -40,6 +40,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) == 2 && args[0] == "help" && args[1] == "--markdown" {
+			if err := writeCLIDoc(stdout); err != nil {
+				fmt.Fprintf(stderr, "boundlab help --markdown: %v\n", err)
+				return exitUsage
+			}
+			return exitOK
+		}
 		if len(args) == 2 {
 			if v, ok := verbs[args[1]]; ok {
 				return v.run([]string{"-h"}, stdin, stdout, stderr)
@@ -68,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: boundlab VERB [flags] [args]")
-	fmt.Fprintln(w, "       boundlab help [VERB]")
+	fmt.Fprintln(w, "       boundlab help [VERB | --markdown]")
 	fmt.Fprintln(w, "\nverbs:")
 	names := make([]string, 0, len(verbs))
 	for n := range verbs {
@@ -80,7 +87,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprint(w, `
 Every verb takes -h or --help (help to stdout, exit 0) and --json (one JSON
-value on stdout instead of tables). Flags: --records DIR names a directory of
+value on stdout instead of tables); help --markdown prints every verb's help
+as the CLI reference, docs/cli.md. Flags: --records DIR names a directory of
 pinned records (results/<producer>.json); --out PATH names what a verb
 writes. A verdict is admit or refuse, in tables and in JSON.
 

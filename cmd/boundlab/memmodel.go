@@ -50,7 +50,8 @@ func runMemmodel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return memmodelMeasureGo(args[1:], stdout, stderr)
 		}
 	}
-	c := newCommand("memmodel", memmodelSynopsis, memmodelAbout)
+	c := newCommand("memmodel", memmodelSynopsis, memmodelAbout+"\n\n--json prints the rows: with --dialect python "+
+		jsonFields([]memmodel.TableRow{})+"; with --dialect go "+jsonFields([]memmodel.GoRow{})+". The model: docs/memmodel.md.")
 	dialect := c.String("dialect", "python", "python (the CPython model) or go (our validator's rows)")
 	wire := c.Int64("wire", 0, "transport cap the rows are built at, in bytes (0: the derived cap)")
 	asJSON := c.Bool("json", false, "print the rows as JSON")
@@ -117,7 +118,8 @@ func printPythonRows(c *command, sc memmodel.Scale, asJSON bool, stdout, stderr 
 func memmodelCalibrate(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("memmodel calibrate", []string{memmodelSynopsis[1]},
 		"Runs CPython with tracemalloc over the lab's bodies, one fresh process per row, reporting each row on stderr as it lands, "+
-			"then prints every row beside the model's prediction as one aligned table. Exit 1 when the model under-predicts a row.")
+			"then prints every row beside the model's prediction as one aligned table. Exit 1 when the model under-predicts a row.\n\n"+
+			"--json prints "+jsonFields([]memmodel.CalibratedRow{})+".")
 	python := c.String("python", "", "`PATH` of the CPython interpreter to calibrate against (required)")
 	div := c.Int64("div", 1, "build the bodies at cap/N and budget/N (1 to 4096)")
 	out := c.String("out", "", "merge the rows into `FILE` (full scale only; the pinned file is "+memmodel.CalibrationFile+")")

@@ -16,7 +16,8 @@ func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("memmodel measure-go", memmodelSynopsis[2:],
 		"Measures our validator's per-request memory, one fresh child process per row (the child is this binary "+
 			"with --row), through the middleware's Check and through the whole HTTP path. With --row SHAPE it "+
-			"measures that one row in this process and prints it as one JSON object, as each child does.")
+			"measures that one row in this process and prints it as one JSON object, as each child does.\n\n"+
+			"--json prints "+jsonFields([]memmodel.GoMeasurement{})+"; --row prints one of them.")
 	div := c.Int64("div", 1, "build the bodies at cap/N and budget/N (1 to 4096)")
 	out := c.String("out", "", "write the rows to `FILE` (full scale only; the pinned file is "+memmodel.GoRowsFile+")")
 	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of a table as they come")

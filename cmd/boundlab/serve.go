@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,6 +39,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"                [--front-gate=false | --in-flight-budget SIZE] [LIMITS]"},
 		"Serves the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every tools/call is validated "+
 			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.\n\n"+
+			"The tools: "+strings.Join(demo.ToolNames(), ", ")+", over a small in-memory store with a project demo. "+
+			"docs/mcpvalidate.md has a curl session and, for protocol 2026-07-28 (--stateless), a tested one with the "+
+			"headers and params._meta that revision requires. --json announces the server as "+jsonFields(serveAnnouncement{})+".\n\n"+
 			"With LIMITS the validator and the front gate enforce them, and the body cap is derived from them. --budget is "+
 			"the render budget here as in every verb; the front gate's memory budget is --in-flight-budget.\n\n"+limitsAbout)
 	addr := c.String("addr", "127.0.0.1:8080", "address to listen on")

@@ -46,7 +46,8 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"Proves charge's class model over every Unicode scalar value against real encoders (encoding/json, a port of "+
 			"CPython's json.dumps) and the reference renderer, and prints the class tables. Exit 1 on a mismatch.\n\n"+
 			"With LIMITS, also prints where a file of each class at MaxSourceFileBytes is stopped (schema, charge or "+
-			"the cap) under each encoder family, at those limits (what derive LIMITS derives; printed, not pinned).\n\n"+limitsAbout)
+			"the cap) under each encoder family, at those limits (what derive LIMITS derives; printed, not pinned).\n\n"+
+			"--json prints one object: "+jsonFields(sweepJSON{})+".\n\n"+limitsAbout)
 	asJSON := c.Bool("json", false, "print the proof and the class tables as JSON")
 	dialect := c.String("dialect", "", "print only this dialect's table (python or go)")
 	lf := addLimitFlags(c)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
@@ -45,10 +46,26 @@ The contract is --schemas: a directory of *.schema.json files (the schema-file c
 
 --request reads FILE as a whole JSON-RPC tools/call request body instead (what a client POSTs; what derive --instances writes) and answers what boundlab serve would: the body cap first (serve's, derived from the limits; --go-clients sizes it for Go encoding/json clients too), then the front gate's envelope checks and charge, then the tool's schema. The tool is the request's params.name.`
 
+// validateStages names the stages a call's *Refusal can carry, as --json
+// writes them (StageRequest is the front gate's refusal of a request, which
+// --request reports as envelope).
+func validateStages() string {
+	var names []string
+	for s := mcpvalidate.Stage(1); !strings.HasPrefix(s.String(), "stage("); s++ {
+		if s != mcpvalidate.StageRequest {
+			names = append(names, s.String())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("validate", []string{"validate --tool NAME [--schemas DIR|FILE] [--json]\n                  [LIMITS] FILE|-",
 		"validate --request [--go-clients] [--schemas DIR|FILE] [--json]\n                  [LIMITS] FILE|-",
-		"validate --list [--schemas DIR|FILE] [--json]"}, validateAbout+"\n\n"+limitsAbout)
+		"validate --list [--schemas DIR|FILE] [--json]"}, validateAbout+"\n\n"+
+		"--json prints one object: "+jsonFields(validateResult{})+"; for a refusal, stage is one of "+validateStages()+
+		" (with --request also transport or envelope), leaves the schema's failing leaves, sorted, and elided how many "+
+		"leaves past the first few were left out. --list --json prints "+jsonFields([]listedJSON{})+".\n\n"+limitsAbout)
 	tool := c.String("tool", "", "the tool whose input schema to validate against")
 	request := c.Bool("request", false, "FILE is a whole tools/call request body: answer what serve would")
 	goClients := c.Bool("go-clients", false, "with --request: size the body cap for Go encoding/json clients too, as serve --go-clients")

@@ -56,7 +56,11 @@ func runVerify(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			"On a build other than the pinned one (another Go toolchain, another module version), a record that "+
 			"depends on a part that changed (its depends_on, the modules its build names) is re-derived for this "+
 			"build and listed with its old and new values, without failing; every other record must still match "+
-			"exactly. --strict-build compares every record exactly, build included.")
+			"exactly. --strict-build compares every record exactly, build included.\n\n"+
+			"A doc quotes a figure as a Markdown link into the records reference, [FIGURE](docs/records.md#RECORD-ID), "+
+			"or in a paragraph (or table row) that names the record's id; the figure must be the record's value to the "+
+			"precision written. Only the default limits and a few outside constants (results.DocConstants) stand bare.\n\n"+
+			"--json prints one object: "+jsonFields(verifyJSON{})+".")
 	dir := c.String("records", "results", "`DIR` holding the pinned <producer>.json files")
 	docs := c.String("docs", "docs,README.md", "comma-separated Markdown files or directories whose figures are held to the records")
 	md := c.String("records-md", "docs/records.md", "the generated records reference checked for staleness (empty: skip)")

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+// SearchIn is the tool's input: the go-sdk infers its JSON Schema (closed to
+// other members) and publishes it in tools/list, the contract enforced.
+type SearchIn struct {
+	Query string   `json:"query" jsonschema:"the text to look for"`
+	Limit int      `json:"limit,omitempty" jsonschema:"at most this many hits"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"only notes with every one of these tags"`
+}
+
+func search(_ context.Context, _ *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, any, error) {
+	text := fmt.Sprintf("no note matches a %d-byte query", len(in.Query))
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "the address to listen on")
+	flag.Parse()
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v0.1.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "search", Description: "Search the notes."}, search) // LEAD: mcpvalidate.AddTool once it lands
+
+	v, err := mcpvalidate.Install(server, nil) // after the tools: each call is checked against what tools/list publishes
+	if err != nil {
+		log.Fatal(err)
+	}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes(), SessionTimeout: 10 * time.Minute})
+	front, err := v.FrontGate(sdk, nil) // the body, the envelope and the memory in flight, bounded before the SDK reads
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("/mcp", front)
+	hs := &http.Server{Addr: *addr, MaxHeaderBytes: 64 << 10,
+		ReadHeaderTimeout: 10 * time.Second, // the front gate bounds the body's read itself
+		IdleTimeout:       2 * time.Minute,  // and no WriteTimeout: a GET stream stays open
+	}
+	log.Printf("serving MCP at http://%s/mcp", *addr)
+	log.Fatal(hs.ListenAndServe())
+}

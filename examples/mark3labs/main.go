@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/theurian/boundlab/mcpvalidate/mark3labs"
+)
+
+// SearchIn is the tool's input: mcp-go infers its JSON Schema (closed to
+// other members) and publishes it in tools/list, the contract enforced.
+type SearchIn struct {
+	Query string   `json:"query" jsonschema:"the text to look for"`
+	Limit int      `json:"limit,omitempty" jsonschema:"at most this many hits"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"only notes with every one of these tags"`
+}
+
+func search(_ context.Context, _ mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, error) {
+	return mcp.NewToolResultText(fmt.Sprintf("no note matches a %d-byte query", len(in.Query))), nil
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "the address to listen on")
+	flag.Parse()
+	s := server.NewMCPServer("notes", "v0.1.0")
+	s.AddTool(mcp.NewTool("search", mcp.WithDescription("Search the notes."), mcp.WithInputSchema[SearchIn]()),
+		mcp.NewTypedToolHandler(search))
+
+	v, err := mark3labs.Install(s, nil) // after the tools: each call is checked against what tools/list publishes
+	if err != nil {
+		log.Fatal(err)
+	}
+	// mcp-go reads the body with no cap of its own: the front gate caps it at
+	// the derived body cap, and bounds the envelope and the memory in flight.
+	front, err := v.FrontGate(server.NewStreamableHTTPServer(s), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("/mcp", front)
+	hs := &http.Server{Addr: *addr, MaxHeaderBytes: 64 << 10,
+		ReadHeaderTimeout: 10 * time.Second, // the front gate bounds the body's read itself
+		IdleTimeout:       2 * time.Minute,  // and no WriteTimeout: a GET stream stays open
+	}
+	log.Printf("serving MCP at http://%s/mcp", *addr)
+	log.Fatal(hs.ListenAndServe())
+}
