@@ -22,7 +22,7 @@ import (
 // package doc, "Open schemas", for why refusing beats closing.
 //
 // The walk reads the compiled schema (jsonschema/v6's), so $ref is resolved
-// exactly as validation resolves it, across files for WithSchemaFiles.
+// exactly as validation resolves it, across files for SchemaFiles.
 // Schemas that apply to the same instance location in place (allOf, anyOf,
 // oneOf, then, else, $ref, dependentSchemas) are judged together:
 //
@@ -301,7 +301,7 @@ func displayLocation(loc, own string) string {
 
 // openError names every open tool in tools (except those in keep) with up to
 // openPointersShown of its open locations, or is nil. Tool names are display
-// escaped and cut to ToolCut; schema text is never quoted.
+// escaped and cut to toolCut; schema text is never quoted.
 func openError(tools map[string]*tool, keep map[string]bool) error {
 	var lines []string
 	names := sortedKeys(tools)
@@ -319,7 +319,7 @@ func openError(tools map[string]*tool, keep map[string]bool) error {
 		for _, l := range locs[:min(len(locs), openPointersShown)] {
 			shown = append(shown, displayLocation(l, own))
 		}
-		line := `"` + charge.DisplayText(name, ToolCut) + `" at ` + strings.Join(shown, ", ")
+		line := `"` + charge.DisplayText(name, toolCut) + `" at ` + strings.Join(shown, ", ")
 		if more := len(locs) - len(shown); more > 0 {
 			line += " and " + strconv.Itoa(more) + " more"
 		}
@@ -339,4 +339,22 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// refuseOpen is New's check: every name in openTools has a published schema,
+// and every other tool's schema is closed.
+func refuseOpen(tools map[string]*tool, openTools []string) error {
+	keep := make(map[string]bool, len(openTools))
+	var unknown []string
+	for _, name := range openTools {
+		if _, ok := tools[name]; !ok {
+			unknown = append(unknown, `"`+charge.DisplayText(name, toolCut)+`"`)
+		}
+		keep[name] = true
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("mcpvalidate: Options.OpenTools names %d %s no published input schema: %s",
+			len(unknown), plural(len(unknown), "tool with", "tools with"), strings.Join(unknown, ", "))
+	}
+	return openError(tools, keep)
 }

@@ -1,11 +1,15 @@
 package mcpvalidate
 
 import (
+	"context"
+	"encoding/json"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -300,8 +304,8 @@ func TestOpenError(t *testing.T) {
 		n    int
 		want string
 	}{
-		{"name at the cut", ToolCut, strings.Repeat("n", ToolCut) + `"`},
-		{"name past the cut", ToolCut + 1, strings.Repeat("n", ToolCut) + `..."`},
+		{"name at the cut", toolCut, strings.Repeat("n", toolCut) + `"`},
+		{"name past the cut", toolCut + 1, strings.Repeat("n", toolCut) + `..."`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := openError(openTools(t, map[string]string{strings.Repeat("n", c.n): openObj}), nil)
@@ -335,7 +339,6 @@ func TestOpenTypedShapes(t *testing.T) {
 		})
 	}
 }
-
 
 // openAnnotations are the compiled Schema's fields that assert nothing:
 // admitsAnything must ignore them and heed every other field.
@@ -427,5 +430,244 @@ func TestDeclaresObject(t *testing.T) {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// sdkSession connects a go-sdk client to srv over the in-memory transports.
+func sdkSession(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// openSearch is a raw schema open at the top and in its filter member;
+// closedSearch is the same contract closed at both.
+const (
+	openSearch   = `{"type":"object","properties":{"q":{"type":"string"},"filter":{"type":"object","properties":{"lang":{"type":"string"}}}},"required":["q"]}`
+	closedSearch = `{"type":"object","properties":{"q":{"type":"string"},"filter":{"type":"object","properties":{"lang":{"type":"string"}},"additionalProperties":false}},"required":["q"],"additionalProperties":false}`
+)
+
+// An open schema fails Install through the go-sdk unless the tool is named in
+// OpenTools; then, and only then, an unknown member reaches the handler. A
+// closed one refuses unknown members at every level, the handler never
+// running.
+func TestOpenInstallGoSDK(t *testing.T) {
+	ctx := context.Background()
+	server := func(schema string, ran *int, saw *map[string]any) *mcp.Server {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "search", InputSchema: json.RawMessage(schema)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			*ran++
+			*saw = nil
+			_ = json.Unmarshal(req.Params.Arguments, saw)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+		srv.AddTool(&mcp.Tool{Name: "closed", InputSchema: json.RawMessage(closedSearch)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			*ran++
+			return &mcp.CallToolResult{}, nil
+		})
+		return srv
+	}
+	call := func(cs *mcp.ClientSession, tool, args string) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tool, args, err)
+		}
+		return res
+	}
+	t.Run("refused to install", func(t *testing.T) {
+		var ran int
+		var saw map[string]any
+		v, err := Install(server(openSearch, &ran, &saw), nil)
+		if err == nil || v != nil {
+			t.Fatalf("Install over an open tool: %v, %v", v, err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, `"search" at #, #/properties/filter`) || strings.Contains(msg, `"closed"`) {
+			t.Errorf("%s", msg)
+		}
+	})
+	t.Run("OpenTools names a tool with no schema", func(t *testing.T) {
+		var ran int
+		var saw map[string]any
+		_, err := Install(server(openSearch, &ran, &saw), &Options{OpenTools: []string{"search", "serach"}})
+		if err == nil || !strings.Contains(err.Error(), `names 1 tool with no published input schema: "serach"`) {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("opted open", func(t *testing.T) {
+		var ran int
+		var saw map[string]any
+		srv := server(openSearch, &ran, &saw)
+		if _, err := Install(srv, &Options{OpenTools: []string{"search"}}); err != nil {
+			t.Fatal(err)
+		}
+		cs := sdkSession(t, srv)
+		for _, args := range []string{`{"q":"a","extra":1}`, `{"q":"a","filter":{"lang":"en","extra":1}}`} {
+			if res := call(cs, "search", args); res.IsError {
+				t.Errorf("%s refused: %v", args, res.Content)
+			}
+		}
+		if ran != 2 || saw["filter"].(map[string]any)["extra"] == nil {
+			t.Errorf("handler ran %d times, last saw %v: the unknown member did not reach it", ran, saw)
+		}
+		// Still validated for everything the schema does say.
+		if res := call(cs, "search", `{"q":5,"extra":1}`); !res.IsError || ran != 2 {
+			t.Errorf("a wrong type: isError %v, handler ran %d times", res.IsError, ran)
+		}
+		// The other tools stay closed.
+		if res := call(cs, "closed", `{"q":"a","extra":1}`); !res.IsError || ran != 2 {
+			t.Errorf("closed: isError %v, handler ran %d times", res.IsError, ran)
+		}
+		// What tools/list publishes is the schema as registered: nothing is
+		// rewritten, so the contract says open where the validator admits.
+		for tl, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(tl.InputSchema)
+			want := map[string]string{"search": openSearch, "closed": closedSearch}[tl.Name]
+			if !jsonEqual(t, got, want) {
+				t.Errorf("%s published %s, want %s", tl.Name, got, want)
+			}
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		var ran int
+		var saw map[string]any
+		srv := server(closedSearch, &ran, &saw)
+		if _, err := Install(srv, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs := sdkSession(t, srv)
+		for _, c := range []struct{ args, at string }{
+			{`{"q":"a","extra":1}`, `at "/extra": additionalProperties false`},
+			{`{"q":"a","filter":{"lang":"en","extra":1}}`, `at "/filter/extra": additionalProperties false`},
+		} {
+			res := call(cs, "search", c.args)
+			text := res.Content[0].(*mcp.TextContent).Text
+			if !res.IsError || !strings.Contains(text, c.at) {
+				t.Errorf("%s: isError %v, %q", c.args, res.IsError, text)
+			}
+		}
+		if ran != 0 {
+			t.Fatalf("the handler ran %d times on refused calls", ran)
+		}
+		if res := call(cs, "search", `{"q":"a","filter":{"lang":"en"}}`); res.IsError || ran != 1 {
+			t.Errorf("an admitted call: isError %v, handler ran %d times", res.IsError, ran)
+		}
+	})
+}
+
+func jsonEqual(t *testing.T, a []byte, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// A typed tool's In is its Go type's truth: a struct (additionalProperties
+// false, inferred) and a map of a constrained value (every member checked
+// against it and decoded into the map) install as they are; map[string]any
+// admits members nothing checks, so it needs OpenTools like any open schema.
+func TestOpenTypedMaps(t *testing.T) {
+	ctx := context.Background()
+	type handled struct {
+		ran int
+		got any
+	}
+	intMap := func(h *handled) *mcp.Server {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+		mcp.AddTool(srv, &mcp.Tool{Name: "counts"}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]int) (*mcp.CallToolResult, any, error) {
+			h.ran++
+			h.got = in
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		return srv
+	}
+	anyMap := func(h *handled) *mcp.Server {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+		mcp.AddTool(srv, &mcp.Tool{Name: "bag"}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
+			h.ran++
+			h.got = in
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		return srv
+	}
+	t.Run("map[string]int installs closed", func(t *testing.T) {
+		var h handled
+		srv := intMap(&h)
+		if _, err := Install(srv, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs := sdkSession(t, srv)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "counts", Arguments: rawArgs(`{"a":1,"b":2}`)})
+		if err != nil || res.IsError || h.ran != 1 || !reflect.DeepEqual(h.got, map[string]int{"a": 1, "b": 2}) {
+			t.Fatalf("err %v, result %+v, ran %d, got %v", err, res, h.ran, h.got)
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "counts", Arguments: rawArgs(`{"a":1,"b":"two"}`)})
+		if err != nil || !res.IsError || h.ran != 1 {
+			t.Fatalf("a member of the wrong type: err %v, isError %v, ran %d", err, res != nil && res.IsError, h.ran)
+		}
+	})
+	t.Run("map[string]any refused to install", func(t *testing.T) {
+		var h handled
+		if _, err := Install(anyMap(&h), nil); err == nil || !strings.Contains(err.Error(), `"bag" at #`) {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("map[string]any opted open", func(t *testing.T) {
+		var h handled
+		srv := anyMap(&h)
+		if _, err := Install(srv, &Options{OpenTools: []string{"bag"}}); err != nil {
+			t.Fatal(err)
+		}
+		cs := sdkSession(t, srv)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bag", Arguments: rawArgs(`{"anything":{"x":1}}`)})
+		if err != nil || res.IsError || h.ran != 1 {
+			t.Fatalf("err %v, result %+v, ran %d", err, res, h.ran)
+		}
+	})
+}
+
+// Schema files: the top level must already be closed with
+// unevaluatedProperties (parseSchemaFile); an open object nested in one, or in
+// a fragment it references as a member's schema, fails New the same way. A
+// fragment composed in place (allOf) is closed by the tool's own
+// unevaluatedProperties.
+func TestOpenSchemaFiles(t *testing.T) {
+	const head = `"$schema":"https://json-schema.org/draft/2020-12/schema",`
+	files := fstest.MapFS{
+		"s/ctx.schema.json": {Data: []byte(`{` + head + `"$id":"https://open.invalid/s/ctx.schema.json","type":"object","properties":{"projectId":{"type":"string"}}}`)},
+		"s/a.schema.json": {Data: []byte(`{` + head + `"$id":"https://open.invalid/s/a.schema.json","x-mcp-tool":"a","type":"object",` +
+			`"allOf":[{"$ref":"ctx.schema.json"}],"properties":{"q":{"type":"string"}},"unevaluatedProperties":false}`)},
+		"s/b.schema.json": {Data: []byte(`{` + head + `"$id":"https://open.invalid/s/b.schema.json","x-mcp-tool":"b","type":"object",` +
+			`"properties":{"filter":{"type":"object"},"ctx":{"$ref":"ctx.schema.json"}},"unevaluatedProperties":false}`)},
+	}
+	_, err := New(SchemaFiles(files, "s"), nil)
+	if err == nil || !strings.Contains(err.Error(), `"b" at #/properties/filter, https://open.invalid/s/ctx.schema.json#`) || strings.Contains(err.Error(), `"a"`) {
+		t.Fatalf("%v", err)
+	}
+	v, err := New(SchemaFiles(files, "s"), &Options{OpenTools: []string{"b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(context.Background(), "b", []byte(`{"filter":{"any":1}}`)); err != nil {
+		t.Errorf("kept open: %v", err)
 	}
 }
