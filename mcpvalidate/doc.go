@@ -62,6 +62,42 @@
 // [MaxFrontRefusalBytes] that echoes only a checked id; the bytes it admits
 // go to the SDK unchanged, and the middleware stays the validation seat.
 //
+// # Open schemas
+//
+// An object schema is open where it admits a member it neither names
+// (properties, patternProperties) nor checks ("additionalProperties" or
+// "unevaluatedProperties" false, or a schema that constrains something): such
+// a member reaches the handler unvalidated, and a handler that decodes into a
+// struct drops it silently, so a misspelt optional argument becomes its
+// default. [New] refuses every tool whose schema is open anywhere a call's
+// arguments reach (the top level, and every schema a member or an item is
+// validated against, through $ref, allOf, anyOf, oneOf, then and else),
+// naming each tool (escaped, cut to 64 bytes) and at most four open
+// locations as JSON pointers, never schema text. A tool named in
+// [Options.OpenTools] stays open on purpose: its unknown members are
+// admitted, everything its schema does say is still enforced.
+//
+// Refusing, not closing, for every source and adapter: closing is not
+// mechanical ("additionalProperties": false beside allOf or $ref refuses the
+// members they compose; "unevaluatedProperties": false changes what anyOf
+// and if branches admit; a $defs entry used both in a closed and an open
+// place cannot be both), and a handler written against an open schema may
+// read the members it leaves open, so a rewrite would fail its calls in
+// production rather than at startup, in front of the one who can decide.
+// And what a go-sdk server publishes is its own: *mcp.Server gives no
+// registered handler back to re-register it with a closed schema, and
+// closing only what the validator enforces would publish a contract that
+// admits what the server refuses. So the schema a client reads is always
+// the one enforced.
+//
+// What is not open: a schema that says nothing about objects ({}, true, an
+// array with no items) admits any value and says so; a declared map
+// ("additionalProperties" with a constraining schema) checks every member,
+// so a typed tool whose In is map[string]int installs as it is, while
+// map[string]any (inferred "additionalProperties": true) needs OpenTools;
+// a fragment composed in place under the tool's "unevaluatedProperties":
+// false. patternProperties, propertyNames and minProperties never close.
+//
 // # Limits
 //
 // It validates arguments only: _meta and other params members are the

@@ -28,7 +28,7 @@ func TestWithTools(t *testing.T) {
 		&mcp.Tool{Name: "search", InputSchema: closed},
 		&mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object","required":["x"]}`)},
 		&mcp.Tool{Name: "unpublished"}, // no schema: refused, fail-closed
-	), nil)
+	), &Options{OpenTools: []string{"raw"}}) // raw is open (open_test.go): kept so on purpose
 	if err != nil {
 		t.Fatal(err)
 	}

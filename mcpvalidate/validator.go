@@ -56,6 +56,13 @@ type Options struct {
 	// it, with the context of the call or request. The event carries no
 	// caller value; servers log and trace through it.
 	OnRefusal func(context.Context, RefusalEvent)
+	// OpenTools names the tools whose input schemas may stay open: an object
+	// schema in them may admit members it neither names nor checks, and
+	// such a member reaches the handler unvalidated. Without it New refuses
+	// every tool whose schema is open, naming each open location (see the
+	// package doc, "Open schemas"). A name with no published schema fails
+	// New.
+	OpenTools []string
 }
 
 // Source is where a Validator takes the published input schemas from:
@@ -124,6 +131,9 @@ func New(src Source, o *Options) (*Validator, error) {
 	}
 	tools, err := src.load()
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseOpen(tools, o.OpenTools); err != nil {
 		return nil, err
 	}
 	v := &Validator{

@@ -9,7 +9,7 @@
 // properties, or mcp.NewToolWithRawSchema), in one line after its tools are
 // added:
 //
-//	v, err := mark3labs.Install(s) // New(Tools(Tools(s))) + s.Use(Middleware(v))
+//	v, err := mark3labs.Install(s, nil) // mcpvalidate.New(mcpvalidate.Tools(Tools(s)...), nil) + s.Use(Middleware(v))
 //
 // To run the validator outermost, in front of every other tool-handler
 // middleware, build it before the server and pass it first:
@@ -45,9 +45,10 @@
 // mcpvalidate.MaxRefusalBytes long and holding no caller value.
 //
 // Install and Tools take each tool's schema as mark3labs' own encoding of the
-// tool publishes it in tools/list. A tool with no schema (the zero
-// InputSchema) and a tool added after the Validator was built have no
-// contract: calls to them are refused (fail-closed).
+// tool publishes it in tools/list, and never rewrite it: what a client reads
+// is what is enforced. A tool with no schema (the zero InputSchema) and a tool
+// added after the Validator was built have no contract: calls to them are
+// refused (fail-closed); an open schema fails Install (below).
 //
 // # Where it ends
 //
@@ -79,8 +80,20 @@
 // gate (an http.Handler in front of any SDK's handler) refuses duplicate
 // member names and invalid UTF-8 anywhere in the body.
 //
-// mark3labs' typed tool schemas (mcp.NewTool) are open unless the tool or the
-// server says otherwise (mcp.WithSchemaAdditionalProperties(false), or
-// server.WithStrictInputSchemaDefault()): the validator enforces the schema as
-// published, so an open schema admits unknown members.
+// # Open schemas
+//
+// mark3labs' typed tool schemas (mcp.NewTool) are open by default: an unknown
+// member would reach the handler unvalidated. Install (and mcpvalidate.New
+// over Convert's tools) fails over an open schema as it does for the go-sdk,
+// naming each open tool and where in it, unless the tool is named in
+// mcpvalidate.Options.OpenTools (see mcpvalidate's package doc, "Open
+// schemas"). Close a typed tool with mcp.WithSchemaAdditionalProperties(false)
+// and every mcp.WithObject member with mcp.AdditionalProperties(false);
+// server.WithStrictInputSchemaDefault() closes the top level only.
+//
+// mark3labs, unlike the go-sdk, would let Install close the schemas itself
+// (ListTools gives each handler back, and AddTools replaces a tool by name,
+// tools/list then publishing the closed schema). It does not: closing is not
+// mechanical under composition, a handler may read the members its schema
+// leaves open, and one Options value keeps one meaning under both SDKs.
 package mark3labs

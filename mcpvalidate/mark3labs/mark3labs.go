@@ -63,7 +63,9 @@ func arguments(p m3.CallToolParams) (json.RawMessage, error) {
 // middleware against the input schemas s publishes: New(Tools(Tools(s)), o)
 // (o nil: the defaults), then Middleware added with s.Use. Call it after the tools are
 // added: a tool added later has no contract here and is refused
-// (fail-closed) until a new Validator is installed on a new server.
+// (fail-closed) until a new Validator is installed on a new server. An open
+// schema fails Install, naming the tool, unless o.OpenTools names it (see the
+// package doc, "Open schemas").
 //
 // mark3labs runs tool-handler middleware in the order added, outermost first,
 // and has no way to put one in front: middleware given at construction

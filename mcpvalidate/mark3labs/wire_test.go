@@ -182,7 +182,10 @@ func TestConvert(t *testing.T) {
 	if tools[2].Name != "zero" || tools[2].InputSchema != nil {
 		t.Fatalf("the zero schema converted to %v, want none", tools[2].InputSchema)
 	}
-	v, err := mcpvalidate.New(mcpvalidate.Tools(tools...), nil)
+	if _, err := mcpvalidate.New(mcpvalidate.Tools(tools...), nil); err == nil || !strings.Contains(err.Error(), `"open" at #`) {
+		t.Fatalf("New over an open tool: %v", err)
+	}
+	v, err := mcpvalidate.New(mcpvalidate.Tools(tools...), &mcpvalidate.Options{OpenTools: []string{"open"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +195,7 @@ func TestConvert(t *testing.T) {
 		admit      bool
 	}{
 		{"open", `{"name":"a"}`, true},
-		{"open", `{"name":"a","extra":1}`, true}, // open: admitted as published
+		{"open", `{"name":"a","extra":1}`, true}, // kept open: admitted as published
 		{"open", `{"name":"` + canary + canary + `"}`, false},
 		{"closed", `{"name":"a","extra":1}`, false},
 		{"zero", `{}`, false},
