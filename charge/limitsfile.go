@@ -12,16 +12,6 @@ import (
 	"strings"
 )
 
-// The limits file is one JSON object whose members set Limits fields by their
-// snake-case names; a member left out keeps its DefaultLimits value:
-//
-//	{"max_source_file_bytes": "16MiB", "budget": "17MiB", "max_nodes": 200000}
-//
-// Each value is a whole number (JSON number) or a string holding one, bare or
-// followed by a binary unit: B, KiB, MiB, GiB, case-insensitive, with spaces
-// before the unit and _ between digits allowed ("16 MiB", "1_024KiB"). See
-// ParseLimits and ParseSize.
-
 // MaxLimitsFileBytes bounds a limits file: ParseLimits refuses a longer one.
 // Seven members need under 300 bytes; the rest is room for whitespace.
 const MaxLimitsFileBytes = 64 << 10
@@ -179,9 +169,14 @@ func ParseSize(text string) (int64, error) {
 	return v * scale, nil
 }
 
-// ParseLimits reads a limits file: DefaultLimits with each member the file
-// holds applied, checked as SetMember checks one and then as Validate checks
-// the whole. The file is held to the gate's strictness under DefaultLimits
+// ParseLimits reads a limits file: one JSON object whose members set Limits
+// fields by their snake-case names (LimitsMembers), a member left out keeping
+// its DefaultLimits value,
+//
+//	{"max_source_file_bytes": "16MiB", "budget": "17MiB", "max_nodes": 200000}
+//
+// each value a whole number or a string ParseSize reads. Each member is
+// checked as SetMember checks it and the whole as Validate does. The file is held to the gate's strictness under DefaultLimits
 // (RFC 8259, UTF-8, no repeated member, nothing after the object) and to
 // MaxLimitsFileBytes; a member that is not a limit, a value that is neither a
 // number nor a string, and a value out of its member's range are refused.
@@ -278,14 +273,7 @@ const capFitsWhy = "so the body cap, the file bytes times the widest wire ratio 
 // non-control ratio of any encoder family. most is the largest
 // MaxSourceFileBytes that fits beside this EnvelopeAllowance.
 func (l Limits) bodyCapFits() (most *big.Int, ok bool) {
-	worst := new(big.Rat)
-	for _, e := range Encoders() {
-		for _, c := range wireClasses[:] {
-			if r := c.Ratio(e); !c.Control && r.Cmp(worst) > 0 {
-				worst = r
-			}
-		}
-	}
+	worst := BodyCap(Limits{}, Encoders()...).Multiplier // the widest over every family
 	// most = floor((MaxInt64 - allowance) / worst), so worst × most is at most
 	// the whole number MaxInt64 - allowance, and so is its ceiling; one more
 	// file byte passes it.
