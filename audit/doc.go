@@ -9,8 +9,11 @@
 // mcp.NewStreamableHTTPHandler, mark3labs' StreamableHTTPServer, or anything
 // behind mcpvalidate's front gate); Stdio spawns a command and speaks
 // newline-delimited JSON-RPC on its stdin and stdout, one process per
-// session. LoadSchemas reads schema files or a saved tools/list answer for a
-// static audit, which sends nothing.
+// session. LoadSchemas reads the tools of a static audit, which sends
+// nothing, from what SchemasAt names: a directory read by mcpvalidate itself
+// under its schema-file contract (the tools and the bundled schemas validate
+// --schemas holds calls to), or a saved tools/list answer (ParseToolsList, the
+// one reading of a tools/list answer, which a probe's pages go through too).
 //
 // Probes. Run initializes, follows tools/list's pagination, and calls the
 // tools it may call (annotated readOnlyHint: true, named in Config.Call, or

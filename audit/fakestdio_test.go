@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +17,9 @@ import (
 // fakeEnv makes this test binary a stdio MCP server (TestMain) that answers
 // every message, except a ping longer than fakeCap, which it drops
 // ("drop"), after which it answers nothing ("wedge"), or on which it exits
-// ("exit").
+// ("exit"). Its tools/list is empty, or two pages ("pages": tools a, then
+// b), or two pages listing a twice ("pages-twice"), or a JSON-RPC error
+// ("list-error").
 const (
 	fakeEnv = "BOUNDLAB_AUDIT_FAKE_STDIO"
 	fakeCap = 20000
@@ -40,6 +45,9 @@ func fakeServer(mode string) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				Cursor string `json:"cursor"`
+			} `json:"params"`
 		}
 		if json.Unmarshal(line, &m) != nil || m.ID == nil || wedged {
 			continue
@@ -50,6 +58,18 @@ func fakeServer(mode string) {
 			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"0"}}`
 		case "tools/list":
 			result = `{"tools":[]}`
+			switch {
+			case mode == "list-error":
+			case (mode == "pages" || mode == "pages-twice") && m.Params.Cursor == "":
+				result = `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"2"}`
+			case mode == "pages":
+				result = `{"tools":[{"name":"b","inputSchema":{"type":"object"}}]}`
+			case mode == "pages-twice":
+				result = `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`
+			}
+			if mode == "list-error" {
+				result = ""
+			}
 		case "ping":
 			if len(line) > fakeCap {
 				switch mode {
@@ -96,6 +116,44 @@ func TestStdioPastTheCap(t *testing.T) {
 				t.Fatalf("cap %v, one past %+v; want %d, %s", b.BodyCap, b.PastCap, fakeCap-1, c.kind)
 			}
 			wantRule(t, rep, c.rule, true)
+		})
+	}
+}
+
+// TestStdioToolsList: a probe follows tools/list's pages through the one
+// tools/list parser, and a list that repeats a tool across pages, or a
+// JSON-RPC error for an answer, is a target error.
+func TestStdioToolsList(t *testing.T) {
+	for _, c := range []struct {
+		mode   string
+		tools  []string
+		refuse string
+	}{
+		{"pages", []string{"a", "b"}, ""},
+		{"pages-twice", nil, "tools/list page 2: tools[0] has the name of a tool an earlier page listed"},
+		{"list-error", nil, "tools/list page 1: the answer is a JSON-RPC error, not a tools list (code -32602)"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			l := audit.DefaultLimits()
+			l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 16<<10, 16, 1<<10, 2*time.Second
+			target := &audit.Stdio{Command: os.Args[0], Env: append(os.Environ(), fakeEnv+"="+c.mode)}
+			rep, err := audit.Run(context.Background(), audit.Config{Target: target, Seed: 7, Limits: l})
+			if c.tools == nil {
+				if !errors.Is(err, audit.ErrTarget) || !strings.Contains(err.Error(), c.refuse) {
+					t.Fatalf("got %v, want a target error saying %q", err, c.refuse)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tr := range rep.Tools {
+				names = append(names, tr.Name)
+			}
+			if !slices.Equal(names, c.tools) {
+				t.Errorf("the report lists %v, want %v", names, c.tools)
+			}
 		})
 	}
 }

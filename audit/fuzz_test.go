@@ -77,3 +77,31 @@ func TestRootPropsFanOutIsBounded(t *testing.T) {
 		t.Fatalf("rootProps over the fan-out took %v", d)
 	}
 }
+
+// A saved tools/list answer is anyone's bytes: ParseToolsList never panics,
+// refuses in a bounded error, and what it admits has named, distinct tools.
+func FuzzParseToolsList(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`))
+	f.Add([]byte(`[{"name":"a","annotations":{"readOnlyHint":true}},{"name":"b"}]`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`))
+	f.Add([]byte(`{"tools":[{"name":"a"},{"name":"a"}],"nextCursor":"x"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tools, err := ParseToolsList(data)
+		if err != nil {
+			if n := len(err.Error()); n > 600 {
+				t.Errorf("a %d-byte error", n)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for i, tool := range tools {
+			if tool.Name == "" || seen[tool.Name] {
+				t.Errorf("tools[%d]: an empty or repeated name", i)
+			}
+			seen[tool.Name] = true
+			if tool.InputSchema != nil && !json.Valid(tool.InputSchema) {
+				t.Errorf("tools[%d]: a schema that is not JSON", i)
+			}
+		}
+	})
+}

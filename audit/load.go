@@ -1,133 +1,99 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
 )
 
-// maxSchemaFileBytes bounds one file LoadSchemas reads.
-const maxSchemaFileBytes = 16 << 20
-
-// LoadSchemas reads the tools of a static audit from path: a saved
-// tools/list answer, or a schema file, or a directory of *.json files of
-// either kind. A schema file names its tool with "x-mcp-tool", else by its
-// file name (mcpvalidate.ToolKey, as mcpvalidate's schema files); a schema file with no tool name and an "$id" is a fragment, and
-// is embedded under each tool schema's $defs so the tools' $refs to it
-// resolve.
-func LoadSchemas(path string) ([]Tool, error) {
+// SchemasAt is what a --schemas PATH names, read once under one set of rules
+// for every verb that takes it (audit, validate):
+//
+//   - A directory is mcpvalidate's schema-file contract, read by mcpvalidate
+//     itself (mcpvalidate.SchemaFiles(os.DirFS(path), ".")): every
+//     *.schema.json in it, a file naming its tool with "x-mcp-tool" and
+//     closed with "unevaluatedProperties": false, a file without one a
+//     fragment; each tool's schema is bundled with the fragments it
+//     references (Validator.InputSchema). Any problem refuses the whole
+//     directory, with mcpvalidate's reason: a duplicate $id or tool, a $ref
+//     to nothing published, a tool schema whose own $defs bundling would
+//     overwrite.
+//   - A file is a saved tools/list answer (ParseToolsList, at most
+//     MaxToolsListBytes): each listed tool's inputSchema is its contract
+//     (mcpvalidate.Tools). listed is every tool the answer lists, with a
+//     schema or not; it is nil for a directory.
+//
+// src is the validator's source; New compiles it.
+func SchemasAt(path string) (src mcpvalidate.Source, listed []Tool, err error) {
 	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		return mcpvalidate.SchemaFiles(os.DirFS(path), "."), nil, nil
+	}
+	data, err := readBounded(path, MaxToolsListBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if listed, err = ParseToolsList(data); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	if len(listed) == 0 {
+		return nil, nil, fmt.Errorf("%s: the answer lists no tool", filepath.Base(path))
+	}
+	tools := make([]*mcp.Tool, 0, len(listed))
+	for _, t := range listed {
+		mt := &mcp.Tool{Name: t.Name}
+		if t.InputSchema != nil {
+			mt.InputSchema = t.InputSchema
+		}
+		tools = append(tools, mt)
+	}
+	return mcpvalidate.Tools(tools...), listed, nil
+}
+
+// LoadSchemas reads the tools of a static audit from path, as SchemasAt
+// names them. A directory's tools are the ones mcpvalidate publishes from it,
+// sorted, each with the bundled schema the validator holds calls to
+// (Validator.InputSchema): what validate --schemas checks is what is
+// audited. A saved tools/list answer's tools are audited as listed, in order,
+// each schema as published, so one the validator cannot compile is reported
+// on rather than refusing the rest (validate refuses the whole answer).
+func LoadSchemas(path string) ([]Tool, error) {
+	src, listed, err := SchemasAt(path)
+	if err != nil || listed != nil {
+		return listed, err
+	}
+	v, err := mcpvalidate.New(src, nil)
 	if err != nil {
 		return nil, err
 	}
-	files := []string{path}
-	if st.IsDir() {
-		if files, err = filepath.Glob(filepath.Join(path, "*.json")); err != nil {
-			return nil, err
-		}
-		sort.Strings(files)
-	}
 	var tools []Tool
-	fragments := map[string]json.RawMessage{}
-	for _, f := range files {
-		data, err := readBounded(f)
-		if err != nil {
-			return nil, err
-		}
-		if ts, err := ParseToolsList(data); err == nil && !isSchema(data) {
-			tools = append(tools, ts...)
-			continue
-		}
-		var head map[string]any
-		if json.Unmarshal(data, &head) != nil {
-			return nil, fmt.Errorf("%s: neither a schema nor a tools/list answer", filepath.Base(f))
-		}
-		tool, _ := head[mcpvalidate.ToolKey].(string)
-		id, _ := head["$id"].(string)
-		switch {
-		case tool != "":
-			tools = append(tools, Tool{Name: tool, InputSchema: data})
-		case id != "" && st.IsDir():
-			fragments[id] = data
-		default:
-			name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".schema")
-			tools = append(tools, Tool{Name: name, InputSchema: data})
-		}
-	}
-	if len(tools) == 0 {
-		return nil, fmt.Errorf("%s holds no tool schema", path)
-	}
-	for i := range tools {
-		tools[i].InputSchema = embed(tools[i].InputSchema, fragments)
+	for _, name := range v.Tools() {
+		schema, _ := v.InputSchema(name)
+		tools = append(tools, Tool{Name: name, InputSchema: schema})
 	}
 	return tools, nil
 }
 
-func readBounded(path string) ([]byte, error) {
+// readBounded reads at most limit bytes of path, refusing a longer file.
+func readBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var b bytes.Buffer
-	if n, err := b.ReadFrom(io.LimitReader(f, maxSchemaFileBytes+1)); err != nil {
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
 		return nil, err
-	} else if n > maxSchemaFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", filepath.Base(path), maxSchemaFileBytes)
 	}
-	return b.Bytes(), nil
-}
-
-// isSchema: a document with "$schema", "type" or "properties" at its root is
-// a schema even if it happens to have a "tools" member.
-func isSchema(data []byte) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
-		return false
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", filepath.Base(path), limit)
 	}
-	_, s := m["$schema"]
-	_, t := m["type"]
-	_, p := m["properties"]
-	return s || t || p
-}
-
-// embed adds the fragments under the schema's $defs (as "fragment:N"), each
-// keeping its $id, so a $ref by $id resolves inside one document.
-func embed(schema json.RawMessage, fragments map[string]json.RawMessage) json.RawMessage {
-	if len(fragments) == 0 {
-		return schema
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(schema, &m) != nil {
-		return schema
-	}
-	defs := map[string]json.RawMessage{}
-	if raw, ok := m["$defs"]; ok && json.Unmarshal(raw, &defs) != nil {
-		return schema
-	}
-	ids := make([]string, 0, len(fragments))
-	for id := range fragments {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for i, id := range ids {
-		defs[fmt.Sprintf("fragment:%d", i)] = fragments[id]
-	}
-	raw, err := json.Marshal(defs)
-	if err != nil {
-		return schema
-	}
-	m["$defs"] = raw
-	out, err := json.Marshal(m)
-	if err != nil {
-		return schema
-	}
-	return out
+	return data, nil
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -188,6 +186,7 @@ func (t Tool) ReadOnly() bool {
 // and Limits.MaxTools tools.
 func (s *session) listTools(ctx context.Context) ([]Tool, error) {
 	var tools []Tool
+	seen := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == s.a.limits.MaxPages {
@@ -202,50 +201,26 @@ func (s *session) listTools(ctx context.Context) ([]Tool, error) {
 		if err != nil {
 			return nil, err
 		}
-		var m struct {
-			Result *struct {
-				Tools      []Tool `json:"tools"`
-				NextCursor string `json:"nextCursor"`
-			} `json:"result"`
-		}
-		d := json.NewDecoder(bytes.NewReader(ans.Message))
-		if ans.Message == nil || d.Decode(&m) != nil || m.Result == nil {
+		if ans.Message == nil {
 			return nil, fmt.Errorf("tools/list was not answered with a result (%s)", ShapeOf(ans, nil))
 		}
-		tools = append(tools, m.Result.Tools...)
+		listed, next, err := toolsPage(ans.Message)
+		if err != nil {
+			return nil, fmt.Errorf("tools/list page %d: %w (%s)", page+1, err, ShapeOf(ans, nil))
+		}
+		for i, t := range listed {
+			if _, dup := seen[t.Name]; dup {
+				return nil, fmt.Errorf("tools/list page %d: tools[%d] has the name of a tool an earlier page listed", page+1, i)
+			}
+			seen[t.Name] = true
+		}
+		tools = append(tools, listed...)
 		if len(tools) > s.a.limits.MaxTools {
 			return tools[:s.a.limits.MaxTools], fmt.Errorf("tools/list: more than %d tools", s.a.limits.MaxTools)
 		}
-		if m.Result.NextCursor == "" {
+		if next == "" {
 			return tools, nil
 		}
-		cursor = m.Result.NextCursor
+		cursor = next
 	}
-}
-
-// ParseToolsList reads a saved tools/list answer: a JSON-RPC response, its
-// result, or a bare array of tools.
-func ParseToolsList(data []byte) ([]Tool, error) {
-	data = bytes.TrimSpace(data)
-	var tools []Tool
-	if bytes.HasPrefix(data, []byte("[")) {
-		err := json.Unmarshal(data, &tools)
-		return tools, err
-	}
-	var m struct {
-		Tools  *[]Tool `json:"tools"`
-		Result *struct {
-			Tools []Tool `json:"tools"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, errors.New("not a tools/list answer: " + strings.SplitN(err.Error(), ":", 2)[0])
-	}
-	switch {
-	case m.Tools != nil:
-		return *m.Tools, nil
-	case m.Result != nil:
-		return m.Result.Tools, nil
-	}
-	return nil, errors.New("not a tools/list answer: no tools member")
 }

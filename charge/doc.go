@@ -38,6 +38,12 @@
 // the file cap, plus an envelope allowance, with the classes above that ratio
 // listed as the residual.
 //
+// The limits file. ParseLimits reads Limits from a JSON object of
+// snake-case members ({"max_source_file_bytes": "16MiB"}), strictly: the
+// gate's own strictness, no unknown member, each value in its field's range
+// (Validate's), errors naming the member and the bound. SetMember sets one
+// member the same way, for flags.
+//
 // No state to change. The package has no exported variable: Bounds, Dialects,
 // Encoders and WireClasses return fresh copies, so nothing a caller does to
 // them moves BodyCap, MaxRefusalBytes or a gate's verdict.

@@ -70,30 +70,23 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Validate reports whether the limits can be enforced as documented.
+// Validate reports whether the limits can be enforced as documented: each
+// field in its range (at least 1, or 0 for EnvelopeAllowance and
+// MaxNumberExponent; MaxParamsNesting at most 997, MaxNumberBytes at most
+// CPython's 4,300 digits), and MaxSourceFileBytes small enough beside
+// EnvelopeAllowance that BodyCap's Cap fits in an int64 under any encoders.
+// Each error names the field, the bound and the value.
 func (l Limits) Validate() error {
 	var errs []error
-	positive := func(name string, v int64) {
-		if v <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be positive, got %d", name, v))
+	for i := range limitMembers {
+		m := &limitMembers[i]
+		if err := m.inRange(m.get(l), false); err != nil {
+			errs = append(errs, fmt.Errorf("%s %w", m.field, err))
 		}
 	}
-	positive("MaxSourceFileBytes", l.MaxSourceFileBytes)
-	positive("MaxParamsRenderedChars", l.MaxParamsRenderedChars)
-	positive("MaxParamsNodes", int64(l.MaxParamsNodes))
-	positive("MaxParamsNesting", int64(l.MaxParamsNesting))
-	positive("MaxNumberBytes", int64(l.MaxNumberBytes))
-	if l.EnvelopeAllowance < 0 {
-		errs = append(errs, fmt.Errorf("EnvelopeAllowance must not be negative, got %d", l.EnvelopeAllowance))
-	}
-	if l.MaxNumberExponent < 0 {
-		errs = append(errs, fmt.Errorf("MaxNumberExponent must not be negative, got %d", l.MaxNumberExponent))
-	}
-	if l.MaxNumberBytes > pythonMaxIntDigits {
-		errs = append(errs, fmt.Errorf("MaxNumberBytes %d admits integers CPython's json.loads refuses (more than %d digits)", l.MaxNumberBytes, pythonMaxIntDigits))
-	}
-	if l.MaxParamsNesting > maxNestingSupported {
-		errs = append(errs, fmt.Errorf("MaxParamsNesting %d is above the %d the gate's pointer stack supports", l.MaxParamsNesting, maxNestingSupported))
+	if most, ok := l.bodyCapFits(); !ok && l.MaxSourceFileBytes > 0 {
+		errs = append(errs, fmt.Errorf("MaxSourceFileBytes must be at most %s beside EnvelopeAllowance %d (%s), got %d",
+			most, l.EnvelopeAllowance, capFitsWhy, l.MaxSourceFileBytes))
 	}
 	return errors.Join(errs...)
 }

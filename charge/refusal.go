@@ -83,9 +83,13 @@ type Refusal struct {
 
 // Error renders the refusal from fixed templates, the limit, the offset and the
 // already-escaped pointer: never from the document's bytes.
-func (r *Refusal) Error() string {
+func (r *Refusal) Error() string { return r.describe("arguments refused: document") }
+
+// describe is the refusal's text with subject in front of the bound's text.
+func (r *Refusal) describe(subject string) string {
 	var b strings.Builder
-	b.WriteString("arguments refused: document ")
+	b.WriteString(subject)
+	b.WriteByte(' ')
 	b.WriteString(boundText[r.Bound])
 	if r.Bound.Limited() {
 		b.WriteByte(' ')

@@ -39,7 +39,10 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"trailing bytes, 5.0 for an integer, a call before notifications/initialized and the refusal's "+
 		"shape; and audits each tool's input schema statically (closure, unbounded places, the keywords "+
 		"that render the instance into error text, the worst render at the cap). --schemas runs only the "+
-		"static audit, on schema files or a saved tools/list answer."+
+		"static audit: on a DIR of *.schema.json files, read exactly as validate --schemas reads it (mcpvalidate's "+
+		"schema-file contract; each tool's schema bundled with the fragments it references; any problem refuses "+
+		"the directory), or on a FILE holding a saved tools/list answer (the JSON-RPC response, its result, or an "+
+		"array of tools), each schema audited as listed."+
 		"\n\nProbes call tools with arguments their schema should refuse. Only tools annotated "+
 		"readOnlyHint: true and tools named with --tool are called; --all-tools calls every tool. "+
 		"The report lists what was skipped and why. Every probe value carries a canary (from --seed) "+
@@ -51,7 +54,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var headers, tools, skip listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
 	stdio := c.Bool("stdio", false, "spawn CMD ARGS... and speak newline-delimited JSON-RPC on its stdin/stdout")
-	schemas := c.String("schemas", "", "audit the schemas in `PATH` statically (schema files or a tools/list answer)")
+	schemas := c.String("schemas", "", "audit the schemas in `PATH` statically: a DIR of *.schema.json files or a saved tools/list answer")
 	c.Var(&tools, "tool", "also call the tool `NAME` (repeatable)")
 	c.Var(&skip, "skip", "never call the tool `NAME` (repeatable)")
 	allTools := c.Bool("all-tools", false, "call every tool, whatever its annotations")

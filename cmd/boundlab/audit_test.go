@@ -15,14 +15,33 @@ func writeSchema(t *testing.T, dir, name, schema string) {
 	}
 }
 
+// toolSchema is a schema file of mcpvalidate's contract for tool: draft
+// 2020-12, an absolute $id, x-mcp-tool, type object, closed; body is the
+// rest of its members.
+func toolSchema(tool, body string) string {
+	return `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/` + tool +
+		`","x-mcp-tool":"` + tool + `","type":"object","unevaluatedProperties":false,` + body + `}`
+}
+
+// pitfallList is a saved tools/list answer whose one tool closes with
+// additionalProperties: false beside allOf: the closure pitfall (a schema
+// file would be refused by mcpvalidate's contract, which demands
+// unevaluatedProperties: false).
+const pitfallList = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get","inputSchema":{"type":"object",` +
+	`"allOf":[{"$ref":"#/$defs/ctx"}],"$defs":{"ctx":{"type":"object","properties":{"projectId":{"type":"string"}}}},` +
+	`"properties":{"id":{"type":"string"}},"additionalProperties":false}}]}}`
+
 func TestAuditExitStatuses(t *testing.T) {
-	clean, unbounded, pitfall := t.TempDir(), t.TempDir(), t.TempDir()
+	clean, unbounded, open, dir := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	// closed and bounded: its maximum renders the instance in both
 	// validators' errors, a figure in the per-tool report and no finding
-	writeSchema(t, clean, "count.schema.json", `{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"unevaluatedProperties":false}`)
-	writeSchema(t, unbounded, "say.schema.json", `{"type":"object","properties":{"s":{"type":"string","maxLength":8},"t":{"type":"string"}},"unevaluatedProperties":false}`)
-	writeSchema(t, pitfall, "ctx.schema.json", `{"$id":"https://x.test/ctx","type":"object","properties":{"projectId":{"type":"string","maxLength":8}}}`)
-	writeSchema(t, pitfall, "get.schema.json", `{"x-mcp-tool":"get","type":"object","allOf":[{"$ref":"https://x.test/ctx"}],"properties":{"id":{"type":"string","maxLength":8}},"additionalProperties":false}`)
+	writeSchema(t, clean, "count.schema.json", toolSchema("count", `"properties":{"n":{"type":"integer","maximum":5}}`))
+	writeSchema(t, unbounded, "say.schema.json", toolSchema("say", `"properties":{"s":{"type":"string","maxLength":8},"t":{"type":"string"}}`))
+	// open: not mcpvalidate's contract, so the directory is refused (as
+	// validate --schemas refuses it), not audited
+	writeSchema(t, open, "say.schema.json", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/say","x-mcp-tool":"say","type":"object"}`)
+	pitfall := filepath.Join(dir, "tools.json")
+	writeSchema(t, dir, "tools.json", pitfallList)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -32,6 +51,7 @@ func TestAuditExitStatuses(t *testing.T) {
 		{"nothing found, fail on note", []string{"--schemas", clean, "--fail-on", "note"}, exitOK},
 		{"one note (an unbounded string) is a finding", []string{"--schemas", unbounded}, exitNo},
 		{"one note, fail on warning", []string{"--schemas", unbounded, "--fail-on", "warning"}, exitOK},
+		{"an open schema file is refused", []string{"--schemas", open}, exitUsage},
 		{"the allOf pitfall", []string{"--schemas", pitfall}, exitNo},
 		{"no target", nil, exitUsage},
 		{"two targets", []string{"--schemas", clean, "--url", "http://127.0.0.1:1/mcp"}, exitUsage},
@@ -41,10 +61,12 @@ func TestAuditExitStatuses(t *testing.T) {
 		{"unreachable", []string{"--url", "http://127.0.0.1:1/mcp", "--timeout", "2s"}, exitUsage},
 		{"stdio that exits", []string{"--stdio", "false"}, exitUsage},
 	} {
-		code, _, errOut := runVerb(t, "", append([]string{"audit"}, c.args...)...)
-		if code != c.want {
-			t.Errorf("%s: exit %d, want %d (%s)", c.name, code, c.want, errOut)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := runVerb(t, "", append([]string{"audit"}, c.args...)...)
+			if code != c.want {
+				t.Errorf("exit %d, want %d (%s)", code, c.want, errOut)
+			}
+		})
 	}
 }
 
@@ -53,7 +75,7 @@ func TestAuditExitStatuses(t *testing.T) {
 // lists what renders and the refusal ceiling.
 func TestAuditRendersAreFiguresNotFindings(t *testing.T) {
 	dir := t.TempDir()
-	writeSchema(t, dir, "count.schema.json", `{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"unevaluatedProperties":false}`)
+	writeSchema(t, dir, "count.schema.json", toolSchema("count", `"properties":{"n":{"type":"integer","maximum":5}}`))
 	code, out, _ := runVerb(t, "", "audit", "--schemas", dir)
 	if code != exitOK || !strings.Contains(out, "0 findings") {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -63,11 +85,36 @@ func TestAuditRendersAreFiguresNotFindings(t *testing.T) {
 	}
 }
 
+// A directory's fragment reaches the audit inside the tool's bundled schema:
+// the fragment's unbounded member is reported under the tool.
+func TestAuditAuditsTheBundledSchema(t *testing.T) {
+	dir := t.TempDir()
+	writeSchema(t, dir, "ctx.schema.json", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/ctx","type":"object","properties":{"projectId":{"type":"string"}}}`)
+	writeSchema(t, dir, "get.schema.json", toolSchema("get", `"allOf":[{"$ref":"ctx"}],"properties":{"id":{"type":"string"}}`))
+	_, out, errOut := runVerb(t, "", "audit", "--schemas", dir, "--json")
+	var rep struct {
+		Tools []struct {
+			Name   string `json:"name"`
+			Schema struct {
+				Closure   string   `json:"closure"`
+				Unbounded []string `json:"unbounded"`
+			} `json:"schema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Tools) != 1 || rep.Tools[0].Name != "get" || rep.Tools[0].Schema.Closure != "closed" {
+		t.Fatalf("report %+v (%v): %s", rep, err, errOut)
+	}
+	u := strings.Join(rep.Tools[0].Schema.Unbounded, "\n")
+	if !strings.Contains(u, "/properties/id: string without maxLength") || !strings.Contains(u, "/properties/projectId: string without maxLength") {
+		t.Errorf("unbounded places %v, want both strings", rep.Tools[0].Schema.Unbounded)
+	}
+}
+
 func TestAuditJSONAndSARIF(t *testing.T) {
 	dir := t.TempDir()
-	writeSchema(t, dir, "ctx.schema.json", `{"$id":"https://x.test/ctx","type":"object","properties":{"projectId":{"type":"string"}}}`)
-	writeSchema(t, dir, "get.schema.json", `{"x-mcp-tool":"get","type":"object","allOf":[{"$ref":"https://x.test/ctx"}],"properties":{"id":{"type":"string"}},"additionalProperties":false}`)
-	_, out, _ := runVerb(t, "", "audit", "--schemas", dir, "--json")
+	writeSchema(t, dir, "tools.json", pitfallList)
+	list := filepath.Join(dir, "tools.json")
+	_, out, _ := runVerb(t, "", "audit", "--schemas", list, "--json")
 	var rep struct {
 		Target   string          `json:"target"`
 		Boundary json.RawMessage `json:"boundary"`
@@ -89,12 +136,12 @@ func TestAuditJSONAndSARIF(t *testing.T) {
 	if rep.Target != "static" || string(rep.Boundary) != "null" || len(rep.Tools) != 1 || rep.Tools[0].Schema.Closure != "pitfall" {
 		t.Fatalf("static report: %+v", rep)
 	}
-	// the fragment, embedded from its own file, is audited with the tool
+	// the composed member is audited with the tool
 	u := strings.Join(rep.Tools[0].Schema.Unbounded, "\n")
 	if !strings.Contains(u, "/properties/id: string without maxLength") || !strings.Contains(u, "/properties/projectId: string without maxLength") {
 		t.Errorf("unbounded places %v, want both strings", rep.Tools[0].Schema.Unbounded)
 	}
-	_, sarif, _ := runVerb(t, "", "audit", "--schemas", dir, "--format", "sarif")
+	_, sarif, _ := runVerb(t, "", "audit", "--schemas", list, "--format", "sarif")
 	var log struct {
 		Version string `json:"version"`
 		Runs    []struct {
@@ -128,7 +175,7 @@ func TestAuditJSONAndSARIF(t *testing.T) {
 	if !strings.Contains(sarif, `"BLA103"`) {
 		t.Errorf("no closure-pitfall result")
 	}
-	_, nd, _ := runVerb(t, "", "audit", "--schemas", dir, "--format", "ndjson")
+	_, nd, _ := runVerb(t, "", "audit", "--schemas", list, "--format", "ndjson")
 	lines := strings.Split(strings.TrimSuffix(nd, "\n"), "\n")
 	if len(lines) != len(rep.Findings) {
 		t.Fatalf("%d NDJSON lines for %d findings:\n%s", len(lines), len(rep.Findings), nd)

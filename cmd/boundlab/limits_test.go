@@ -6,45 +6,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/theurian/boundlab/charge"
 )
-
-func TestParseSize(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"16777216", 16 << 20, true},
-		{"16MiB", 16 << 20, true},
-		{"16 mib", 16 << 20, true},
-		{"1_024KiB", 1 << 20, true},
-		{"2GiB", 2 << 30, true},
-		{"7B", 7, true},
-		{"0", 0, true},
-		{"", 0, false},
-		{"MiB", 0, false},
-		{"16MB", 0, false},
-		{"-1", 0, false},
-		{"1.5MiB", 0, false},
-		{"9223372036854775807", 1<<63 - 1, true},
-		{"9223372036854775808", 0, false},
-		{"8589934592GiB", 0, false},
-		{strings.Repeat("1", 40), 0, false},
-	} {
-		got, err := parseSize(tc.in)
-		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
-		}
-		if err != nil && len(tc.in) > 5 && strings.Contains(err.Error(), tc.in) {
-			t.Errorf("parseSize(%q): the error quotes the input: %v", tc.in, err)
-		}
-	}
-}
 
 func writeFile(t *testing.T, body string) string {
 	t.Helper()
@@ -55,27 +24,53 @@ func writeFile(t *testing.T, body string) string {
 	return p
 }
 
-// Every flag sets its own field, from a flag and from a file, and a flag
-// beside the file wins.
+// The flags are charge's limits-file members, one each, in its order, each
+// named as its member in kebab case (the help says the file's keys are the
+// flags' names in snake case).
+func TestLimitFlagsAreChargesMembers(t *testing.T) {
+	var keys []string
+	for _, sp := range limitSpecs {
+		keys = append(keys, sp.key)
+		if want := strings.ReplaceAll(sp.key, "_", "-"); sp.flag != want {
+			t.Errorf("flag --%s for member %s, want --%s", sp.flag, sp.key, want)
+		}
+	}
+	if got := charge.LimitsMembers(); !slices.Equal(keys, got) {
+		t.Errorf("the flags' keys %v, charge's members %v", keys, got)
+	}
+}
+
+// Every flag sets the charge.Limits field its help names, from a flag and
+// from a file, and a flag beside the file wins.
 func TestLimitFlagsSetTheirFields(t *testing.T) {
 	for i, sp := range limitSpecs {
-		want := charge.DefaultLimits()
-		v := sp.get(want) + int64(i) + 1
-		sp.set(&want, v)
-		for _, args := range [][]string{
-			{"--" + sp.flag, formatSize(v)},
-			{"--limits", writeFile(t, `{"`+sp.key+`": `+formatJSONValue(v)+`}`)},
-			{"--limits", writeFile(t, `{"`+sp.key+`": 1}`), "--" + sp.flag, formatSize(v)},
+		v := sp.get(charge.DefaultLimits()) + int64(i) + 1
+		for _, tc := range []struct {
+			name string
+			args []string
+		}{
+			{"flag", []string{"--" + sp.flag, formatSize(v)}},
+			{"file", []string{"--limits", writeFile(t, `{"`+sp.key+`": `+formatJSONValue(v)+`}`)}},
+			{"flag beside file", []string{"--limits", writeFile(t, `{"`+sp.key+`": 1}`), "--" + sp.flag, formatSize(v)}},
 		} {
-			c := newCommand("t", nil, "")
-			lf := addLimitFlags(c)
-			if err := c.Parse(args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := lf.resolve()
-			if err != nil || got != want || !lf.given() {
-				t.Errorf("%v: got %+v, %v; want %+v", args, got, err, want)
-			}
+			t.Run(sp.flag+"/"+tc.name, func(t *testing.T) {
+				c := newCommand("t", nil, "")
+				lf := addLimitFlags(c)
+				if err := c.Parse(tc.args); err != nil {
+					t.Fatal(err)
+				}
+				got, err := lf.resolve()
+				if err != nil || !lf.given() {
+					t.Fatalf("%v: %v, given %v", tc.args, err, lf.given())
+				}
+				f := reflect.ValueOf(&got).Elem().FieldByName(sp.field)
+				if !f.IsValid() || f.Int() != v {
+					t.Fatalf("%v: field %s is %v, want %d", tc.args, sp.field, f, v)
+				}
+				if f.SetInt(sp.get(charge.DefaultLimits())); got != charge.DefaultLimits() {
+					t.Errorf("%v: set another field too: %+v", tc.args, got)
+				}
+			})
 		}
 	}
 	c := newCommand("t", nil, "")
@@ -102,21 +97,27 @@ func TestLimitsErrorsAreBounded(t *testing.T) {
 		{"unknown key", []string{"--limits", writeFile(t, `{"`+secret+`": 1}`)}},
 		{"bad value", []string{"--limits", writeFile(t, `{"budget": "`+secret+`"}`)}},
 		{"not an object", []string{"--limits", writeFile(t, `["`+secret+`"]`)}},
+		{"key twice", []string{"--limits", writeFile(t, `{"budget": 1, "budget": 2}`)}},
+		{"file too large", []string{"--limits", writeFile(t, "{}"+strings.Repeat(" ", charge.MaxLimitsFileBytes))}},
+		{"no such file", []string{"--limits", filepath.Join(t.TempDir(), "none.json")}},
 		{"invalid limits", []string{"--budget", "0"}},
 		{"int overflow", []string{"--max-nodes", "4GiB"}},
+		{"body cap overflow", []string{"--max-source-file-bytes", "9223372036854775807"}},
 	} {
 		for _, verb := range []string{"derive", "charge"} {
-			args := append([]string{verb}, tc.args...)
-			if verb == "charge" {
-				args = append(args, "-")
-			}
-			code, out, errOut := runVerb(t, "{}", args...)
-			if code != exitUsage || out != "" {
-				t.Errorf("%s %s: exit %d, stdout %q", verb, tc.name, code, out)
-			}
-			if strings.Contains(errOut, "CANARY") || len(errOut) > 400 {
-				t.Errorf("%s %s: stderr quotes the input or runs long (%d bytes): %s", verb, tc.name, len(errOut), errOut)
-			}
+			t.Run(tc.name+"/"+verb, func(t *testing.T) {
+				args := append([]string{verb}, tc.args...)
+				if verb == "charge" {
+					args = append(args, "-")
+				}
+				code, out, errOut := runVerb(t, "{}", args...)
+				if code != exitUsage || out != "" {
+					t.Errorf("exit %d, stdout %q", code, out)
+				}
+				if strings.Contains(errOut, "CANARY") || len(errOut) > 400 {
+					t.Errorf("stderr quotes the input or runs long (%d bytes): %s", len(errOut), errOut)
+				}
+			})
 		}
 	}
 }

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/audit"
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
@@ -42,7 +40,7 @@ type listedJSON struct {
 
 const validateAbout = `Validates a tool call's arguments object (FILE, or - for stdin) against the tool's input schema through exactly what the middleware runs: gate, decode, jsonschema/v6, bounded refusal. Prints admit, or the bounded refusal; exit 1 when refused.
 
-The contract is --schemas: a directory of *.schema.json files (the schema-file contract of package mcpvalidate), or a JSON file holding a saved tools/list answer (the JSON-RPC response, or its result), each tool's inputSchema its contract. Without --schemas: the seven demo tools boundlab serve publishes.
+The contract is --schemas: a directory of *.schema.json files (the schema-file contract of package mcpvalidate), or a JSON file holding a saved tools/list answer (the JSON-RPC response, its result, or an array of tools; a JSON-RPC error or one page of several is refused), each tool's inputSchema its contract. audit --schemas reads the same PATH the same way. Without --schemas: the seven demo tools boundlab serve publishes.
 
 --request reads FILE as a whole JSON-RPC tools/call request body instead (what a client POSTs; what derive --instances writes) and answers what boundlab serve would: the body cap first (serve's, derived from the limits; --go-clients sizes it for Go encoding/json clients too), then the front gate's envelope checks and charge, then the tool's schema. The tool is the request's params.name.`
 
@@ -212,70 +210,15 @@ func listTools(c *command, v *mcpvalidate.Validator, asJSON bool, stdout, stderr
 }
 
 // validatorFrom builds the validator for --schemas: the demo's embedded
-// schemas when empty, a directory of schema files, or a saved tools/list.
+// schemas when empty, else what audit.SchemasAt names (a directory of schema
+// files or a saved tools/list answer), the one reading audit --schemas shares.
 func validatorFrom(schemas string, opts *mcpvalidate.Options) (*mcpvalidate.Validator, error) {
 	if schemas == "" {
 		return demo.NewValidator(opts)
 	}
-	st, err := os.Stat(schemas)
+	src, _, err := audit.SchemasAt(schemas)
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS(schemas), "."), opts)
-	}
-	data, err := readInput(schemas, nil)
-	if err != nil {
-		return nil, err
-	}
-	tools, err := parseToolsList(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", schemas, err)
-	}
-	return mcpvalidate.New(mcpvalidate.Tools(tools...), opts)
-}
-
-// listedTool is a tool as a saved tools/list answer holds it; the schema is
-// kept as its bytes, so the validator holds it to the gate's strictness.
-type listedTool struct {
-	Name        string          `json:"name"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-}
-
-type toolsListResult struct {
-	Tools []listedTool `json:"tools"`
-}
-
-// parseToolsList reads a saved tools/list answer: the JSON-RPC response
-// ({"jsonrpc": "2.0", "id": ..., "result": {"tools": [...]}}) or its result
-// ({"tools": [...]}). A tool with no inputSchema gets no contract, so every
-// call to it is refused.
-func parseToolsList(data []byte) ([]*mcp.Tool, error) {
-	var doc struct {
-		toolsListResult
-		Result *toolsListResult `json:"result"`
-		Error  json.RawMessage  `json:"error"`
-	}
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a tools/list answer: %w", err)
-	}
-	res := &doc.toolsListResult
-	switch {
-	case doc.Error != nil:
-		return nil, errors.New("the saved answer is a JSON-RPC error, not a tools list")
-	case doc.Result != nil:
-		res = doc.Result
-	}
-	if res.Tools == nil {
-		return nil, errors.New(`no "tools" array: want a tools/list response or its result`)
-	}
-	var out []*mcp.Tool
-	for _, t := range res.Tools {
-		mt := &mcp.Tool{Name: t.Name}
-		if len(t.InputSchema) > 0 {
-			mt.InputSchema = t.InputSchema
-		}
-		out = append(out, mt)
-	}
-	return out, nil
+	return mcpvalidate.New(src, opts)
 }
