@@ -354,3 +354,33 @@ func TestValidateAgainstASavedToolsList(t *testing.T) {
 		}
 	}
 }
+
+// validate --schemas FILE over a saved tools/list with an open tool refuses
+// the contract, naming the tool, unless --open-tools names it: then an
+// unknown member is admitted on purpose, and a wrong type is still refused.
+func TestValidateOpenToolsFlag(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "tools.json")
+	os.WriteFile(list, []byte(`{"tools":[{"name":"loose","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}`), 0o644)
+	for _, c := range []struct {
+		name, open, args string
+		want             int
+		wantErr          string
+	}{
+		{"refused-without-the-flag", "", `{"text":"hi"}`, 2, `"loose"`},
+		{"named-other-tool", "other", `{"text":"hi"}`, 2, "other"},
+		{"kept-open-admits-unknown", "loose", `{"text":"hi","x":1}`, 0, ""},
+		{"kept-open-still-typed", "loose", `{"text":1}`, 1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"validate", "--schemas", list, "--tool", "loose"}
+			if c.open != "" {
+				args = append(args, "--open-tools", c.open)
+			}
+			code, out, errOut := runVerb(t, c.args, append(args, "-")...)
+			if code != c.want || !strings.Contains(errOut, c.wantErr) {
+				t.Errorf("exit %d, want %d (stderr want %q)\n%s%s", code, c.want, c.wantErr, out, errOut)
+			}
+		})
+	}
+}

@@ -70,6 +70,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	schemas := c.String("schemas", "", "the contract: a `DIR` of *.schema.json files or a saved tools/list answer")
 	asJSON := c.Bool("json", false, "print the verdict (or the list) as JSON")
 	list := c.Bool("list", false, "list the tools and where each one's schema came from")
+	openTools := c.String("open-tools", "", "comma-separated `NAMES` of tools whose open input schemas are kept open on purpose (mcpvalidate's Options.OpenTools); any other open schema refuses the contract")
 	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -91,6 +92,9 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, "want --tool NAME and one FILE (or - for stdin)")
 	}
 	opts := &mcpvalidate.Options{Limits: l}
+	if *openTools != "" {
+		opts.OpenTools = strings.Split(*openTools, ",")
+	}
 	if *goClients {
 		opts.Encoders = []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}
 	}
