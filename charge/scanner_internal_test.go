@@ -147,10 +147,16 @@ func TestNameIndexProbes(t *testing.T) {
 			x.add(home(start, 7)|1<<20, 5) // a's home and fragment, another hash: nominated too (the caller compares names)
 			// Stored in slots start..start+4: a, b, c (its home, start+1, taken
 			// by b), a, and a's home and fragment under another hash.
-			for h, want := range map[uint64][]int32{a: {1, 3, 4, 5}, b: {2}, c: {3, 4, 5}} {
-				if got := walk(t, h); fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("start %d: hash %#x nominated %v, want %v", start, h, got, want)
-				}
+			for _, k := range []struct {
+				name string
+				h    uint64
+				want []int32
+			}{{"a", a, []int32{1, 3, 4, 5}}, {"b", b, []int32{2}}, {"c", c, []int32{3, 4, 5}}} {
+				t.Run("walk_"+k.name, func(t *testing.T) {
+					if got := walk(t, k.h); fmt.Sprint(got) != fmt.Sprint(k.want) {
+						t.Errorf("start %d: hash %#x nominated %v, want %v", start, k.h, got, k.want)
+					}
+				})
 			}
 			x.release()
 			for _, h := range []uint64{a, b, c} {
