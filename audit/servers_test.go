@@ -204,10 +204,17 @@ func TestDemoMiddlewareOnlyAndGuarded(t *testing.T) {
 	rg := run(t, audit.Handler("demo guarded", guarded, demo.Path), calls...)
 	checkDirect(t, handlerPoster(bare, demo.Path), rb)
 	checkDirect(t, handlerPoster(guarded, demo.Path), rg)
-	for _, r := range []*audit.Report{rb, rg} {
-		if r.Boundary.BodyCap == nil || *r.Boundary.BodyCap != capBytes {
-			t.Errorf("%s: body cap %v, want the derived %d", r.Target, r.Boundary.BodyCap, capBytes)
-		}
+	both := []struct {
+		name string
+		r    *audit.Report
+	}{{"middleware-only", rb}, {"guarded", rg}}
+	for _, c := range both {
+		t.Run("body_cap_"+c.name, func(t *testing.T) {
+			r := c.r
+			if r.Boundary.BodyCap == nil || *r.Boundary.BodyCap != capBytes {
+				t.Errorf("%s: body cap %v, want the derived %d", r.Target, r.Boundary.BodyCap, capBytes)
+			}
+		})
 	}
 	// the middleware's gate sees only the arguments; a tool name reaches the
 	// SDK's decoder, which replaces invalid UTF-8; the front gate refuses it
@@ -225,20 +232,23 @@ func TestDemoMiddlewareOnlyAndGuarded(t *testing.T) {
 	wantRule(t, rb, audit.RuleDuplicateNames, true)
 	wantRule(t, rg, audit.RuleDuplicateNames, false)
 	// mcpvalidate holds every published bound: nothing past one is served
-	for _, r := range []*audit.Report{rb, rg} {
-		wantRule(t, r, audit.RuleBoundNotEnforced, false)
-		n := 0
-		for _, tr := range r.Tools {
-			for _, bv := range tr.BoundaryValues {
-				n++
-				if bv.Verdict == audit.VerdictAccepted {
-					t.Errorf("%s: %s %s past %s accepted", r.Target, tr.Name, bv.Member, bv.Keyword)
+	for _, c := range both {
+		t.Run("bounds_held_"+c.name, func(t *testing.T) {
+			r := c.r
+			wantRule(t, r, audit.RuleBoundNotEnforced, false)
+			n := 0
+			for _, tr := range r.Tools {
+				for _, bv := range tr.BoundaryValues {
+					n++
+					if bv.Verdict == audit.VerdictAccepted {
+						t.Errorf("%s: %s %s past %s accepted", r.Target, tr.Name, bv.Member, bv.Keyword)
+					}
 				}
 			}
-		}
-		if n == 0 {
-			t.Errorf("%s: no boundary value was sent", r.Target)
-		}
+			if n == 0 {
+				t.Errorf("%s: no boundary value was sent", r.Target)
+			}
+		})
 	}
 	t.Logf("%s\n%s", headline(rb), headline(rg))
 }
@@ -262,9 +272,11 @@ func TestMark3labs(t *testing.T) {
 	wantRule(t, rep, audit.RuleBoundNotEnforced, true)
 	d := open(t, handlerPoster(h, "/mcp"))
 	for _, n := range []int{64, 65} {
-		if _, k, _ := d.answer([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup","arguments":{"key":"` + strings.Repeat("k", n) + `"}}}`)); k != "result" {
-			t.Errorf("lookup with a %d-character key is answered %q", n, k)
-		}
+		t.Run("key_"+strconv.Itoa(n), func(t *testing.T) {
+			if _, k, _ := d.answer([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup","arguments":{"key":"` + strings.Repeat("k", n) + `"}}}`)); k != "result" {
+				t.Errorf("lookup with a %d-character key is answered %q", n, k)
+			}
+		})
 	}
 	t.Logf("%s", headline(rep))
 }

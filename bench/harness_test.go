@@ -83,9 +83,11 @@ func TestSavedSuiteYieldsEveryHeadline(t *testing.T) {
 		ids[r.ID] = true
 	}
 	for _, h := range Headlines() {
-		if !ids[h.ID] {
-			t.Errorf("headline %s: no record in the saved runs", h.ID)
-		}
+		t.Run("headline_"+h.ID, func(t *testing.T) {
+			if !ids[h.ID] {
+				t.Errorf("headline %s: no record in the saved runs", h.ID)
+			}
+		})
 	}
 	if len(recs) != len(Headlines()) {
 		t.Fatalf("%d records for %d headlines", len(recs), len(Headlines()))
@@ -98,18 +100,22 @@ func TestSavedSuiteYieldsEveryHeadline(t *testing.T) {
 		{benchdata.SuiteFile, benchdata.Suite, []string{"go", "gomaxprocs", "cpu-model", "boundlab-commit", "bench-bytes", "command"}},
 		{benchdata.FrontGateFile, benchdata.FrontGate, []string{"go", "gomaxprocs", "cpu-model", "boundlab-commit", "command"}},
 	} {
-		s, _ := Parse(bytes.NewReader(saved.data), saved.name)
-		for _, k := range saved.keys {
-			if s.Config[k] == "" {
-				t.Errorf("%s does not describe %q", saved.name, k)
+		t.Run("config_"+filepath.Base(saved.name), func(t *testing.T) {
+			s, _ := Parse(bytes.NewReader(saved.data), saved.name)
+			for _, k := range saved.keys {
+				if s.Config[k] == "" {
+					t.Errorf("%s does not describe %q", saved.name, k)
+				}
 			}
-		}
+		})
 	}
 	for _, r := range recs {
-		ratio := r.Unit != "bytes"
-		if math.IsNaN(r.Value) || r.Value <= 0 || (ratio && r.Tolerance <= 0) || r.Build.Go == "" {
-			t.Errorf("%s: value %v tolerance %v build %+v", r.ID, r.Value, r.Tolerance, r.Build)
-		}
+		t.Run("record_"+r.ID, func(t *testing.T) {
+			ratio := r.Unit != "bytes"
+			if math.IsNaN(r.Value) || r.Value <= 0 || (ratio && r.Tolerance <= 0) || r.Build.Go == "" {
+				t.Errorf("%s: value %v tolerance %v build %+v", r.ID, r.Value, r.Tolerance, r.Build)
+			}
+		})
 	}
 }
 

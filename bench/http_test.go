@@ -151,17 +151,19 @@ var errRefused = refusedError{}
 // refused, whichever way the server is wired.
 func TestHTTPWiringsServeEveryOp(t *testing.T) {
 	for _, impl := range httpImpls {
-		url := httpServer(t, impl)
-		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: httpClients}}
-		cs := mustConnect(t, url, hc)
-		for _, op := range httpOps {
-			t.Run(impl+"/"+op.name, func(t *testing.T) {
-				if err := op.do(context.Background(), url, hc, cs); err != nil {
-					t.Fatal(err)
-				}
-			})
-		}
-		cs.Close()
+		t.Run(impl, func(t *testing.T) {
+			url := httpServer(t, impl)
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: httpClients}}
+			cs := mustConnect(t, url, hc)
+			defer cs.Close()
+			for _, op := range httpOps {
+				t.Run(op.name, func(t *testing.T) {
+					if err := op.do(context.Background(), url, hc, cs); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+		})
 	}
 }
 

@@ -186,14 +186,18 @@ func resultText(res *mcp.CallToolResult) int {
 // comparison is of one contract enforced two ways.
 func TestServedPeersAgree(t *testing.T) {
 	for _, impl := range []string{"mcpvalidate", "go-sdk-typed", "mark3labs"} {
-		c := callerFor(t, impl)
-		for _, rq := range ServedRequests(4096) {
-			isError, answer := c(t, rq.args)
-			if isError == rq.admit {
-				t.Errorf("%s on %s: isError=%v, want admit=%v", impl, rq.name, isError, rq.admit)
+		t.Run(impl, func(t *testing.T) {
+			c := callerFor(t, impl)
+			for _, rq := range ServedRequests(4096) {
+				t.Run(rq.name, func(t *testing.T) {
+					isError, answer := c(t, rq.args)
+					if isError == rq.admit {
+						t.Errorf("%s on %s: isError=%v, want admit=%v", impl, rq.name, isError, rq.admit)
+					}
+					t.Logf("%-14s %-16s isError=%v answer %d bytes", impl, rq.name, isError, answer)
+				})
 			}
-			t.Logf("%-14s %-16s isError=%v answer %d bytes", impl, rq.name, isError, answer)
-		}
+		})
 	}
 }
 

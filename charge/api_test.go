@@ -79,10 +79,16 @@ func TestTablesAreValues(t *testing.T) {
 // interface (no typed-nil *Refusal), and a refusal survives wrapping.
 func TestCheckErrorIsNilOrARefusal(t *testing.T) {
 	g := gate(t, charge.Go, charge.DefaultLimits())
-	for _, doc := range []string{`{}`, `{"a":[1,"x",true,null]}`, `"s"`} {
-		if _, err := g.Check([]byte(doc)); err != nil {
-			t.Errorf("%s: admitted with a non-nil error %#v", doc, err)
-		}
+	for _, c := range []struct{ name, doc string }{
+		{"empty_object", `{}`},
+		{"every_kind", `{"a":[1,"x",true,null]}`},
+		{"string", `"s"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := g.Check([]byte(c.doc)); err != nil {
+				t.Errorf("%s: admitted with a non-nil error %#v", c.doc, err)
+			}
+		})
 	}
 	_, err := g.Check([]byte(`{"a":1,"a":2}`))
 	var ref *charge.Refusal
@@ -110,10 +116,12 @@ func TestReportOnRefusal(t *testing.T) {
 		{"[\"ab\",\"c\x01\"]", charge.BoundControl, charge.Report{Nodes: 3, Depth: 1, Charge: 2}},
 		{`[1,tru]`, charge.BoundSyntax, charge.Report{Nodes: 3, Depth: 1, Charge: 1}},
 	} {
-		rep, ref := check(t, g, []byte(c.doc))
-		c.want.Bytes = len(c.doc)
-		if ref == nil || ref.Bound != c.bound || rep != c.want {
-			t.Errorf("%q: %+v, %v; want %+v refused under %s", c.doc, rep, ref, c.want, c.bound)
-		}
+		t.Run(c.bound.String(), func(t *testing.T) {
+			rep, ref := check(t, g, []byte(c.doc))
+			c.want.Bytes = len(c.doc)
+			if ref == nil || ref.Bound != c.bound || rep != c.want {
+				t.Errorf("%q: %+v, %v; want %+v refused under %s", c.doc, rep, ref, c.want, c.bound)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package charge_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -33,67 +34,78 @@ func TestTheBudgetAtAndPastOnEveryTokenPath(t *testing.T) {
 		{"string", `[1,"abcd"]`, ""},
 		{"member name", `{"a":1,"bcd":[]}`, ""},
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		for _, c := range cases {
-			v, err := reference.Decode([]byte(c.doc))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := reference.Charge(d, v)
-			l := charge.DefaultLimits()
-			l.MaxParamsRenderedChars = want
-			rep, ref := check(t, gate(t, d, l), []byte(c.doc))
-			if ref != nil || rep.Charge != want {
-				t.Errorf("%s/%s: at a budget of its charge %d: %v (charge %d)", d, c.name, want, ref, rep.Charge)
-			}
-			l.MaxParamsRenderedChars = want - 1
-			_, ref = check(t, gate(t, d, l), []byte(c.doc))
-			if ref == nil || ref.Bound != charge.BoundCharge || ref.Limit != want-1 {
-				t.Errorf("%s/%s: one past a budget of %d: %v", d, c.name, want-1, ref)
-				continue
-			}
-			if c.last != "" {
-				if at := strings.LastIndex(c.doc, c.last); ref.Offset != at {
-					t.Errorf("%s/%s: refused at byte %d, want %d (the token's start)", d, c.name, ref.Offset, at)
+			t.Run(caseName(c.name), func(t *testing.T) {
+				v, err := reference.Decode([]byte(c.doc))
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
+				want := reference.Charge(d, v)
+				l := charge.DefaultLimits()
+				l.MaxParamsRenderedChars = want
+				rep, ref := check(t, gate(t, d, l), []byte(c.doc))
+				if ref != nil || rep.Charge != want {
+					t.Errorf("%s/%s: at a budget of its charge %d: %v (charge %d)", d, c.name, want, ref, rep.Charge)
+				}
+				l.MaxParamsRenderedChars = want - 1
+				_, ref = check(t, gate(t, d, l), []byte(c.doc))
+				if ref == nil || ref.Bound != charge.BoundCharge || ref.Limit != want-1 {
+					t.Errorf("%s/%s: one past a budget of %d: %v", d, c.name, want-1, ref)
+					return
+				}
+				if c.last != "" {
+					if at := strings.LastIndex(c.doc, c.last); ref.Offset != at {
+						t.Errorf("%s/%s: refused at byte %d, want %d (the token's start)", d, c.name, ref.Offset, at)
+					}
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestNodesAndNestingAtAndPastOnEveryValueKind: the node and nesting bounds
 // trip on whatever value kind completes them (number fast and slow path,
 // literal, string, name, container).
 func TestNodesAndNestingAtAndPastOnEveryValueKind(t *testing.T) {
-	for _, d := range charge.Dialects() {
-		for _, last := range []string{"1", "1234", "1.5", "true", "null", `"s"`, "[]", "{}"} {
-			doc := `[0,` + last + `]` // 3 nodes
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
+		for _, c := range []struct{ name, last string }{
+			{"short_integer", "1"}, {"integer", "1234"}, {"fraction", "1.5"}, {"true", "true"}, {"null", "null"},
+			{"string", `"s"`}, {"array", "[]"}, {"object", "{}"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				doc := `[0,` + c.last + `]` // 3 nodes
+				l := charge.DefaultLimits()
+				l.MaxParamsNodes = 3
+				if _, ref := check(t, gate(t, d, l), []byte(doc)); ref != nil {
+					t.Errorf("%s %s: 3 nodes at a bound of 3: %v", d, doc, ref)
+				}
+				l.MaxParamsNodes = 2
+				_, ref := check(t, gate(t, d, l), []byte(doc))
+				if ref == nil || ref.Bound != charge.BoundNodes || ref.Offset != 3 {
+					t.Errorf("%s %s: 3 nodes at a bound of 2: %v, want nodes at byte 3", d, doc, ref)
+				}
+			})
+		}
+		t.Run("member_name", func(t *testing.T) {
+			doc := `{"a":1,"b":2}` // 5 nodes: the name b is the 4th
 			l := charge.DefaultLimits()
 			l.MaxParamsNodes = 3
-			if _, ref := check(t, gate(t, d, l), []byte(doc)); ref != nil {
-				t.Errorf("%s %s: 3 nodes at a bound of 3: %v", d, doc, ref)
+			if _, ref := check(t, gate(t, d, l), []byte(doc)); ref == nil || ref.Bound != charge.BoundNodes || ref.Offset != 7 {
+				t.Errorf("%s %s: a member name past the node bound: %v, want nodes at byte 7", d, doc, ref)
 			}
-			l.MaxParamsNodes = 2
-			_, ref := check(t, gate(t, d, l), []byte(doc))
-			if ref == nil || ref.Bound != charge.BoundNodes || ref.Offset != 3 {
-				t.Errorf("%s %s: 3 nodes at a bound of 2: %v, want nodes at byte 3", d, doc, ref)
+		})
+		t.Run("nesting", func(t *testing.T) {
+			l := charge.DefaultLimits()
+			l.MaxParamsNesting = 2
+			if rep, ref := check(t, gate(t, d, l), []byte(`[{"a":[]}]`)); ref == nil || ref.Bound != charge.BoundNesting || ref.Offset != 6 || rep.Depth > 2 {
+				t.Errorf("%s: depth 3 at a bound of 2: %v (depth %d), want nesting at byte 6", d, ref, rep.Depth)
 			}
-		}
-		doc := `{"a":1,"b":2}` // 5 nodes: the name b is the 4th
-		l := charge.DefaultLimits()
-		l.MaxParamsNodes = 3
-		if _, ref := check(t, gate(t, d, l), []byte(doc)); ref == nil || ref.Bound != charge.BoundNodes || ref.Offset != 7 {
-			t.Errorf("%s %s: a member name past the node bound: %v, want nodes at byte 7", d, doc, ref)
-		}
-		l = charge.DefaultLimits()
-		l.MaxParamsNesting = 2
-		if rep, ref := check(t, gate(t, d, l), []byte(`[{"a":[]}]`)); ref == nil || ref.Bound != charge.BoundNesting || ref.Offset != 6 || rep.Depth > 2 {
-			t.Errorf("%s: depth 3 at a bound of 2: %v (depth %d), want nesting at byte 6", d, ref, rep.Depth)
-		}
-		if rep, ref := check(t, gate(t, d, l), []byte(`[{"a":1}]`)); ref != nil || rep.Depth != 2 {
-			t.Errorf("%s: depth 2 at a bound of 2: %v (depth %d)", d, ref, rep.Depth)
-		}
-	}
+			if rep, ref := check(t, gate(t, d, l), []byte(`[{"a":1}]`)); ref != nil || rep.Depth != 2 {
+				t.Errorf("%s: depth 2 at a bound of 2: %v (depth %d)", d, ref, rep.Depth)
+			}
+		})
+	})
 }
 
 // TestTheWidestRefusalMeasured builds the widest refusal the gate can give,
@@ -162,17 +174,24 @@ func everyBoundsRefusal(t *testing.T, d charge.Dialect) []*charge.Refusal {
 // limit), refused at the digit that passes it.
 func TestExponentPrefixAtTheLimit(t *testing.T) {
 	l := charge.DefaultLimits() // MaxNumberExponent 999
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, l)
-		for doc, at := range map[string]int{`[1e9990]`: 6, `[1e-9990]`: 7, `[1E+09990]`: 8} {
-			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundNumberExponent || ref.Offset != at {
-				t.Errorf("%s %s: %v, want number-exponent at byte %d", d, doc, ref, at)
+		for _, c := range []struct {
+			name, doc string
+			at        int
+		}{{"1e9990", `[1e9990]`, 6}, {"1e-9990", `[1e-9990]`, 7}, {"1E_plus_09990", `[1E+09990]`, 8}} {
+			t.Run(c.name, func(t *testing.T) {
+				if _, ref := check(t, g, []byte(c.doc)); ref == nil || ref.Bound != charge.BoundNumberExponent || ref.Offset != c.at {
+					t.Errorf("%s %s: %v, want number-exponent at byte %d", d, c.doc, ref, c.at)
+				}
+			})
+		}
+		t.Run("1e0999_admitted", func(t *testing.T) {
+			if _, ref := check(t, g, []byte(`[1e0999]`)); ref != nil {
+				t.Errorf("%s: 1e0999 (exponent 999, a leading zero): %v", d, ref)
 			}
-		}
-		if _, ref := check(t, g, []byte(`[1e0999]`)); ref != nil {
-			t.Errorf("%s: 1e0999 (exponent 999, a leading zero): %v", d, ref)
-		}
-	}
+		})
+	})
 }
 
 // TestEveryPrefixRefusedWithoutReadingPast: a document cut at any byte is
@@ -180,42 +199,54 @@ func TestExponentPrefixAtTheLimit(t *testing.T) {
 // the document is admitted; a continuation byte opening a character is not
 // UTF-8.
 func TestEveryPrefixRefusedWithoutReadingPast(t *testing.T) {
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		full := `{"a" : [true, false, null, -1.5e3, "x\u00e9y"], "b":{}}`
-		for n := 1; n < len(full); n++ {
-			if _, ref := check(t, g, []byte(full[:n])); ref == nil {
-				t.Errorf("%s: cut at %d admitted: %q", d, n, full[:n])
+		t.Run("every_prefix", func(t *testing.T) {
+			for n := 1; n < len(full); n++ {
+				if _, ref := check(t, g, []byte(full[:n])); ref == nil {
+					t.Errorf("%s: cut at %d admitted: %q", d, n, full[:n])
+				}
 			}
+		})
+		for _, c := range []struct{ name, doc string }{
+			{"whole", full}, {"true", "true"}, {"false", "false"}, {"null", "null"}, {"7", "7"}, {"123", "123"}, {"1234", "1234"}, {"string", `"s"`},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if _, ref := check(t, g, []byte(c.doc)); ref != nil {
+					t.Errorf("%s %s: %v", d, c.doc, ref)
+				}
+			})
 		}
-		for _, doc := range []string{full, "true", "false", "null", "7", "123", "1234", `"s"`} {
-			if _, ref := check(t, g, []byte(doc)); ref != nil {
-				t.Errorf("%s %s: %v", d, doc, ref)
-			}
+		for _, c := range []struct{ name, doc string }{
+			{"continuation_first", "[\"\x80\"]"}, {"continuation_after_a", "[\"a\x80\"]"}, {"lead_then_quote", "[\"\xc3\"]"}, {"continuation_in_a_name", "{\"\x80\":1}"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if _, ref := check(t, g, []byte(c.doc)); ref == nil || ref.Bound != charge.BoundUTF8 {
+					t.Errorf("%s %q: %v, want utf8", d, c.doc, ref)
+				}
+			})
 		}
-		for _, doc := range []string{"[\"\x80\"]", "[\"a\x80\"]", "[\"\xc3\"]", "{\"\x80\":1}"} {
-			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundUTF8 {
-				t.Errorf("%s %q: %v, want utf8", d, doc, ref)
-			}
-		}
-	}
+	})
 }
 
 // TestRawCharactersCutAtTheEnd: a string whose last character is cut inside
 // its UTF-8 sequence at the document's end is refused, never read past (each
 // fast path checks the bytes it reads exist).
 func TestRawCharactersCutAtTheEnd(t *testing.T) {
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, ch := range []string{"é", "中", "😀"} {
-			for _, lead := range []string{`"`, `"` + strings.Repeat("\u0600", 9), `["abcdefghij`} {
-				for cut := 1; cut < len(ch); cut++ {
-					doc := lead + ch[:cut]
-					if _, ref := check(t, g, []byte(doc)); ref == nil {
-						t.Errorf("%s %q admitted", d, doc)
+			t.Run(fmt.Sprintf("U%04X", []rune(ch)[0]), func(t *testing.T) {
+				for _, lead := range []string{`"`, `"` + strings.Repeat("\u0600", 9), `["abcdefghij`} {
+					for cut := 1; cut < len(ch); cut++ {
+						doc := lead + ch[:cut]
+						if _, ref := check(t, g, []byte(doc)); ref == nil {
+							t.Errorf("%s %q admitted", d, doc)
+						}
 					}
 				}
-			}
+			})
 		}
-	}
+	})
 }

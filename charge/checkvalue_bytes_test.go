@@ -20,24 +20,27 @@ func TestCheckValueReportsBytesUpToTheRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	const pre = `{"frame":` // the value starts at len(pre)
-	for _, value := range []string{
-		`"` + strings.Repeat(`\u00e9`, 400) + `"`, // past the budget inside an escape run
-		`"` + strings.Repeat("a", 400) + `"`,      // past the budget inside a plain run
-		`["` + strings.Repeat(`\n`, 300) + `"]`,   // an escape run of width 2
-		`{"a":1,"a":2}`,                           // a repeated name
-		`"ab` + "\x01" + `c"`,                     // a control character
-		`[1,2,` + strings.Repeat("9", 80) + `]`,   // a number past its length bound
-		`"` + strings.Repeat("é", 300) + `"`,      // a multi-byte run past the budget
+	for _, c := range []struct{ name, value string }{
+		{"escape_run", `"` + strings.Repeat(`\u00e9`, 400) + `"`},     // past the budget inside an escape run
+		{"plain_run", `"` + strings.Repeat("a", 400) + `"`},           // past the budget inside a plain run
+		{"two_byte_escapes", `["` + strings.Repeat(`\n`, 300) + `"]`}, // an escape run of width 2
+		{"repeated_name", `{"a":1,"a":2}`},
+		{"control_character", `"ab` + "\x01" + `c"`},
+		{"long_number", `[1,2,` + strings.Repeat("9", 80) + `]`}, // a number past its length bound
+		{"multibyte_run", `"` + strings.Repeat("é", 300) + `"`},  // a multi-byte run past the budget
 	} {
-		doc := []byte(pre + value + `}`)
-		end, rep, err := g.CheckValue(doc, len(pre))
-		var r *charge.Refusal
-		if !errors.As(err, &r) {
-			t.Fatalf("%.40q...: admitted (%v), want a refusal", value, err)
-		}
-		if end != r.Offset || rep.Bytes != r.Offset-len(pre) {
-			t.Errorf("%.40q...: end %d, Bytes %d; want the refusal's offset %d and %d", value, end, rep.Bytes, r.Offset, r.Offset-len(pre))
-		}
+		t.Run(c.name, func(t *testing.T) {
+			value := c.value
+			doc := []byte(pre + value + `}`)
+			end, rep, err := g.CheckValue(doc, len(pre))
+			var r *charge.Refusal
+			if !errors.As(err, &r) {
+				t.Fatalf("%.40q...: admitted (%v), want a refusal", value, err)
+			}
+			if end != r.Offset || rep.Bytes != r.Offset-len(pre) {
+				t.Errorf("%.40q...: end %d, Bytes %d; want the refusal's offset %d and %d", value, end, rep.Bytes, r.Offset, r.Offset-len(pre))
+			}
+		})
 	}
 	// Admitted, Bytes is the value's length.
 	end, rep, err := g.CheckValue([]byte(pre+`[1,"two"]}`), len(pre))

@@ -17,28 +17,32 @@ import (
 func TestRawControlsInsideLongRunsAreRefusedWhereTheyAre(t *testing.T) {
 	const run = 48
 	for _, d := range []charge.Dialect{charge.Go, charge.Python} {
-		g, err := charge.NewGate(d, charge.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for c := byte(0); c < 0x20; c++ {
-			for pos := 0; pos < run; pos++ {
-				text := []byte(strings.Repeat("abcdefgh", run/8))
-				text[pos] = c
-				for _, shape := range []struct{ name, pre, post string }{
-					{"value", `{"k":"`, `"}`},
-					{"name", `{"`, `":1}`},
-					{"element", `["x","`, `"]`},
-				} {
-					doc := shape.pre + string(text) + shape.post
-					_, err := g.Check([]byte(doc))
-					var r *charge.Refusal
-					if !errors.As(err, &r) || r.Bound != charge.BoundControl || r.Offset != len(shape.pre)+pos {
-						t.Fatalf("%v, byte %#02x at %d of a %d-byte run in a %s: %v, want %s at byte %d",
-							d, c, pos, run, shape.name, err, charge.BoundControl, len(shape.pre)+pos)
-					}
-				}
+		t.Run(d.String(), func(t *testing.T) {
+			g, err := charge.NewGate(d, charge.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			for _, shape := range []struct{ name, pre, post string }{
+				{"value", `{"k":"`, `"}`},
+				{"name", `{"`, `":1}`},
+				{"element", `["x","`, `"]`},
+			} {
+				t.Run(shape.name, func(t *testing.T) {
+					for c := byte(0); c < 0x20; c++ {
+						for pos := 0; pos < run; pos++ {
+							text := []byte(strings.Repeat("abcdefgh", run/8))
+							text[pos] = c
+							doc := shape.pre + string(text) + shape.post
+							_, err := g.Check([]byte(doc))
+							var r *charge.Refusal
+							if !errors.As(err, &r) || r.Bound != charge.BoundControl || r.Offset != len(shape.pre)+pos {
+								t.Fatalf("%v, byte %#02x at %d of a %d-byte run in a %s: %v, want %s at byte %d",
+									d, c, pos, run, shape.name, err, charge.BoundControl, len(shape.pre)+pos)
+							}
+						}
+					}
+				})
+			}
+		})
 	}
 }

@@ -10,18 +10,20 @@ import (
 )
 
 func TestDisplayText(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":                       "plain",
-		"a\"b\\c":                     `a\"b\\c`,
-		"\x00\x7f":                    `\u0000\u007f`,
-		"é😀":                          `\u00e9\ud83d\ude00`,
-		"\xff":                        `\ufffd`,
-		strings.Repeat("x", 70):       strings.Repeat("x", 64) + "...",
-		"x" + strings.Repeat("é", 20): "x" + strings.Repeat(`\u00e9`, 10) + "...", // cut before a piece that would pass 64
+	for _, c := range []struct{ name, in, want string }{
+		{"plain", "plain", "plain"},
+		{"quote_backslash", "a\"b\\c", `a\"b\\c`},
+		{"controls", "\x00\x7f", `\u0000\u007f`},
+		{"non_ascii", "é😀", `\u00e9\ud83d\ude00`},
+		{"invalid_utf8", "\xff", `\ufffd`},
+		{"cut_at_64", strings.Repeat("x", 70), strings.Repeat("x", 64) + "..."},
+		{"cut_before_a_wider_piece", "x" + strings.Repeat("é", 20), "x" + strings.Repeat(`\u00e9`, 10) + "..."}, // cut before a piece that would pass 64
 	} {
-		if got := charge.DisplayText(in, 64); got != want {
-			t.Errorf("DisplayText(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := charge.DisplayText(c.in, 64); got != c.want {
+				t.Errorf("DisplayText(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
 	}
 }
 

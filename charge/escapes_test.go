@@ -23,33 +23,41 @@ func TestSurrogateEscapesAtTheRangeEdges(t *testing.T) {
 		// (no pair: not decoded as one past U+10FFFF), or \u and no hex:
 		// the surrogate is what is refused, not the bad hex after it.
 		`"\udc00\udc00"`, `"\udc00\udfff"`, `"\udfff\udc00"`, `"\udc00\uzzzz"`, `"\udfff\uzzzz"`, `"\udc00\u00"`}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
-		for _, doc := range admitted {
-			for _, wrap := range []string{"%s", "[%s]", `{"k":%s}`, `{%s:0}`} {
-				in := strings.Replace(wrap, "%s", doc, 1)
-				v, err := reference.Decode([]byte(in))
-				if err != nil {
-					t.Fatalf("%s: the reference cannot decode it: %v", in, err)
-				}
-				rep, ref := check(t, g, []byte(in))
-				if ref != nil || rep.Charge != reference.Charge(d, v) {
-					t.Errorf("%s %s: charge %d (%v), reference %d", d, in, rep.Charge, ref, reference.Charge(d, v))
-				}
+		t.Run("admitted", func(t *testing.T) {
+			for _, doc := range admitted {
+				t.Run(caseName(doc), func(t *testing.T) {
+					for _, wrap := range []string{"%s", "[%s]", `{"k":%s}`, `{%s:0}`} {
+						in := strings.Replace(wrap, "%s", doc, 1)
+						v, err := reference.Decode([]byte(in))
+						if err != nil {
+							t.Fatalf("%s: the reference cannot decode it: %v", in, err)
+						}
+						rep, ref := check(t, g, []byte(in))
+						if ref != nil || rep.Charge != reference.Charge(d, v) {
+							t.Errorf("%s %s: charge %d (%v), reference %d", d, in, rep.Charge, ref, reference.Charge(d, v))
+						}
+					}
+				})
 			}
-		}
-		for _, doc := range refused {
-			// The last form ends right after the escapes, with no closing
-			// quote: the surrogate is still what is refused.
-			for _, wrap := range []string{"%s", "[%s]", `{"k":%s}`, `{%s:0}`, strings.TrimSuffix(doc, `"`)} {
-				in := strings.Replace(wrap, "%s", doc, 1) // the cut form has no %s
-				_, ref := check(t, g, []byte(in))
-				if ref == nil || ref.Bound != charge.BoundSurrogate || ref.Offset != strings.Index(in, `\`) {
-					t.Errorf("%s %s: %v, want surrogate at %d", d, in, ref, strings.Index(in, `\`))
-				}
+		})
+		t.Run("refused", func(t *testing.T) {
+			for _, doc := range refused {
+				t.Run(caseName(doc), func(t *testing.T) {
+					// The last form ends right after the escapes, with no
+					// closing quote: the surrogate is still what is refused.
+					for _, wrap := range []string{"%s", "[%s]", `{"k":%s}`, `{%s:0}`, strings.TrimSuffix(doc, `"`)} {
+						in := strings.Replace(wrap, "%s", doc, 1) // the cut form has no %s
+						_, ref := check(t, g, []byte(in))
+						if ref == nil || ref.Bound != charge.BoundSurrogate || ref.Offset != strings.Index(in, `\`) {
+							t.Errorf("%s %s: %v, want surrogate at %d", d, in, ref, strings.Index(in, `\`))
+						}
+					}
+				})
 			}
-		}
-	}
+		})
+	})
 }
 
 // TestAnEscapeAtTheDocumentsEndPastTheBudget: a document cut right after an
@@ -58,26 +66,30 @@ func TestSurrogateEscapesAtTheRangeEdges(t *testing.T) {
 // closing quote) needs the quote, which is not there — and as cut short, at
 // its end, when it does not; either way nothing past the end is read.
 func TestAnEscapeAtTheDocumentsEndPastTheBudget(t *testing.T) {
-	for _, d := range charge.Dialects() {
-		for _, c := range []struct{ esc, decoded string }{{`\\`, `\`}, {`\n`, "\n"}, {`\u00e9`, "é"}, {`\"`, `"`}} {
-			w := refWidth(d, "a"+c.decoded+"z") - 1 // "a" and the escape, not at the string's end
-			for _, wrap := range []string{`"a%s`, `["a%s`, `{"a%s`, `{"k":"a%s`} {
-				doc := strings.Replace(wrap, "%s", c.esc, 1)
-				for budget := int64(1); budget <= w; budget++ {
-					l := charge.DefaultLimits()
-					l.MaxParamsRenderedChars = budget + int64(strings.Count(wrap, `"k"`)) // the name k costs 1
-					_, ref := check(t, gate(t, d, l), []byte(doc))
-					bound, off := charge.BoundSyntax, len(doc)
-					if budget < w {
-						bound, off = charge.BoundCharge, strings.LastIndex(doc, c.esc)
-					}
-					if ref == nil || ref.Bound != bound || ref.Offset != off {
-						t.Errorf("%s %s under %d: %v, want %s at %d", d, doc, l.MaxParamsRenderedChars, ref, bound, off)
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
+		for _, c := range []struct{ name, esc, decoded string }{
+			{"backslash", `\\`, `\`}, {"newline", `\n`, "\n"}, {"u00e9", `\u00e9`, "é"}, {"quote", `\"`, `"`},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				w := refWidth(d, "a"+c.decoded+"z") - 1 // "a" and the escape, not at the string's end
+				for _, wrap := range []string{`"a%s`, `["a%s`, `{"a%s`, `{"k":"a%s`} {
+					doc := strings.Replace(wrap, "%s", c.esc, 1)
+					for budget := int64(1); budget <= w; budget++ {
+						l := charge.DefaultLimits()
+						l.MaxParamsRenderedChars = budget + int64(strings.Count(wrap, `"k"`)) // the name k costs 1
+						_, ref := check(t, gate(t, d, l), []byte(doc))
+						bound, off := charge.BoundSyntax, len(doc)
+						if budget < w {
+							bound, off = charge.BoundCharge, strings.LastIndex(doc, c.esc)
+						}
+						if ref == nil || ref.Bound != bound || ref.Offset != off {
+							t.Errorf("%s %s under %d: %v, want %s at %d", d, doc, l.MaxParamsRenderedChars, ref, bound, off)
+						}
 					}
 				}
-			}
+			})
 		}
-	}
+	})
 }
 
 // TestPythonEscapedSingleQuotesWithADouble: a string that holds a " is
@@ -85,25 +97,34 @@ func TestAnEscapeAtTheDocumentsEndPastTheBudget(t *testing.T) {
 // \u0027: each costs one more. Charged as the reference charges it, as a value
 // and as a name, and refused one under at the closing quote.
 func TestPythonEscapedSingleQuotesWithADouble(t *testing.T) {
-	for _, s := range []string{`\u0027\"`, `it\u0027s \"q\"`, `\"\u0027\u0027'`, `'\u0027\"`, `\u0027\u0022`} {
-		for _, wrap := range []string{`"%s"`, `{"%s":[]}`, `["x","%s"]`} {
-			doc := strings.Replace(wrap, "%s", s, 1)
-			v, err := reference.Decode([]byte(doc))
-			if err != nil {
-				t.Fatal(err)
+	for _, c := range []struct{ name, s string }{
+		{"escaped_apostrophe_quote", `\u0027\"`},
+		{"its_q", `it\u0027s \"q\"`},
+		{"quote_escaped_apostrophes_raw_apostrophe", `\"\u0027\u0027'`},
+		{"raw_apostrophe_escaped_apostrophe_quote", `'\u0027\"`},
+		{"escaped_apostrophe_escaped_quote", `\u0027\u0022`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := c.s
+			for _, wrap := range []string{`"%s"`, `{"%s":[]}`, `["x","%s"]`} {
+				doc := strings.Replace(wrap, "%s", s, 1)
+				v, err := reference.Decode([]byte(doc))
+				if err != nil {
+					t.Fatal(err)
+				}
+				full := reference.Charge(charge.Python, v)
+				l := charge.DefaultLimits()
+				l.MaxParamsRenderedChars = full
+				if rep, ref := check(t, gate(t, charge.Python, l), []byte(doc)); ref != nil || rep.Charge != full {
+					t.Errorf("%s: charged %d (%v), reference %d", doc, rep.Charge, ref, full)
+				}
+				l.MaxParamsRenderedChars--
+				quote := strings.Index(doc, s) + len(s)
+				if _, ref := check(t, gate(t, charge.Python, l), []byte(doc)); ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != quote {
+					t.Errorf("%s under %d: %v, want a charge refusal at the closing quote, %d", doc, full-1, ref, quote)
+				}
 			}
-			full := reference.Charge(charge.Python, v)
-			l := charge.DefaultLimits()
-			l.MaxParamsRenderedChars = full
-			if rep, ref := check(t, gate(t, charge.Python, l), []byte(doc)); ref != nil || rep.Charge != full {
-				t.Errorf("%s: charged %d (%v), reference %d", doc, rep.Charge, ref, full)
-			}
-			l.MaxParamsRenderedChars--
-			quote := strings.Index(doc, s) + len(s)
-			if _, ref := check(t, gate(t, charge.Python, l), []byte(doc)); ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != quote {
-				t.Errorf("%s under %d: %v, want a charge refusal at the closing quote, %d", doc, full-1, ref, quote)
-			}
-		}
+		})
 	}
 }
 
@@ -114,33 +135,35 @@ func TestPythonEscapedSingleQuotesWithADouble(t *testing.T) {
 // have followed (the verdict never depends on bytes past the end).
 func TestAHighHalfAndWhatFollowsIt(t *testing.T) {
 	for _, c := range []struct {
-		after string
-		bound charge.Bound
+		name, after string
+		bound       charge.Bound
 	}{
-		{`\u`, charge.BoundSyntax},
-		{`\u0`, charge.BoundSyntax},
-		{`\u00d`, charge.BoundSyntax},
-		{`\u00zz"`, charge.BoundSyntax},
-		{`\uzzzz"`, charge.BoundSyntax},
-		{`\u0041"`, charge.BoundSurrogate},
-		{`\ud800"`, charge.BoundSurrogate},
-		{`\n"`, charge.BoundSurrogate},
-		{`\"`, charge.BoundSurrogate},
-		{`\`, charge.BoundSurrogate},
-		{`"`, charge.BoundSurrogate},
-		{`x"`, charge.BoundSurrogate},
-		{``, charge.BoundSurrogate},
+		{"u_cut", `\u`, charge.BoundSyntax},
+		{"u0_cut", `\u0`, charge.BoundSyntax},
+		{"u00d_cut", `\u00d`, charge.BoundSyntax},
+		{"u00zz", `\u00zz"`, charge.BoundSyntax},
+		{"uzzzz", `\uzzzz"`, charge.BoundSyntax},
+		{"u0041", `\u0041"`, charge.BoundSurrogate},
+		{"ud800", `\ud800"`, charge.BoundSurrogate},
+		{"newline_escape", `\n"`, charge.BoundSurrogate},
+		{"quote_escape_cut", `\"`, charge.BoundSurrogate},
+		{"backslash_cut", `\`, charge.BoundSurrogate},
+		{"closing_quote", `"`, charge.BoundSurrogate},
+		{"plain_byte", `x"`, charge.BoundSurrogate},
+		{"document_end", ``, charge.BoundSurrogate},
 	} {
-		for _, d := range charge.Dialects() {
-			g := gate(t, d, charge.DefaultLimits())
-			for _, lead := range []string{`"`, `["ab`, `{"k":"`, `{"`} {
-				doc := lead + `\udbff` + c.after
-				_, ref := check(t, g, []byte(doc))
-				if ref == nil || ref.Bound != c.bound || ref.Offset != len(lead) {
-					t.Errorf("%s %s: %v, want %s at %d", d, doc, ref, c.bound, len(lead))
+		t.Run(c.name, func(t *testing.T) {
+			forDialects(t, func(t *testing.T, d charge.Dialect) {
+				g := gate(t, d, charge.DefaultLimits())
+				for _, lead := range []string{`"`, `["ab`, `{"k":"`, `{"`} {
+					doc := lead + `\udbff` + c.after
+					_, ref := check(t, g, []byte(doc))
+					if ref == nil || ref.Bound != c.bound || ref.Offset != len(lead) {
+						t.Errorf("%s %s: %v, want %s at %d", d, doc, ref, c.bound, len(lead))
+					}
 				}
-			}
-		}
+			})
+		})
 	}
 }
 
@@ -150,25 +173,27 @@ func TestAHighHalfAndWhatFollowsIt(t *testing.T) {
 // spelled twice is a duplicate.
 func TestEscapedNamesThatArePrefixesOfEachOther(t *testing.T) {
 	pairs := [][2]string{{`a`, `\u0061b`}, {`\u0061b`, `a`}, {`\u0061`, `ab`}, {`ab`, `\u0061`}, {`\u00e9`, `\u00e9\u00e9`}, {`é\u00e9`, `\u00e9`}}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, p := range pairs {
-			for _, before := range []int{0, 20} { // names before the pair: none, or enough for the index
-				var b strings.Builder
-				b.WriteByte('{')
-				for i := range before {
-					fmt.Fprintf(&b, `"n%d":0,`, i)
+			t.Run(caseName(p[0])+"_then_"+caseName(p[1]), func(t *testing.T) {
+				for _, before := range []int{0, 20} { // names before the pair: none, or enough for the index
+					var b strings.Builder
+					b.WriteByte('{')
+					for i := range before {
+						fmt.Fprintf(&b, `"n%d":0,`, i)
+					}
+					head := b.String()
+					doc := head + `"` + p[0] + `":1,"` + p[1] + `":2}`
+					if _, ref := check(t, g, []byte(doc)); ref != nil {
+						t.Errorf("%s %s: %v", d, doc, ref)
+					}
+					doc = head + `"` + p[0] + `":1,"` + p[1] + `":2,"` + p[0] + `":3}`
+					if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName {
+						t.Errorf("%s %s: %v, want duplicate-name", d, doc, ref)
+					}
 				}
-				head := b.String()
-				doc := head + `"` + p[0] + `":1,"` + p[1] + `":2}`
-				if _, ref := check(t, g, []byte(doc)); ref != nil {
-					t.Errorf("%s %s: %v", d, doc, ref)
-				}
-				doc = head + `"` + p[0] + `":1,"` + p[1] + `":2,"` + p[0] + `":3}`
-				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundDuplicateName {
-					t.Errorf("%s %s: %v, want duplicate-name", d, doc, ref)
-				}
-			}
+			})
 		}
-	}
+	})
 }

@@ -2,6 +2,7 @@ package charge_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -82,29 +83,36 @@ func jsonText(s string) string {
 
 // TestQuotesAndBackslashes covers the quoting rules on mixed strings.
 func TestQuotesAndBackslashes(t *testing.T) {
-	cases := []string{
-		``, `'`, `"`, `'"`, `"'`, `''""`, `\`, `\'`, `\"`, `'\"`, `a'b'c`, `a"b"c`,
-		`it's "quoted"`, `a\`, `\\\`, `'\`, `"\`, `\"\`, `''''"`, "tab\there", "\x7f'\"", "\u0600'\"\\", `\\\\`, "\U0001F600'",
-		strings.Repeat(`'`, 100) + `"`, strings.Repeat(`\"`, 50),
+	// ap is an apostrophe ('), q a quote ("), bs a backslash (\).
+	cases := []struct{ name, s string }{
+		{"empty", ``}, {"ap", `'`}, {"q", `"`}, {"ap_q", `'"`}, {"q_ap", `"'`}, {"ap_ap_q_q", `''""`},
+		{"bs", `\`}, {"bs_ap", `\'`}, {"bs_q", `\"`}, {"ap_bs_q", `'\"`}, {"a_ap_b_ap_c", `a'b'c`}, {"a_q_b_q_c", `a"b"c`},
+		{"its_quoted", `it's "quoted"`}, {"a_bs", `a\`}, {"bs_bs_bs", `\\\`}, {"ap_bs", `'\`}, {"q_bs", `"\`}, {"bs_q_bs", `\"\`},
+		{"ap_ap_ap_ap_q", `''''"`}, {"tab", "tab\there"}, {"del_ap_q", "\x7f'\""}, {"U0600_ap_q_bs", "\u0600'\"\\"},
+		{"bs_bs_bs_bs", `\\\\`}, {"U1F600_ap", "\U0001F600'"},
+		{"100_ap_q", strings.Repeat(`'`, 100) + `"`}, {"50_bs_q", strings.Repeat(`\"`, 50)},
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g, _ := charge.NewGate(d, charge.DefaultLimits())
-		for _, s := range cases {
-			want := refWidth(d, s)
-			if got := int64(d.StringWidth(s)); got != want {
-				t.Errorf("%s: StringWidth(%q) = %d, reference %d (%s)", d, s, got, want, reference.String(d, s))
-			}
-			doc := jsonText(s)
-			rep, ref := check(t, g, []byte(doc))
-			if ref != nil {
-				t.Errorf("%s: %s refused: %v", d, doc, ref)
-				continue
-			}
-			if rep.Charge != want {
-				t.Errorf("%s: gate charged %s %d, reference %d", d, doc, rep.Charge, want)
-			}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				s := c.s
+				want := refWidth(d, s)
+				if got := int64(d.StringWidth(s)); got != want {
+					t.Errorf("%s: StringWidth(%q) = %d, reference %d (%s)", d, s, got, want, reference.String(d, s))
+				}
+				doc := jsonText(s)
+				rep, ref := check(t, g, []byte(doc))
+				if ref != nil {
+					t.Errorf("%s: %s refused: %v", d, doc, ref)
+					return
+				}
+				if rep.Charge != want {
+					t.Errorf("%s: gate charged %s %d, reference %d", d, doc, rep.Charge, want)
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestNumbersRenderAtTheirReferenceWidth covers json.loads' int/float split,
@@ -116,28 +124,30 @@ func TestNumbersRenderAtTheirReferenceWidth(t *testing.T) {
 		"1e-4", "1e-5", "1.23e-5", "0.0001", "0.00001", "1e308", "1e309", "-1e309", "1e-324", "-1e-324",
 		"5e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "123.456", "0.1", "100000000000000000000",
 		"1e21", "1e20", "-1e21", "1e-7", "12345678.9", "4.35", "0.30000000000000004", "1e999", "-1e-999",
-		"1234", "-1234", "999999", "1000000", "123456.5", "99999.99999", "-1.2345678901234567e-307", "1e6", "1e-5",
+		"1234", "-1234", "999999", "1000000", "123456.5", "99999.99999", "-1.2345678901234567e-307", "1e6",
 		"1e100", "1e-100", "0.000123", "1234567890123", "-0.5", "12e3", "1e3", "100e-2",
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g, _ := charge.NewGate(d, charge.DefaultLimits())
 		for _, lit := range cases {
-			v, err := reference.Decode([]byte(lit))
-			if err != nil {
-				t.Fatalf("%s: %v", lit, err)
-			}
-			want := reference.Charge(d, v)
-			if got := int64(d.NumberWidth([]byte(lit))); got != want {
-				t.Errorf("%s: NumberWidth(%s) = %d, reference %d (%s)", d, lit, got, want, reference.Render(d, v))
-			}
-			rep, ref := check(t, g, []byte(lit))
-			if ref != nil {
-				t.Errorf("%s: %s refused: %v", d, lit, ref)
-			} else if rep.Charge != want {
-				t.Errorf("%s: gate charged %s %d, reference %d", d, lit, rep.Charge, want)
-			}
+			t.Run(caseName(lit), func(t *testing.T) {
+				v, err := reference.Decode([]byte(lit))
+				if err != nil {
+					t.Fatalf("%s: %v", lit, err)
+				}
+				want := reference.Charge(d, v)
+				if got := int64(d.NumberWidth([]byte(lit))); got != want {
+					t.Errorf("%s: NumberWidth(%s) = %d, reference %d (%s)", d, lit, got, want, reference.Render(d, v))
+				}
+				rep, ref := check(t, g, []byte(lit))
+				if ref != nil {
+					t.Errorf("%s: %s refused: %v", d, lit, ref)
+				} else if rep.Charge != want {
+					t.Errorf("%s: gate charged %s %d, reference %d", d, lit, rep.Charge, want)
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestReferencePrintabilityAgreesWithTheTable keeps the two printability
@@ -159,55 +169,71 @@ func TestReferencePrintabilityAgreesWithTheTable(t *testing.T) {
 // TestNamesRenderAtTheirWidestReference covers the Go dialect's two renders of
 // a name (quoted alone, and as an escaped pointer segment) and Python's repr.
 func TestNamesRenderAtTheirWidestReference(t *testing.T) {
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
-		for _, name := range []string{"a", "~", "/", "a/b~c", `\`, `a\`, `'"`, "~/\\", "\u00e9/", ""} {
-			want := reference.Width(d, reference.Name(d, name)) - 2
-			if got := int64(d.NameWidth(name)); got != want {
-				t.Errorf("%s: NameWidth(%q) = %d, reference %d (%s)", d, name, got, want, reference.Name(d, name))
-			}
-			doc := "{" + jsonText(name) + ":0}"
-			rep, ref := check(t, g, []byte(doc))
-			if ref != nil {
-				t.Errorf("%s: %s refused: %v", d, doc, ref)
-			} else if rep.Charge != want+1 {
-				t.Errorf("%s: gate charged %s %d, reference %d", d, doc, rep.Charge, want+1)
-			}
+		for _, c := range []struct{ name, s string }{
+			{"a", "a"}, {"tilde", "~"}, {"slash", "/"}, {"a_slash_b_tilde_c", "a/b~c"}, {"backslash", `\`}, {"a_backslash", `a\`},
+			{"apostrophe_quote", `'"`}, {"tilde_slash_backslash", "~/\\"}, {"U00E9_slash", "\u00e9/"}, {"empty", ""},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				name := c.s
+				want := reference.Width(d, reference.Name(d, name)) - 2
+				if got := int64(d.NameWidth(name)); got != want {
+					t.Errorf("%s: NameWidth(%q) = %d, reference %d (%s)", d, name, got, want, reference.Name(d, name))
+				}
+				doc := "{" + jsonText(name) + ":0}"
+				rep, ref := check(t, g, []byte(doc))
+				if ref != nil {
+					t.Errorf("%s: %s refused: %v", d, doc, ref)
+				} else if rep.Charge != want+1 {
+					t.Errorf("%s: gate charged %s %d, reference %d", d, doc, rep.Charge, want+1)
+				}
+			})
 		}
 		// The escaped spellings of / and ~ are the same names.
-		for _, doc := range []string{`{"a\/b":0}`, `{"a\u002fb":0}`, `{"\u007e":0}`} {
-			v, _ := reference.Decode([]byte(doc))
-			rep, ref := check(t, g, []byte(doc))
-			if ref != nil || rep.Charge != reference.Charge(d, v) {
-				t.Errorf("%s: %s charged %d (%v), reference %d", d, doc, rep.Charge, ref, reference.Charge(d, v))
-			}
+		for _, c := range []struct{ name, doc string }{
+			{"escaped_slash", `{"a\/b":0}`}, {"u002f", `{"a\u002fb":0}`}, {"u007e", `{"\u007e":0}`},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				v, _ := reference.Decode([]byte(c.doc))
+				rep, ref := check(t, g, []byte(c.doc))
+				if ref != nil || rep.Charge != reference.Charge(d, v) {
+					t.Errorf("%s: %s charged %d (%v), reference %d", d, c.doc, rep.Charge, ref, reference.Charge(d, v))
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestRunsOfEachCodePoint charges strings that repeat one code point, so the
 // multi-byte fast paths (four two-byte sequences at a time) see every member
 // of their class in every lane, and refuse overlong leads inside a run.
 func TestRunsOfEachCodePoint(t *testing.T) {
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
-		for r := rune(0x80); r < 0x10000; r++ {
-			if r >= 0xd800 && r < 0xe000 {
-				continue
+		// One subtest for the 63,360 code points (a failure names the code
+		// point), one per overlong or broken lead, named by its bytes.
+		t.Run("U0080-UFFFF", func(t *testing.T) {
+			for r := rune(0x80); r < 0x10000; r++ {
+				if r >= 0xd800 && r < 0xe000 {
+					continue
+				}
+				s := strings.Repeat("a"+string(r), 3) + strings.Repeat(string(r), 9)
+				rep, ref := check(t, g, []byte(`"`+s+`"`))
+				if ref != nil || rep.Charge != refWidth(d, s) {
+					t.Fatalf("%s: runs of U+%04X charged %d (%v), reference %d", d, r, rep.Charge, ref, refWidth(d, s))
+				}
 			}
-			s := strings.Repeat("a"+string(r), 3) + strings.Repeat(string(r), 9)
-			rep, ref := check(t, g, []byte(`"`+s+`"`))
-			if ref != nil || rep.Charge != refWidth(d, s) {
-				t.Fatalf("%s: runs of U+%04X charged %d (%v), reference %d", d, r, rep.Charge, ref, refWidth(d, s))
-			}
-		}
+		})
 		for _, bad := range []string{"\xc1\x80", "\xc0\xaf", "\xd0\x20", "\xd0\xd0"} {
-			doc := `"` + strings.Repeat("\u0600", 3) + bad + strings.Repeat("\u0600", 4) + `"`
-			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundUTF8 {
-				t.Errorf("%s: %q inside a two-byte run: got %v, want a utf8 refusal", d, bad, ref)
-			}
+			t.Run(fmt.Sprintf("%x", bad), func(t *testing.T) {
+				doc := `"` + strings.Repeat("\u0600", 3) + bad + strings.Repeat("\u0600", 4) + `"`
+				if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundUTF8 {
+					t.Errorf("%s: %q inside a two-byte run: got %v, want a utf8 refusal", d, bad, ref)
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestGoIntegerWidthsMatchTheReference covers the gate's integer path for the
@@ -225,16 +251,23 @@ func TestGoIntegerWidthsMatchTheReference(t *testing.T) {
 		lits = append(lits, "1"+strings.Repeat("0", d-1)+"1", "10"+strings.Repeat("0", d))
 	}
 	lits = append(lits, "0", "-0", "999999", "1000000", "123456789012345", "100000000000000", "999999999999999")
+	seen := map[string]bool{} // a literal built twice is held once
 	for _, lit := range lits {
-		v, err := reference.Decode([]byte(lit))
-		if err != nil {
-			t.Fatal(err)
+		if seen[lit] {
+			continue
 		}
-		want := reference.Charge(charge.Go, v)
-		rep, ref := check(t, g, []byte(lit))
-		if ref != nil || rep.Charge != want {
-			t.Errorf("%s: charged %d (%v), reference %d (%s)", lit, rep.Charge, ref, want, reference.Render(charge.Go, v))
-		}
+		seen[lit] = true
+		t.Run(caseName(lit), func(t *testing.T) {
+			v, err := reference.Decode([]byte(lit))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := reference.Charge(charge.Go, v)
+			rep, ref := check(t, g, []byte(lit))
+			if ref != nil || rep.Charge != want {
+				t.Errorf("%s: charged %d (%v), reference %d (%s)", lit, rep.Charge, ref, want, reference.Render(charge.Go, v))
+			}
+		})
 	}
 }
 
@@ -245,6 +278,11 @@ func TestGoIntegerWidthsMatchTheReference(t *testing.T) {
 // the edge of binary64's range.
 func TestDecimalLiteralsRenderAtTheirReferenceWidth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 15))
+	type literal struct {
+		lit string
+		v   any
+	}
+	var lits []literal
 	for n := 0; n < 40_000; n++ {
 		var b strings.Builder
 		if rng.IntN(3) == 0 {
@@ -282,10 +320,15 @@ func TestDecimalLiteralsRenderAtTheirReferenceWidth(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", lit, err)
 		}
-		for _, d := range charge.Dialects() {
-			if got, want := int64(d.NumberWidth([]byte(lit))), reference.Charge(d, v); got != want {
-				t.Fatalf("%s: NumberWidth(%s) = %d, reference %d (%s)", d, lit, got, want, reference.Render(d, v))
+		lits = append(lits, literal{lit, v})
+	}
+	// The literals are drawn above, so each dialect's subtest reads the
+	// same 40,000 however -run picks; a failure names the literal.
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
+		for _, l := range lits {
+			if got, want := int64(d.NumberWidth([]byte(l.lit))), reference.Charge(d, l.v); got != want {
+				t.Fatalf("%s: NumberWidth(%s) = %d, reference %d (%s)", d, l.lit, got, want, reference.Render(d, l.v))
 			}
 		}
-	}
+	})
 }

@@ -68,73 +68,75 @@ func check(t testing.TB, g *charge.Gate, doc []byte) (charge.Report, *charge.Ref
 // names what is wrong with it.
 func TestStrictness(t *testing.T) {
 	cases := []struct {
-		doc   string
-		bound charge.Bound
+		name, doc string
+		bound     charge.Bound
 	}{
-		{``, charge.BoundSyntax},
-		{`   `, charge.BoundSyntax},
-		{"\xef\xbb\xbf{}", charge.BoundSyntax}, // a byte-order mark
-		{`{`, charge.BoundSyntax},
-		{`{"a"}`, charge.BoundSyntax},
-		{`{"a":}`, charge.BoundSyntax},
-		{`{"a":1,}`, charge.BoundSyntax},
-		{`[1,]`, charge.BoundSyntax},
-		{`[1 2]`, charge.BoundSyntax},
-		{`{a:1}`, charge.BoundSyntax},
-		{`{'a':1}`, charge.BoundSyntax},
-		{`01`, charge.BoundTrailing}, // the value 0, then a byte
-		{`[01]`, charge.BoundSyntax},
-		{`-`, charge.BoundSyntax},
-		{`1.`, charge.BoundSyntax},
-		{`.5`, charge.BoundSyntax},
-		{`1e`, charge.BoundSyntax},
-		{`+1`, charge.BoundSyntax},
-		{`NaN`, charge.BoundSyntax},
-		{`Infinity`, charge.BoundSyntax},
-		{`tru`, charge.BoundSyntax},
-		{`nul`, charge.BoundSyntax},
-		{`"abc`, charge.BoundSyntax},
-		{`"\x"`, charge.BoundSyntax},
-		{`"\x00e9"`, charge.BoundSyntax}, // no escape, however \u-like what follows: the \u fast path must not take it
-		{`"\U00e9"`, charge.BoundSyntax},
-		{`"u\x00e9"`, charge.BoundSyntax}, // a u before the backslash is not after it
-		{`"\u12"`, charge.BoundSyntax},
-		{`"\u12G4"`, charge.BoundSyntax},
-		{"[1]\x00", charge.BoundTrailing},
-		{`{} {}`, charge.BoundTrailing},
-		{`1 2`, charge.BoundTrailing},
-		{"\"\x00\"", charge.BoundControl},
-		{"\"a\nb\"", charge.BoundControl},
-		{"\"\x1f\"", charge.BoundControl},
-		{"\"\xff\"", charge.BoundUTF8},
-		{"\"\xc0\xaf\"", charge.BoundUTF8},         // overlong /
-		{"\"\xed\xa0\x80\"", charge.BoundUTF8},     // a surrogate encoded in UTF-8
-		{"\"\xf4\x90\x80\x80\"", charge.BoundUTF8}, // past U+10FFFF
-		{"\"\xe4\xb8\"", charge.BoundUTF8},         // truncated
-		{"{\"\xff\":1}", charge.BoundUTF8},
-		{`"\ud800"`, charge.BoundSurrogate},
-		{`"\udc00"`, charge.BoundSurrogate},
-		{`"\ud800\u0041"`, charge.BoundSurrogate},
-		{`"\ud800x"`, charge.BoundSurrogate},
-		{`{"a":1,"a":1}`, charge.BoundDuplicateName},
-		{`{"a":1,"\u0061":2}`, charge.BoundDuplicateName},
-		{`{"\u00e9":1,"é":2}`, charge.BoundDuplicateName},
-		{`{"\ud83d\ude00":1,"😀":2}`, charge.BoundDuplicateName},
-		{`{"x":{"a":1},"y":{"a":1},"x":2}`, charge.BoundDuplicateName},
+		{"empty", ``, charge.BoundSyntax},
+		{"spaces", `   `, charge.BoundSyntax},
+		{"byte_order_mark", "\xef\xbb\xbf{}", charge.BoundSyntax},
+		{"open_brace", `{`, charge.BoundSyntax},
+		{"name_without_value", `{"a"}`, charge.BoundSyntax},
+		{"colon_without_value", `{"a":}`, charge.BoundSyntax},
+		{"object_trailing_comma", `{"a":1,}`, charge.BoundSyntax},
+		{"array_trailing_comma", `[1,]`, charge.BoundSyntax},
+		{"no_comma", `[1 2]`, charge.BoundSyntax},
+		{"bare_name", `{a:1}`, charge.BoundSyntax},
+		{"single_quoted_name", `{'a':1}`, charge.BoundSyntax},
+		{"leading_zero", `01`, charge.BoundTrailing}, // the value 0, then a byte
+		{"leading_zero_in_array", `[01]`, charge.BoundSyntax},
+		{"minus_alone", `-`, charge.BoundSyntax},
+		{"point_without_fraction", `1.`, charge.BoundSyntax},
+		{"point_without_integer", `.5`, charge.BoundSyntax},
+		{"e_without_exponent", `1e`, charge.BoundSyntax},
+		{"plus_sign", `+1`, charge.BoundSyntax},
+		{"NaN", `NaN`, charge.BoundSyntax},
+		{"Infinity", `Infinity`, charge.BoundSyntax},
+		{"tru", `tru`, charge.BoundSyntax},
+		{"nul", `nul`, charge.BoundSyntax},
+		{"unclosed_string", `"abc`, charge.BoundSyntax},
+		{"escape_x", `"\x"`, charge.BoundSyntax},
+		{"escape_x00e9", `"\x00e9"`, charge.BoundSyntax}, // no escape, however \u-like what follows: the \u fast path must not take it
+		{"escape_U00e9", `"\U00e9"`, charge.BoundSyntax},
+		{"u_then_escape_x00e9", `"u\x00e9"`, charge.BoundSyntax}, // a u before the backslash is not after it
+		{"u_escape_cut", `"\u12"`, charge.BoundSyntax},
+		{"u_escape_not_hex", `"\u12G4"`, charge.BoundSyntax},
+		{"trailing_nul", "[1]\x00", charge.BoundTrailing},
+		{"two_objects", `{} {}`, charge.BoundTrailing},
+		{"two_numbers", `1 2`, charge.BoundTrailing},
+		{"raw_nul", "\"\x00\"", charge.BoundControl},
+		{"raw_newline", "\"a\nb\"", charge.BoundControl},
+		{"raw_1f", "\"\x1f\"", charge.BoundControl},
+		{"byte_ff", "\"\xff\"", charge.BoundUTF8},
+		{"overlong_slash", "\"\xc0\xaf\"", charge.BoundUTF8},
+		{"utf8_surrogate", "\"\xed\xa0\x80\"", charge.BoundUTF8},
+		{"past_U10FFFF", "\"\xf4\x90\x80\x80\"", charge.BoundUTF8},
+		{"truncated", "\"\xe4\xb8\"", charge.BoundUTF8},
+		{"byte_ff_in_name", "{\"\xff\":1}", charge.BoundUTF8},
+		{"lone_high", `"\ud800"`, charge.BoundSurrogate},
+		{"lone_low", `"\udc00"`, charge.BoundSurrogate},
+		{"high_then_u0041", `"\ud800\u0041"`, charge.BoundSurrogate},
+		{"high_then_x", `"\ud800x"`, charge.BoundSurrogate},
+		{"repeated_name", `{"a":1,"a":1}`, charge.BoundDuplicateName},
+		{"repeated_u0061", `{"a":1,"\u0061":2}`, charge.BoundDuplicateName},
+		{"repeated_u00e9", `{"\u00e9":1,"é":2}`, charge.BoundDuplicateName},
+		{"repeated_surrogate_pair", `{"\ud83d\ude00":1,"😀":2}`, charge.BoundDuplicateName},
+		{"repeated_after_inner_objects", `{"x":{"a":1},"y":{"a":1},"x":2}`, charge.BoundDuplicateName},
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, c := range cases {
-			_, ref := check(t, g, []byte(c.doc))
-			if ref == nil {
-				t.Errorf("%s: %q admitted, want %s", d, c.doc, c.bound)
-				continue
-			}
-			if ref.Bound != c.bound {
-				t.Errorf("%s: %q refused as %s, want %s (%v)", d, c.doc, ref.Bound, c.bound, ref)
-			}
+			t.Run(c.name, func(t *testing.T) {
+				_, ref := check(t, g, []byte(c.doc))
+				if ref == nil {
+					t.Errorf("%s: %q admitted, want %s", d, c.doc, c.bound)
+					return
+				}
+				if ref.Bound != c.bound {
+					t.Errorf("%s: %q refused as %s, want %s (%v)", d, c.doc, ref.Bound, c.bound, ref)
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestManyNamesAreCheckedForDuplicatesAfterTheMapTakesOver covers objects past
@@ -142,56 +144,66 @@ func TestStrictness(t *testing.T) {
 func TestManyNamesAreCheckedForDuplicatesAfterTheMapTakesOver(t *testing.T) {
 	g := gate(t, charge.Python, charge.DefaultLimits())
 	for _, n := range []int{15, 16, 17, 1000} {
-		var b strings.Builder
-		b.WriteByte('{')
-		for i := range n {
-			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
-		}
-		ok := b.String() + `"last":0}`
-		if _, ref := check(t, g, []byte(ok)); ref != nil {
-			t.Errorf("%d distinct names refused: %v", n, ref)
-		}
-		for _, dup := range []string{`"k0":0}`, fmt.Sprintf(`"k%d":0}`, n-1), fmt.Sprintf(`"\u006b%d":0}`, n/2)} {
-			if _, ref := check(t, g, []byte(b.String()+dup)); ref == nil || ref.Bound != charge.BoundDuplicateName {
-				t.Errorf("%d names then a repeat %s: got %v, want duplicate-name", n, dup, ref)
+		t.Run(fmt.Sprintf("%d_names", n), func(t *testing.T) {
+			var b strings.Builder
+			b.WriteByte('{')
+			for i := range n {
+				fmt.Fprintf(&b, `"k%d":%d,`, i, i)
 			}
-		}
+			ok := b.String() + `"last":0}`
+			if _, ref := check(t, g, []byte(ok)); ref != nil {
+				t.Errorf("%d distinct names refused: %v", n, ref)
+			}
+			for _, c := range []struct{ name, dup string }{
+				{"first_repeated", `"k0":0}`}, {"last_repeated", fmt.Sprintf(`"k%d":0}`, n-1)}, {"middle_repeated_escaped", fmt.Sprintf(`"\u006b%d":0}`, n/2)},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					if _, ref := check(t, g, []byte(b.String()+c.dup)); ref == nil || ref.Bound != charge.BoundDuplicateName {
+						t.Errorf("%d names then a repeat %s: got %v, want duplicate-name", n, c.dup, ref)
+					}
+				})
+			}
+		})
 	}
 	// The same names in sibling objects are not duplicates.
-	if _, ref := check(t, g, []byte(`[{"a":1,"b":2},{"a":1,"b":2},{"x":{"a":1},"a":{"a":1}}]`)); ref != nil {
-		t.Errorf("sibling objects refused: %v", ref)
-	}
+	t.Run("siblings", func(t *testing.T) {
+		if _, ref := check(t, g, []byte(`[{"a":1,"b":2},{"a":1,"b":2},{"x":{"a":1},"a":{"a":1}}]`)); ref != nil {
+			t.Errorf("sibling objects refused: %v", ref)
+		}
+	})
 }
 
 // TestAdmitted: valid documents, including every escape, are admitted and
 // measured.
 func TestAdmitted(t *testing.T) {
 	docs := []struct {
-		doc          string
+		name, doc    string
 		nodes, depth int
 	}{
-		{`0`, 1, 0},
-		{` "x" `, 1, 0},
-		{`{}`, 1, 1},
-		{`[]`, 1, 1},
-		{`{"a":[1,2,{"b":null}]}`, 8, 3},
-		{`"\"\\\/\b\f\n\r\t\u0000\u00e9\ud83d\ude00"`, 1, 0},
-		{"\t\n\r [true,false,null,-0.5e+3,1E-2] \n", 6, 1},
-		{`"\uffff\ufffe\ufdd0"`, 1, 0}, // noncharacters are scalar values
+		{"zero", `0`, 1, 0},
+		{"spaced_string", ` "x" `, 1, 0},
+		{"empty_object", `{}`, 1, 1},
+		{"empty_array", `[]`, 1, 1},
+		{"nested", `{"a":[1,2,{"b":null}]}`, 8, 3},
+		{"every_escape", `"\"\\\/\b\f\n\r\t\u0000\u00e9\ud83d\ude00"`, 1, 0},
+		{"literals_and_numbers", "\t\n\r [true,false,null,-0.5e+3,1E-2] \n", 6, 1},
+		{"noncharacters", `"\uffff\ufffe\ufdd0"`, 1, 0}, // noncharacters are scalar values
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, c := range docs {
-			rep, ref := check(t, g, []byte(c.doc))
-			if ref != nil {
-				t.Errorf("%s: %q refused: %v", d, c.doc, ref)
-				continue
-			}
-			if rep.Nodes != c.nodes || rep.Depth != c.depth || rep.Bytes != len(c.doc) {
-				t.Errorf("%s: %q: %+v, want nodes %d depth %d", d, c.doc, rep, c.nodes, c.depth)
-			}
+			t.Run(c.name, func(t *testing.T) {
+				rep, ref := check(t, g, []byte(c.doc))
+				if ref != nil {
+					t.Errorf("%s: %q refused: %v", d, c.doc, ref)
+					return
+				}
+				if rep.Nodes != c.nodes || rep.Depth != c.depth || rep.Bytes != len(c.doc) {
+					t.Errorf("%s: %q: %+v, want nodes %d depth %d", d, c.doc, rep, c.nodes, c.depth)
+				}
+			})
 		}
-	}
+	})
 }
 
 func nested(depth int) string {
@@ -224,20 +236,24 @@ func TestEachBoundAtAndPastItsLimit(t *testing.T) {
 		{"charge, members", `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `"}`, `{"` + strings.Repeat("k", budget/2) + `":"` + strings.Repeat("v", budget/2) + `0"}`, charge.BoundCharge, l.MaxParamsRenderedChars, charge.Dialects()},
 	}
 	for _, c := range cases {
-		for _, d := range c.dialects {
-			g := gate(t, d, l)
-			if _, ref := check(t, g, []byte(c.at)); ref != nil {
-				t.Errorf("%s/%s: at the limit, refused: %v", c.name, d, ref)
+		t.Run(caseName(c.name), func(t *testing.T) {
+			for _, d := range c.dialects {
+				t.Run(d.String(), func(t *testing.T) {
+					g := gate(t, d, l)
+					if _, ref := check(t, g, []byte(c.at)); ref != nil {
+						t.Errorf("%s/%s: at the limit, refused: %v", c.name, d, ref)
+					}
+					_, ref := check(t, g, []byte(c.past))
+					if ref == nil {
+						t.Errorf("%s/%s: one past the limit, admitted", c.name, d)
+						return
+					}
+					if ref.Bound != c.bound || ref.Limit != c.limit {
+						t.Errorf("%s/%s: refused as %s limit %d, want %s limit %d", c.name, d, ref.Bound, ref.Limit, c.bound, c.limit)
+					}
+				})
 			}
-			_, ref := check(t, g, []byte(c.past))
-			if ref == nil {
-				t.Errorf("%s/%s: one past the limit, admitted", c.name, d)
-				continue
-			}
-			if ref.Bound != c.bound || ref.Limit != c.limit {
-				t.Errorf("%s/%s: refused as %s limit %d, want %s limit %d", c.name, d, ref.Bound, ref.Limit, c.bound, c.limit)
-			}
-		}
+		})
 	}
 }
 
@@ -265,37 +281,44 @@ func TestRefusalsNameWhereWithoutEchoing(t *testing.T) {
 	secret := "SECRET-" + strings.Repeat("x", 200)
 	longKey := strings.Repeat("K", 10_000)
 	cases := []struct {
+		name    string
 		doc     string
 		pointer string
 	}{
-		{`{"a":{"b":[0,1,"` + secret + "\x01" + `"]}}`, "/a/b/2"},
-		{`{"` + longKey + `":"` + secret + "\x01" + `"}`, "/" + strings.Repeat("K", charge.KeyCut) + "..."},
-		{`{"a/b~c":[[` + "\"\x02\"" + `]]}`, "/a~1b~0c/0/0"},
-		{`{"\u00e9\u0001\ud83d\ude00":"\x02"}`, `/\u00e9\u0001\ud83d\ude00`},
-		{`{"ok":1,"` + secret + `":1,"` + secret + `":2}`, "/" + secret[:charge.KeyCut] + "..."},
-		{nested(70), "/a/0/a/0/a/0/a/0/.../a/0/a/0/a/0/a/0"},
+		{"control_in_a_nested_value", `{"a":{"b":[0,1,"` + secret + "\x01" + `"]}}`, "/a/b/2"},
+		{"long_key", `{"` + longKey + `":"` + secret + "\x01" + `"}`, "/" + strings.Repeat("K", charge.KeyCut) + "..."},
+		{"slash_and_tilde_in_a_key", `{"a/b~c":[[` + "\"\x02\"" + `]]}`, "/a~1b~0c/0/0"},
+		{"escaped_key", `{"\u00e9\u0001\ud83d\ude00":"\x02"}`, `/\u00e9\u0001\ud83d\ude00`},
+		{"repeated_secret_key", `{"ok":1,"` + secret + `":1,"` + secret + `":2}`, "/" + secret[:charge.KeyCut] + "..."},
+		{"too_deep", nested(70), "/a/0/a/0/a/0/a/0/.../a/0/a/0/a/0/a/0"},
 	}
 	g := gate(t, charge.Go, charge.DefaultLimits())
 	for _, c := range cases {
-		_, ref := check(t, g, []byte(c.doc))
-		if ref == nil {
-			t.Errorf("%.40q admitted", c.doc)
-			continue
-		}
-		if ref.Pointer != c.pointer {
-			t.Errorf("%.40q: pointer %q, want %q", c.doc, ref.Pointer, c.pointer)
-		}
-		msg := ref.Error()
-		if strings.Contains(msg, "SECRET-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx") {
-			t.Errorf("refusal echoes a caller value: %s", msg)
-		}
-		if len(msg) > charge.MaxRefusalBytes() {
-			t.Errorf("refusal of %d bytes exceeds MaxRefusalBytes %d", len(msg), charge.MaxRefusalBytes())
-		}
-		for i := 0; i < len(msg); i++ {
-			if msg[i] < 0x20 || msg[i] >= 0x7f {
-				t.Fatalf("refusal holds byte %#x: %q", msg[i], msg)
-			}
+		t.Run(c.name, func(t *testing.T) { refusalNamesWhereWithoutEchoing(t, g, c.doc, c.pointer) })
+	}
+}
+
+// refusalNamesWhereWithoutEchoing is TestRefusalsNameWhereWithoutEchoing for
+// one document.
+func refusalNamesWhereWithoutEchoing(t *testing.T, g *charge.Gate, doc, pointer string) {
+	_, ref := check(t, g, []byte(doc))
+	if ref == nil {
+		t.Errorf("%.40q admitted", doc)
+		return
+	}
+	if ref.Pointer != pointer {
+		t.Errorf("%.40q: pointer %q, want %q", doc, ref.Pointer, pointer)
+	}
+	msg := ref.Error()
+	if strings.Contains(msg, "SECRET-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx") {
+		t.Errorf("refusal echoes a caller value: %s", msg)
+	}
+	if len(msg) > charge.MaxRefusalBytes() {
+		t.Errorf("refusal of %d bytes exceeds MaxRefusalBytes %d", len(msg), charge.MaxRefusalBytes())
+	}
+	for i := 0; i < len(msg); i++ {
+		if msg[i] < 0x20 || msg[i] >= 0x7f {
+			t.Fatalf("refusal holds byte %#x: %q", msg[i], msg)
 		}
 	}
 }
@@ -328,14 +351,19 @@ func TestTheWidestRefusalFitsTheCeiling(t *testing.T) {
 func TestStrictnessAgreesWithEncodingJSON(t *testing.T) {
 	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
 	g := gate(t, charge.Python, charge.DefaultLimits())
-	for _, doc := range []string{`{"a":1,"a":2}`, `"\ud800"`, "\"\xff\"", `[1,]`, "\"\x01\"", `{} x`, "\xef\xbb\xbf1"} {
-		_, ref := check(t, g, []byte(doc))
-		if ref == nil {
-			t.Fatalf("%q admitted", doc)
-		}
-		if json.Valid([]byte(doc)) && !iJSONOnly[ref.Bound] {
-			t.Errorf("%q: refused as %s, but encoding/json accepts it and I-JSON allows it", doc, ref.Bound)
-		}
+	for _, c := range []struct{ name, doc string }{
+		{"repeated_name", `{"a":1,"a":2}`}, {"lone_surrogate", `"\ud800"`}, {"byte_ff", "\"\xff\""}, {"trailing_comma", `[1,]`},
+		{"raw_control", "\"\x01\""}, {"trailing_bytes", `{} x`}, {"byte_order_mark", "\xef\xbb\xbf1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, ref := check(t, g, []byte(c.doc))
+			if ref == nil {
+				t.Fatalf("%q admitted", c.doc)
+			}
+			if json.Valid([]byte(c.doc)) && !iJSONOnly[ref.Bound] {
+				t.Errorf("%q: refused as %s, but encoding/json accepts it and I-JSON allows it", c.doc, ref.Bound)
+			}
+		})
 	}
 }
 
@@ -350,11 +378,13 @@ func TestLimitsValidate(t *testing.T) {
 		"numbers CPython fails": func(l *charge.Limits) { l.MaxNumberBytes = 4301 },
 		"nesting past the SDK":  func(l *charge.Limits) { l.MaxParamsNesting = 998 },
 	} {
-		l := charge.DefaultLimits()
-		mutate(&l)
-		if _, err := charge.NewGate(charge.Python, l); err == nil {
-			t.Errorf("%s: NewGate accepted %+v", name, l)
-		}
+		t.Run(name, func(t *testing.T) {
+			l := charge.DefaultLimits()
+			mutate(&l)
+			if _, err := charge.NewGate(charge.Python, l); err == nil {
+				t.Errorf("%s: NewGate accepted %+v", name, l)
+			}
+		})
 	}
 }
 
@@ -452,20 +482,22 @@ func TestShortIntegersHoldMaxNumberBytes(t *testing.T) {
 	l.MaxNumberBytes = 2
 	g := gate(t, charge.Go, l)
 	for _, c := range []struct {
-		doc   string
-		bound charge.Bound // 0: admitted
+		name, doc string
+		bound     charge.Bound // 0: admitted
 	}{
-		{`[12]`, 0}, {`[123]`, charge.BoundNumberBytes}, {`123`, charge.BoundNumberBytes},
-		{`{"a":12}`, 0}, {`{"a":123}`, charge.BoundNumberBytes}, {`[1,22,333]`, charge.BoundNumberBytes},
+		{"element_12", `[12]`, 0}, {"element_123", `[123]`, charge.BoundNumberBytes}, {"bare_123", `123`, charge.BoundNumberBytes},
+		{"member_12", `{"a":12}`, 0}, {"member_123", `{"a":123}`, charge.BoundNumberBytes}, {"third_element_333", `[1,22,333]`, charge.BoundNumberBytes},
 	} {
-		_, err := g.Check([]byte(c.doc))
-		var r *charge.Refusal
-		switch {
-		case c.bound == 0 && err != nil:
-			t.Errorf("%s: refused %v", c.doc, err)
-		case c.bound != 0 && (!errors.As(err, &r) || r.Bound != c.bound):
-			t.Errorf("%s: want %v, got %v", c.doc, c.bound, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			_, err := g.Check([]byte(c.doc))
+			var r *charge.Refusal
+			switch {
+			case c.bound == 0 && err != nil:
+				t.Errorf("%s: refused %v", c.doc, err)
+			case c.bound != 0 && (!errors.As(err, &r) || r.Bound != c.bound):
+				t.Errorf("%s: want %v, got %v", c.doc, c.bound, err)
+			}
+		})
 	}
 }
 
@@ -475,39 +507,45 @@ func TestShortIntegersHoldMaxNumberBytes(t *testing.T) {
 // byte wrong, each is refused as syntax at its first byte (past its last
 // byte, what follows is the scan's to refuse).
 func TestLiteralsAtTheirEdges(t *testing.T) {
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		for _, lit := range []string{"true", "false", "null"} {
-			want := int64(d.LiteralWidth(lit))
-			for _, ctx := range []string{"%s", "[%s]", "[%s,1]", `{"a":%s}`, "%s ", "[%s ]"} {
-				doc := fmt.Sprintf(ctx, lit)
-				frame, _ := check(t, g, []byte(fmt.Sprintf(ctx, "0"))) // 0 is charged 1
-				if rep, ref := check(t, g, []byte(doc)); ref != nil || rep.Charge != frame.Charge-1+want {
-					t.Errorf("%s %q: charged %d (%v), want %d", d, doc, rep.Charge, ref, frame.Charge-1+want)
-				}
+			t.Run(lit, func(t *testing.T) { literalAtItsEdges(t, d, g, lit) })
+		}
+	})
+}
+
+// literalAtItsEdges is TestLiteralsAtTheirEdges for one dialect and one
+// literal.
+func literalAtItsEdges(t *testing.T, d charge.Dialect, g *charge.Gate, lit string) {
+	want := int64(d.LiteralWidth(lit))
+	for _, ctx := range []string{"%s", "[%s]", "[%s,1]", `{"a":%s}`, "%s ", "[%s ]"} {
+		doc := fmt.Sprintf(ctx, lit)
+		frame, _ := check(t, g, []byte(fmt.Sprintf(ctx, "0"))) // 0 is charged 1
+		if rep, ref := check(t, g, []byte(doc)); ref != nil || rep.Charge != frame.Charge-1+want {
+			t.Errorf("%s %q: charged %d (%v), want %d", d, doc, rep.Charge, ref, frame.Charge-1+want)
+		}
+	}
+	for n := 1; n < len(lit); n++ {
+		for _, tail := range []string{"", "]", " ", "\"", "e"} {
+			if strings.HasPrefix(lit[:n]+tail, lit) {
+				continue // "tru"+"e" is whole
 			}
-			for n := 1; n < len(lit); n++ {
-				for _, tail := range []string{"", "]", " ", "\"", "e"} {
-					if strings.HasPrefix(lit[:n]+tail, lit) {
-						continue // "tru"+"e" is whole
-					}
-					doc := "[" + lit[:n] + tail
-					if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1 {
-						t.Errorf("%s %q: got %v, want syntax at 1", d, doc, ref)
-					}
-				}
-			}
-			for k := range len(lit) {
-				bad := []byte("[" + lit + "]")
-				bad[1+k] ^= 0x20 // a letter's other case
-				if _, ref := check(t, g, bad); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1 {
-					t.Errorf("%s %q: got %v, want syntax at 1", d, bad, ref)
-				}
-			}
-			doc := "[" + lit + "e]"
-			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1+len(lit) {
-				t.Errorf("%s %q: got %v, want syntax at %d", d, doc, ref, 1+len(lit))
+			doc := "[" + lit[:n] + tail
+			if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1 {
+				t.Errorf("%s %q: got %v, want syntax at 1", d, doc, ref)
 			}
 		}
+	}
+	for k := range len(lit) {
+		bad := []byte("[" + lit + "]")
+		bad[1+k] ^= 0x20 // a letter's other case
+		if _, ref := check(t, g, bad); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1 {
+			t.Errorf("%s %q: got %v, want syntax at 1", d, bad, ref)
+		}
+	}
+	doc := "[" + lit + "e]"
+	if _, ref := check(t, g, []byte(doc)); ref == nil || ref.Bound != charge.BoundSyntax || ref.Offset != 1+len(lit) {
+		t.Errorf("%s %q: got %v, want syntax at %d", d, doc, ref, 1+len(lit))
 	}
 }

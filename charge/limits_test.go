@@ -22,59 +22,61 @@ var chunkSizes = []int{1, 2, 3, 5, 8, 13, 1 << 16}
 func TestTheBudgetAtAndOnePastOnEveryPath(t *testing.T) {
 	long := strings.Repeat("a", 40)
 	cases := []struct {
-		doc string
-		off int // where the refusal under one less lands
+		name, doc string
+		off       int // where the refusal under one less lands
 	}{
-		{`"aaaaa"`, 5},
-		{`{"aaaa":1}`, 8},
-		{`{"aaaa":"b"}`, 9},
-		{`{"aaaaa":[]}`, 6},
-		{`["aaaaa"]`, 6},
-		{`"` + long + `"`, 40},
-		{`"` + strings.Repeat("\x7f", 6) + `"`, 6},
-		{`"` + strings.Repeat("\u0600", 4) + `"`, 7},
-		{`"` + strings.Repeat("中", 4) + `"`, 10},
-		{`"😀😀😀"`, 9},
-		{`"a\n\n"`, 4},
-		{`"a\\"`, 2}, // go renders a trailing backslash a byte narrower
-		{`"a\\b"`, 4},
-		{`"a\u00e9\u00e9"`, 8},
-		{`["a\u00e9\u00e9"]`, 9}, // the word-at-a-time \u run: two bytes past the escape
-		{`["` + strings.Repeat(`\u4e2d`, 5) + `"]`, 2 + 4*6}, // its fifth escape passes
-		{`"\ud83d\ude00\ud83d\ude00"`, 13},
-		{`[1,22,333]`, 6},
-		{`[1,1.5]`, 3},
-		{`[true,null]`, 6},
-		{`{"k":"v","` + long + `":[]}`, 10 + 39},
-		{`{"` + long + `":[]}`, 41},
+		{"short_string", `"aaaaa"`, 5},
+		{"short_name_then_number", `{"aaaa":1}`, 8},
+		{"short_name_then_string", `{"aaaa":"b"}`, 9},
+		{"short_name", `{"aaaaa":[]}`, 6},
+		{"short_element", `["aaaaa"]`, 6},
+		{"long_string", `"` + long + `"`, 40},
+		{"del_run", `"` + strings.Repeat("\x7f", 6) + `"`, 6},
+		{"U0600_run", `"` + strings.Repeat("\u0600", 4) + `"`, 7},
+		{"cjk_run", `"` + strings.Repeat("中", 4) + `"`, 10},
+		{"astral_run", `"😀😀😀"`, 9},
+		{"two_byte_escapes", `"a\n\n"`, 4},
+		{"trailing_backslash", `"a\\"`, 2}, // go renders a trailing backslash a byte narrower
+		{"backslash", `"a\\b"`, 4},
+		{"u_escapes", `"a\u00e9\u00e9"`, 8},
+		{"u_escape_word_run", `["a\u00e9\u00e9"]`, 9},                                // the word-at-a-time \u run: two bytes past the escape
+		{"u_escape_run_of_five", `["` + strings.Repeat(`\u4e2d`, 5) + `"]`, 2 + 4*6}, // its fifth escape passes
+		{"surrogate_pairs", `"\ud83d\ude00\ud83d\ude00"`, 13},
+		{"short_integers", `[1,22,333]`, 6},
+		{"fraction", `[1,1.5]`, 3},
+		{"literals", `[true,null]`, 6},
+		{"long_second_name", `{"k":"v","` + long + `":[]}`, 10 + 39},
+		{"long_name", `{"` + long + `":[]}`, 41},
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		for _, c := range cases {
-			full, ref := check(t, gate(t, d, charge.DefaultLimits()), []byte(c.doc))
-			if ref != nil {
-				t.Fatalf("%s %q: refused under the defaults: %v", d, c.doc, ref)
-			}
-			for _, chunk := range chunkSizes {
-				l := charge.DefaultLimits()
-				l.MaxParamsRenderedChars = full.Charge
-				g := gate(t, d, l)
-				charge.SetChunkBytes(g, chunk)
-				if _, ref := check(t, g, []byte(c.doc)); ref != nil {
-					t.Errorf("%s chunk %d %q: refused at its own charge %d: %v", d, chunk, c.doc, full.Charge, ref)
+			t.Run(c.name, func(t *testing.T) {
+				full, ref := check(t, gate(t, d, charge.DefaultLimits()), []byte(c.doc))
+				if ref != nil {
+					t.Fatalf("%s %q: refused under the defaults: %v", d, c.doc, ref)
 				}
-				l.MaxParamsRenderedChars--
-				g = gate(t, d, l)
-				charge.SetChunkBytes(g, chunk)
-				rep, ref := check(t, g, []byte(c.doc))
-				if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != c.off || ref.Limit != l.MaxParamsRenderedChars {
-					t.Errorf("%s chunk %d %q under %d: got %v, want a charge refusal at %d", d, chunk, c.doc, l.MaxParamsRenderedChars, ref, c.off)
+				for _, chunk := range chunkSizes {
+					l := charge.DefaultLimits()
+					l.MaxParamsRenderedChars = full.Charge
+					g := gate(t, d, l)
+					charge.SetChunkBytes(g, chunk)
+					if _, ref := check(t, g, []byte(c.doc)); ref != nil {
+						t.Errorf("%s chunk %d %q: refused at its own charge %d: %v", d, chunk, c.doc, full.Charge, ref)
+					}
+					l.MaxParamsRenderedChars--
+					g = gate(t, d, l)
+					charge.SetChunkBytes(g, chunk)
+					rep, ref := check(t, g, []byte(c.doc))
+					if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != c.off || ref.Limit != l.MaxParamsRenderedChars {
+						t.Errorf("%s chunk %d %q under %d: got %v, want a charge refusal at %d", d, chunk, c.doc, l.MaxParamsRenderedChars, ref, c.off)
+					}
+					if rep.Charge <= l.MaxParamsRenderedChars { // Report: under BoundCharge it exceeds the budget
+						t.Errorf("%s chunk %d %q under %d: the refusal's report charges %d", d, chunk, c.doc, l.MaxParamsRenderedChars, rep.Charge)
+					}
 				}
-				if rep.Charge <= l.MaxParamsRenderedChars { // Report: under BoundCharge it exceeds the budget
-					t.Errorf("%s chunk %d %q under %d: the refusal's report charges %d", d, chunk, c.doc, l.MaxParamsRenderedChars, rep.Charge)
-				}
-			}
+			})
 		}
-	}
+	})
 }
 
 // TestEveryCountedLimitAtAndOnePast: each structural and number bound admits
@@ -107,23 +109,25 @@ func TestEveryCountedLimitAtAndOnePast(t *testing.T) {
 		{"exponent", exponent(12), `1e12`, `1e13`, charge.BoundNumberExponent, 3},
 		{"negative exponent", exponent(12), `[1E-012]`, `[1E-013]`, charge.BoundNumberExponent, 6},
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		for _, c := range cases {
-			l := charge.DefaultLimits()
-			c.set(&l)
-			for _, chunk := range chunkSizes {
-				g := gate(t, d, l)
-				charge.SetChunkBytes(g, chunk)
-				if _, ref := check(t, g, []byte(c.at)); ref != nil {
-					t.Errorf("%s %s: at the bound, refused: %v", d, c.name, ref)
+			t.Run(caseName(c.name), func(t *testing.T) {
+				l := charge.DefaultLimits()
+				c.set(&l)
+				for _, chunk := range chunkSizes {
+					g := gate(t, d, l)
+					charge.SetChunkBytes(g, chunk)
+					if _, ref := check(t, g, []byte(c.at)); ref != nil {
+						t.Errorf("%s %s: at the bound, refused: %v", d, c.name, ref)
+					}
+					_, ref := check(t, g, []byte(c.past))
+					if ref == nil || ref.Bound != c.bound || ref.Offset != c.off {
+						t.Errorf("%s %s: one past, got %v, want %s at %d", d, c.name, ref, c.bound, c.off)
+					}
 				}
-				_, ref := check(t, g, []byte(c.past))
-				if ref == nil || ref.Bound != c.bound || ref.Offset != c.off {
-					t.Errorf("%s %s: one past, got %v, want %s at %d", d, c.name, ref, c.bound, c.off)
-				}
-			}
+			})
 		}
-	}
+	})
 }
 
 // TestValidateAtEachBoundAndOnePast: every Limits field Validate bounds is
@@ -151,25 +155,27 @@ func TestValidateAtEachBoundAndOnePast(t *testing.T) {
 		{"MaxNumberExponent", func(l *charge.Limits, v int64) { l.MaxNumberExponent = int(v) }, 0, -1},
 	}
 	for _, c := range cases {
-		l := charge.DefaultLimits()
-		c.set(&l, c.at)
-		if err := l.Validate(); err != nil {
-			t.Errorf("%s = %d (at its bound): %v", c.field, c.at, err)
-		}
-		if _, err := charge.NewGate(charge.Go, l); err != nil {
-			t.Errorf("%s = %d (at its bound): NewGate: %v", c.field, c.at, err)
-		}
-		c.set(&l, c.past)
-		err := l.Validate()
-		if err == nil || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), strconv.FormatInt(c.past, 10)) {
-			t.Errorf("%s = %d (one past its bound): Validate said %v, want an error naming the field and the value", c.field, c.past, err)
-		}
-		if _, err := charge.NewGate(charge.Go, l); err == nil {
-			t.Errorf("%s = %d (one past its bound): NewGate accepted it", c.field, c.past)
-		}
+		t.Run(c.field+"="+strconv.FormatInt(c.at, 10), func(t *testing.T) {
+			l := charge.DefaultLimits()
+			c.set(&l, c.at)
+			if err := l.Validate(); err != nil {
+				t.Errorf("%s = %d (at its bound): %v", c.field, c.at, err)
+			}
+			if _, err := charge.NewGate(charge.Go, l); err != nil {
+				t.Errorf("%s = %d (at its bound): NewGate: %v", c.field, c.at, err)
+			}
+			c.set(&l, c.past)
+			err := l.Validate()
+			if err == nil || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), strconv.FormatInt(c.past, 10)) {
+				t.Errorf("%s = %d (one past its bound): Validate said %v, want an error naming the field and the value", c.field, c.past, err)
+			}
+			if _, err := charge.NewGate(charge.Go, l); err == nil {
+				t.Errorf("%s = %d (one past its bound): NewGate accepted it", c.field, c.past)
+			}
+		})
 	}
 
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		l := charge.DefaultLimits()
 		l.MaxNumberBytes = 4300
 		g := gate(t, d, l)
@@ -197,5 +203,5 @@ func TestValidateAtEachBoundAndOnePast(t *testing.T) {
 		if _, ref := check(t, g, []byte("[1e1]")); ref == nil || ref.Bound != charge.BoundNumberExponent || ref.Offset != 3 {
 			t.Errorf("%s: 1e1 under MaxNumberExponent 0: %v, want number-exponent at 3", d, ref)
 		}
-	}
+	})
 }

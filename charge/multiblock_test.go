@@ -1,6 +1,7 @@
 package charge
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -57,24 +58,26 @@ func TestMultiBlocksChargeEveryCodePoint(t *testing.T) {
 	skipWithoutBlocks(t)
 	fillers := []string{"é", "ab", "中", "aé", "xyz", "éé", "a中", "éab"}
 	for _, d := range Dialects() {
-		wt := widthsFor(d)
-		for shift := range 3 {
-			doc := []byte(`{"s":"` + strings.Repeat("é", shift))
-			k := 0
-			for r := rune(0x20); r <= utf8.MaxRune; r++ {
-				if r == '"' || r == '\\' || (r >= 0xd800 && r < 0xe000) {
-					continue
+		t.Run(d.String(), func(t *testing.T) {
+			wt := widthsFor(d)
+			for shift := range 3 {
+				doc := []byte(`{"s":"` + strings.Repeat("é", shift))
+				k := 0
+				for r := rune(0x20); r <= utf8.MaxRune; r++ {
+					if r == '"' || r == '\\' || (r >= 0xd800 && r < 0xe000) {
+						continue
+					}
+					doc = utf8.AppendRune(doc, r)
+					doc = append(doc, fillers[k%len(fillers)]...)
+					k++
 				}
-				doc = utf8.AppendRune(doc, r)
-				doc = append(doc, fillers[k%len(fillers)]...)
-				k++
+				doc = append(doc, `"}`...)
+				taken := blockRun(t, d, wt, doc, 6)
+				if taken < len(doc)*9/10 {
+					t.Fatalf("%v, shift %d: the vector path took %d of %d bytes", d, shift, taken, len(doc))
+				}
 			}
-			doc = append(doc, `"}`...)
-			taken := blockRun(t, d, wt, doc, 6)
-			if taken < len(doc)*9/10 {
-				t.Fatalf("%v, shift %d: the vector path took %d of %d bytes", d, shift, taken, len(doc))
-			}
-		}
+		})
 	}
 }
 
@@ -86,23 +89,27 @@ func TestMultiBlocksEndOnAWholeCodePoint(t *testing.T) {
 	skipWithoutBlocks(t)
 	probes := []string{"é", "\u0600", "中", "\u2028", "😀", "\U000e0001", "\x7f", "'"}
 	for _, d := range Dialects() {
-		wt := widthsFor(d)
-		for _, fill := range []string{"a", "é", "中"} {
+		t.Run(d.String(), func(t *testing.T) {
+			wt := widthsFor(d)
 			for _, probe := range probes {
-				for at := 0; at < 36; at++ {
-					// The probe is followed by more of the run, or by an
-					// escape that makes the next block the path's last.
-					for _, after := range []string{"", `\n`} {
-						pre := `"aa`
-						body := "é" + strings.Repeat("a", at)
-						doc := []byte(pre + body + probe + after + strings.Repeat(fill, 40) + `"`)
-						if blockRun(t, d, wt, doc, len(pre)) == 0 && after == "" {
-							t.Fatalf("%v: the vector path took nothing of %q", d, doc)
+				t.Run(fmt.Sprintf("U%04X", []rune(probe)[0]), func(t *testing.T) {
+					for _, fill := range []string{"a", "é", "中"} {
+						for at := 0; at < 36; at++ {
+							// The probe is followed by more of the run, or by an
+							// escape that makes the next block the path's last.
+							for _, after := range []string{"", `\n`} {
+								pre := `"aa`
+								body := "é" + strings.Repeat("a", at)
+								doc := []byte(pre + body + probe + after + strings.Repeat(fill, 40) + `"`)
+								if blockRun(t, d, wt, doc, len(pre)) == 0 && after == "" {
+									t.Fatalf("%v: the vector path took nothing of %q", d, doc)
+								}
+							}
 						}
 					}
-				}
+				})
 			}
-		}
+		})
 	}
 }
 
@@ -117,28 +124,30 @@ func TestMultiBlocksRefuseEveryBadPair(t *testing.T) {
 	// range a sequence's bytes must keep is its second byte's.
 	thens := []byte{0x80, 0xbf, 'a', 0xc3}
 	for _, d := range Dialects() {
-		wt := widthsFor(d)
-		for _, at := range []int{5, 21} {
-			doc := []byte(`{"s":"` + strings.Repeat("é", 40))
-			lead := 6 + 2*(at/2)
-			for b0 := 0x80; b0 <= 0xff; b0++ {
-				for b1 := 0; b1 <= 0xff; b1++ {
-					for _, b2 := range thens {
-						for _, b3 := range thens {
-							doc := doc[:lead]
-							doc = append(doc, byte(b0), byte(b1), b2, b3)
-							doc = append(doc, strings.Repeat("é", 24)...)
-							doc = append(doc, `"}`...)
-							ri, _ := refPlain(wt, doc, 6, len(doc))
-							gi, gw := wt.multi(doc, 6, len(doc))
-							if pi, pw := refPlain(wt, doc, 6, gi); gi > ri || pi != gi || pw != gw {
-								t.Fatalf("%v: multi over % x at %d = (%d, %d); refPlain stops at %d", d, []byte{byte(b0), byte(b1), b2, b3}, lead, gi, gw, ri)
+		t.Run(d.String(), func(t *testing.T) {
+			wt := widthsFor(d)
+			for _, at := range []int{5, 21} {
+				doc := []byte(`{"s":"` + strings.Repeat("é", 40))
+				lead := 6 + 2*(at/2)
+				for b0 := 0x80; b0 <= 0xff; b0++ {
+					for b1 := 0; b1 <= 0xff; b1++ {
+						for _, b2 := range thens {
+							for _, b3 := range thens {
+								doc := doc[:lead]
+								doc = append(doc, byte(b0), byte(b1), b2, b3)
+								doc = append(doc, strings.Repeat("é", 24)...)
+								doc = append(doc, `"}`...)
+								ri, _ := refPlain(wt, doc, 6, len(doc))
+								gi, gw := wt.multi(doc, 6, len(doc))
+								if pi, pw := refPlain(wt, doc, 6, gi); gi > ri || pi != gi || pw != gw {
+									t.Fatalf("%v: multi over % x at %d = (%d, %d); refPlain stops at %d", d, []byte{byte(b0), byte(b1), b2, b3}, lead, gi, gw, ri)
+								}
 							}
 						}
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -150,31 +159,33 @@ func TestMultiBlocksRefuseEveryBadPair(t *testing.T) {
 func TestAstralBlocksCountEveryCodePoint(t *testing.T) {
 	skipWithoutBlocks(t)
 	for _, d := range Dialects() {
-		wt := widthsFor(d)
-		for shift := range 2 {
-			var doc []byte
-			for r := rune(0x10000 + shift); r <= utf8.MaxRune; r++ {
-				doc = utf8.AppendRune(doc, r)
-			}
-			for k := 0; k+32 <= len(doc); k += 32 {
-				p, ok := astralBlockAVX2((*[32]byte)(doc[k:k+32]), &wt.astral[0])
-				want := 0
-				for j := k; j < k+32; j += 4 {
-					r, _ := utf8.DecodeRune(doc[j:])
-					if d.RuneClass(r) == Printable {
-						want++
+		t.Run(d.String(), func(t *testing.T) {
+			wt := widthsFor(d)
+			for shift := range 2 {
+				var doc []byte
+				for r := rune(0x10000 + shift); r <= utf8.MaxRune; r++ {
+					doc = utf8.AppendRune(doc, r)
+				}
+				for k := 0; k+32 <= len(doc); k += 32 {
+					p, ok := astralBlockAVX2((*[32]byte)(doc[k:k+32]), &wt.astral[0])
+					want := 0
+					for j := k; j < k+32; j += 4 {
+						r, _ := utf8.DecodeRune(doc[j:])
+						if d.RuneClass(r) == Printable {
+							want++
+						}
+					}
+					if !ok || int(p) != want {
+						t.Fatalf("%v: astralBlockAVX2(% x) = (%d, %v), want (%d, true)", d, doc[k:k+32], p, ok, want)
 					}
 				}
-				if !ok || int(p) != want {
-					t.Fatalf("%v: astralBlockAVX2(% x) = (%d, %v), want (%d, true)", d, doc[k:k+32], p, ok, want)
+				doc = append(append([]byte(`"`), doc...), '"')
+				gi, gw := wt.multi(doc, 1, len(doc))
+				if ri, rw := refPlain(wt, doc, 1, len(doc)); gi != ri || gw != rw {
+					t.Fatalf("%v, shift %d: multi over every astral code point = (%d, %d), refPlain (%d, %d)", d, shift, gi, gw, ri, rw)
 				}
 			}
-			doc = append(append([]byte(`"`), doc...), '"')
-			gi, gw := wt.multi(doc, 1, len(doc))
-			if ri, rw := refPlain(wt, doc, 1, len(doc)); gi != ri || gw != rw {
-				t.Fatalf("%v, shift %d: multi over every astral code point = (%d, %d), refPlain (%d, %d)", d, shift, gi, gw, ri, rw)
-			}
-		}
+		})
 	}
 }
 

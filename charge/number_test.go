@@ -43,23 +43,32 @@ func TestNumbersAtTheirFormsBoundaries(t *testing.T) {
 }
 
 // numbersAtTheReference holds each literal, in both dialects, to
-// charge/reference's charge: NumberWidth alone and the gate over [lit].
+// charge/reference's charge: NumberWidth alone and the gate over [lit]. Each
+// is a subtest named for the dialect and the literal (a literal listed twice
+// is held once).
 func numbersAtTheReference(t *testing.T, lits []string) {
 	t.Helper()
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
+		seen := map[string]bool{}
 		for _, lit := range lits {
-			v, err := reference.Decode([]byte(lit))
-			if err != nil {
-				t.Fatalf("%s: %v", lit, err)
+			if seen[lit] {
+				continue
 			}
-			want := reference.Charge(d, v)
-			if got := int64(d.NumberWidth([]byte(lit))); got != want {
-				t.Errorf("%s: NumberWidth(%s) = %d, reference %d", d, lit, got, want)
-			}
-			if rep, ref := check(t, g, []byte("["+lit+"]")); ref != nil || rep.Charge != want {
-				t.Errorf("%s: [%s] charged %d (%v), reference %d", d, lit, rep.Charge, ref, want)
-			}
+			seen[lit] = true
+			t.Run(caseName(lit), func(t *testing.T) {
+				v, err := reference.Decode([]byte(lit))
+				if err != nil {
+					t.Fatalf("%s: %v", lit, err)
+				}
+				want := reference.Charge(d, v)
+				if got := int64(d.NumberWidth([]byte(lit))); got != want {
+					t.Errorf("%s: NumberWidth(%s) = %d, reference %d", d, lit, got, want)
+				}
+				if rep, ref := check(t, g, []byte("["+lit+"]")); ref != nil || rep.Charge != want {
+					t.Errorf("%s: [%s] charged %d (%v), reference %d", d, lit, rep.Charge, ref, want)
+				}
+			})
 		}
-	}
+	})
 }

@@ -24,15 +24,17 @@ func TestEveryRefusalsText(t *testing.T) {
 		charge.BoundNumberBytes:    `has a number token longer than 4 bytes (bound number-length) at "/0", byte 5`,
 		charge.BoundNumberExponent: `has a number exponent larger than 9 in magnitude (bound number-exponent) at "/0", byte 4`,
 	}
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		want[charge.BoundCharge] = `renders wider than 8 ` + map[charge.Dialect]string{charge.Python: "characters", charge.Go: "bytes"}[d] +
 			` (bound charge) at "/0", byte 10`
 		for _, r := range everyBoundsRefusal(t, d) {
-			if got := r.Error(); got != "arguments refused: document "+want[r.Bound] {
-				t.Errorf("%s %s: %q, want %q", d, r.Bound, got, "arguments refused: document "+want[r.Bound])
-			}
+			t.Run(r.Bound.String(), func(t *testing.T) {
+				if got := r.Error(); got != "arguments refused: document "+want[r.Bound] {
+					t.Errorf("%s %s: %q, want %q", d, r.Bound, got, "arguments refused: document "+want[r.Bound])
+				}
+			})
 		}
-	}
+	})
 }
 
 // TestBoundNamesAndLimited: each bound's name, whether it is a configured
@@ -43,19 +45,23 @@ func TestBoundNamesAndLimited(t *testing.T) {
 		charge.BoundNumberExponent: true, charge.BoundCharge: true}
 	names := map[string]bool{}
 	for _, b := range charge.Bounds() {
-		if b.Limited() != limited[b] {
-			t.Errorf("%s: Limited() = %v", b, b.Limited())
-		}
-		if n := b.String(); names[n] || n == "bound("+strconv.Itoa(int(b))+")" {
-			t.Errorf("bound %d: name %q repeated or missing", int(b), n)
-		} else {
-			names[n] = true
-		}
+		t.Run(caseName(b.String()), func(t *testing.T) {
+			if b.Limited() != limited[b] {
+				t.Errorf("%s: Limited() = %v", b, b.Limited())
+			}
+			if n := b.String(); names[n] || n == "bound("+strconv.Itoa(int(b))+")" {
+				t.Errorf("bound %d: name %q repeated or missing", int(b), n)
+			} else {
+				names[n] = true
+			}
+		})
 	}
 	last := charge.Bounds()[len(charge.Bounds())-1]
 	for _, b := range []charge.Bound{0, last + 1, last + 2, 255} {
-		if got, want := b.String(), "bound("+strconv.Itoa(int(b))+")"; got != want {
-			t.Errorf("Bound(%d).String() = %q, want %q", int(b), got, want)
-		}
+		t.Run("no_bound_"+strconv.Itoa(int(b)), func(t *testing.T) {
+			if got, want := b.String(), "bound("+strconv.Itoa(int(b))+")"; got != want {
+				t.Errorf("Bound(%d).String() = %q, want %q", int(b), got, want)
+			}
+		})
 	}
 }

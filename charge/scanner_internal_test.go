@@ -21,9 +21,11 @@ func TestDecodeRuneRefusesWhatIsNotUTF8(t *testing.T) {
 		{"\xff", 0, 0}, {"\x80", 0, 0}, {"\xc3", 0, 0}, {"\xe4\xb8", 0, 0}, {"\xc0\xaf", 0, 0},
 		{"\xed\xa0\x80", 0, 0}, {"\xf4\x90\x80\x80", 0, 0},
 	} {
-		if r, n := decodeRune([]byte(c.in)); r != c.r || n != c.n {
-			t.Errorf("decodeRune(%q) = %U, %d; want %U, %d", c.in, r, n, c.r, c.n)
-		}
+		t.Run(fmt.Sprintf("%x", c.in), func(t *testing.T) { // the sequence's bytes in hex
+			if r, n := decodeRune([]byte(c.in)); r != c.r || n != c.n {
+				t.Errorf("decodeRune(%q) = %U, %d; want %U, %d", c.in, r, n, c.r, c.n)
+			}
+		})
 	}
 }
 
@@ -38,28 +40,33 @@ func TestAnObjectsNamesAreIndexedAtLinearNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, outer := range []string{``, `"a":1,"b":2,"c":`} {
-		for _, names := range []int{linearNames - 1, linearNames} {
-			var b strings.Builder
-			b.WriteString("{" + outer)
-			if outer != "" {
-				b.WriteString("{")
+	for _, o := range []struct{ name, outer string }{{"root", ``}, {"nested", `"a":1,"b":2,"c":`}} {
+		outer := o.outer
+		t.Run(o.name, func(t *testing.T) {
+			for _, names := range []int{linearNames - 1, linearNames} {
+				t.Run(fmt.Sprintf("%d_names", names), func(t *testing.T) {
+					var b strings.Builder
+					b.WriteString("{" + outer)
+					if outer != "" {
+						b.WriteString("{")
+					}
+					for i := range names {
+						fmt.Fprintf(&b, `"k%d":0,`, i)
+					}
+					doc := strings.TrimSuffix(b.String(), ",") // cut before the object closes
+					s := new(scanner)
+					s.reset(g, []byte(doc))
+					if ref := s.run(); ref == nil || ref.Bound != BoundSyntax || ref.Offset != len(doc) {
+						t.Fatalf("%s: %v, want the cut at its end", doc, ref)
+					}
+					f := s.stack[len(s.stack)-1]
+					if held := len(s.list) - int(f.namesAt); held != names || f.mapped != (names >= linearNames) {
+						t.Errorf("outer %q, %d names: the object holds %d, indexed %v", outer, names, held, f.mapped)
+					}
+					s.release()
+				})
 			}
-			for i := range names {
-				fmt.Fprintf(&b, `"k%d":0,`, i)
-			}
-			doc := strings.TrimSuffix(b.String(), ",") // cut before the object closes
-			s := new(scanner)
-			s.reset(g, []byte(doc))
-			if ref := s.run(); ref == nil || ref.Bound != BoundSyntax || ref.Offset != len(doc) {
-				t.Fatalf("%s: %v, want the cut at its end", doc, ref)
-			}
-			f := s.stack[len(s.stack)-1]
-			if held := len(s.list) - int(f.namesAt); held != names || f.mapped != (names >= linearNames) {
-				t.Errorf("outer %q, %d names: the object holds %d, indexed %v", outer, names, held, f.mapped)
-			}
-			s.release()
-		}
+		})
 	}
 }
 
@@ -70,29 +77,31 @@ func TestAnObjectsNamesAreIndexedAtLinearNames(t *testing.T) {
 // (a power of two, at least 1024 slots): its memory stays with the limit.
 func TestTheNameIndexIsSizedForTheMostNames(t *testing.T) {
 	for _, nodes := range []int{40, 2050, 2051, 4097, 100_000, 1 << 20} {
-		l := DefaultLimits()
-		l.MaxParamsNodes = nodes
-		g, err := NewGate(Go, l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		b.WriteByte('{')
-		for i := range linearNames {
-			fmt.Fprintf(&b, `"k%d":0,`, i)
-		}
-		s := new(scanner)
-		s.reset(g, []byte(b.String()))
-		s.run()
-		mostNames := (nodes - 1) / 2
-		need := 1024
-		for need < 2*mostNames {
-			need <<= 1
-		}
-		if n := len(s.index.slots); n < 2*mostNames || n > 2*need {
-			t.Errorf("MaxParamsNodes %d (at most %d names): %d slots, want %d..%d", nodes, mostNames, n, max(2*mostNames, 1024), 2*need)
-		}
-		s.release()
+		t.Run(fmt.Sprintf("MaxParamsNodes=%d", nodes), func(t *testing.T) {
+			l := DefaultLimits()
+			l.MaxParamsNodes = nodes
+			g, err := NewGate(Go, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			b.WriteByte('{')
+			for i := range linearNames {
+				fmt.Fprintf(&b, `"k%d":0,`, i)
+			}
+			s := new(scanner)
+			s.reset(g, []byte(b.String()))
+			s.run()
+			mostNames := (nodes - 1) / 2
+			need := 1024
+			for need < 2*mostNames {
+				need <<= 1
+			}
+			if n := len(s.index.slots); n < 2*mostNames || n > 2*need {
+				t.Errorf("MaxParamsNodes %d (at most %d names): %d slots, want %d..%d", nodes, mostNames, n, max(2*mostNames, 1024), 2*need)
+			}
+			s.release()
+		})
 	}
 }
 
@@ -111,7 +120,7 @@ func TestNameIndexProbes(t *testing.T) {
 		t.Fatalf("%d slots, want 1024", size)
 	}
 	home := func(slot, frag uint64) uint64 { return frag<<48 | slot }
-	walk := func(h uint64) []int32 {
+	walk := func(t *testing.T, h uint64) []int32 {
 		var got []int32
 		for i, n := x.first(h), 0; n <= int(size); n++ {
 			at, after, ok := x.next(h, i)
@@ -124,26 +133,38 @@ func TestNameIndexProbes(t *testing.T) {
 		t.Fatalf("the walk for %#x did not end", h)
 		return nil
 	}
-	for _, start := range []uint64{5, size - 2} { // in the middle, and wrapping past the end
-		a, b, c := home(start, 7), home(start, 9), home(start+1, 7) // a and b share a home; a and c a fragment
-		x.add(a, 1)
-		x.add(b, 2)
-		x.add(c, 3)
-		x.add(a, 4)
-		x.add(home(start, 7)|1<<20, 5) // a's home and fragment, another hash: nominated too (the caller compares names)
-		// Stored in slots start..start+4: a, b, c (its home, start+1, taken
-		// by b), a, and a's home and fragment under another hash.
-		for h, want := range map[uint64][]int32{a: {1, 3, 4, 5}, b: {2}, c: {3, 4, 5}} {
-			if got := walk(h); fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("start %d: hash %#x nominated %v, want %v", start, h, got, want)
+	for _, at := range []struct {
+		name  string
+		start uint64
+	}{{"middle", 5}, {"wrapping", size - 2}} { // in the middle, and wrapping past the end
+		start := at.start
+		t.Run(at.name, func(t *testing.T) {
+			a, b, c := home(start, 7), home(start, 9), home(start+1, 7) // a and b share a home; a and c a fragment
+			x.add(a, 1)
+			x.add(b, 2)
+			x.add(c, 3)
+			x.add(a, 4)
+			x.add(home(start, 7)|1<<20, 5) // a's home and fragment, another hash: nominated too (the caller compares names)
+			// Stored in slots start..start+4: a, b, c (its home, start+1, taken
+			// by b), a, and a's home and fragment under another hash.
+			for _, k := range []struct {
+				name string
+				h    uint64
+				want []int32
+			}{{"a", a, []int32{1, 3, 4, 5}}, {"b", b, []int32{2}}, {"c", c, []int32{3, 4, 5}}} {
+				t.Run("walk_"+k.name, func(t *testing.T) {
+					if got := walk(t, k.h); fmt.Sprint(got) != fmt.Sprint(k.want) {
+						t.Errorf("start %d: hash %#x nominated %v, want %v", start, k.h, got, k.want)
+					}
+				})
 			}
-		}
-		x.release()
-		for _, h := range []uint64{a, b, c} {
-			if got := walk(h); len(got) != 0 {
-				t.Errorf("start %d: after release hash %#x nominated %v", start, h, got)
+			x.release()
+			for _, h := range []uint64{a, b, c} {
+				if got := walk(t, h); len(got) != 0 {
+					t.Errorf("start %d: after release hash %#x nominated %v", start, h, got)
+				}
 			}
-		}
+		})
 	}
 }
 

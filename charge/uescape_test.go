@@ -14,7 +14,7 @@ import (
 // reference charges the decoded string; each surrogate half alone is
 // refused as one.
 func TestEveryBMPEscapeIsChargedAsTheReferenceRendersIt(t *testing.T) {
-	for _, d := range charge.Dialects() {
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		for r := rune(0); r < 0x10000; r++ {
 			for _, form := range []string{`"\u%04x"`, `"a\u%04Xb"`} {
@@ -35,5 +35,5 @@ func TestEveryBMPEscapeIsChargedAsTheReferenceRendersIt(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }

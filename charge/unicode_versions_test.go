@@ -82,9 +82,11 @@ func TestPythonIsPrintVersusGoUnicode(t *testing.T) {
 	t.Logf("python dialect (Unicode %s) vs Go's Unicode %s: %d printable only in the python dialect %s, %d only in Go's",
 		charge.PythonUnicodeVersion, unicode.Version, len(pyOnly), summarize(pyOnly), len(goOnly))
 	for _, r := range []rune{-1, -0x80, 0x110000, 0x7FFFFFFF, -0x80000000} {
-		if charge.PythonIsPrint(r) {
-			t.Errorf("PythonIsPrint(%#x) = true for an invalid rune", r)
-		}
+		t.Run(fmt.Sprintf("invalid_%#x", r), func(t *testing.T) {
+			if charge.PythonIsPrint(r) {
+				t.Errorf("PythonIsPrint(%#x) = true for an invalid rune", r)
+			}
+		})
 	}
 }
 

@@ -79,47 +79,57 @@ func TestShortPlainReadsAtMostFourWords(t *testing.T) {
 				even = append(even, c)
 			}
 		}
-		off := *wt
-		off.words = false
-		for n := 0; n <= 40; n++ {
-			for _, content := range [][]byte{randomPlain(rng, alphabet, n), randomPlain(rng, even, n), append(randomPlain(rng, even, n), wt.odd[0])[1:]} {
-				if len(content) < n {
-					continue
+		// The contents are drawn here, before the dialect's subtest, so that
+		// -run picking one dialect gives it the contents a whole run does.
+		contents := make([][][]byte, 41)
+		for n := range contents {
+			contents[n] = [][]byte{randomPlain(rng, alphabet, n), randomPlain(rng, even, n), append(randomPlain(rng, even, n), wt.odd[0])[1:]}
+		}
+		t.Run(d.String(), func(t *testing.T) { shortPlainReadsAtMostFourWords(t, d, wt, contents) })
+	}
+}
+
+func shortPlainReadsAtMostFourWords(t *testing.T, d Dialect, wt *widthTable, contents [][][]byte) {
+	off := *wt
+	off.words = false
+	for n := 0; n <= 40; n++ {
+		for _, content := range contents[n] {
+			if len(content) < n {
+				continue
+			}
+			for at := 0; at <= 8; at++ {
+				cut := slices.Concat(make([]byte, at), content)
+				if gn, _, _ := wt.shortPlain(cut, at); gn != -1 {
+					t.Fatalf("%v: shortPlain of %d plain bytes at %d with no closing quote = %d, want -1", d, n, at, gn)
 				}
-				for at := 0; at <= 8; at++ {
-					cut := slices.Concat(make([]byte, at), content)
-					if gn, _, _ := wt.shortPlain(cut, at); gn != -1 {
-						t.Fatalf("%v: shortPlain of %d plain bytes at %d with no closing quote = %d, want -1", d, n, at, gn)
+			}
+			var want int64
+			for _, c := range content {
+				want += int64(wt.ascii[c])
+			}
+			for at := 0; at <= 8; at++ {
+				for pad := 0; pad <= 9; pad++ {
+					doc := slices.Concat([]byte("{\"k\":\""[:min(at, 6)]), make([]byte, max(at-6, 0)), content, []byte{'"'}, []byte("}}}}}}}}}")[:pad])
+					fits := n < 32 && at+8*(n/8+1) <= len(doc)
+					gn, gw, gk := wt.shortPlain(doc, at)
+					switch {
+					case fits && (gn != n || gw != want || gk != nameKey(doc, at, at+n)):
+						t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = (%d, %d, %#x), want (%d, %d, %#x)", d, n, at, pad, gn, gw, gk, n, want, nameKey(doc, at, at+n))
+					case !fits && gn != -1:
+						t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = %d, want -1 (four words of the document do not hold it)", d, n, at, pad, gn)
 					}
-				}
-				var want int64
-				for _, c := range content {
-					want += int64(wt.ascii[c])
-				}
-				for at := 0; at <= 8; at++ {
-					for pad := 0; pad <= 9; pad++ {
-						doc := slices.Concat([]byte("{\"k\":\""[:min(at, 6)]), make([]byte, max(at-6, 0)), content, []byte{'"'}, []byte("}}}}}}}}}")[:pad])
-						fits := n < 32 && at+8*(n/8+1) <= len(doc)
-						gn, gw, gk := wt.shortPlain(doc, at)
-						switch {
-						case fits && (gn != n || gw != want || gk != nameKey(doc, at, at+n)):
-							t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = (%d, %d, %#x), want (%d, %d, %#x)", d, n, at, pad, gn, gw, gk, n, want, nameKey(doc, at, at+n))
-						case !fits && gn != -1:
-							t.Fatalf("%v: shortPlain of %d plain bytes at %d, %d bytes after the quote = %d, want -1 (four words of the document do not hold it)", d, n, at, pad, gn)
-						}
-						// A stop byte inside the content: never a short plain string.
-						for s := 0; s < n; s++ {
-							for _, stop := range []byte{'\\', 0x1f, 0xc3, '"' + 0x80} {
-								bad := slices.Clone(doc)
-								bad[at+s] = stop
-								if gn, _, _ := wt.shortPlain(bad, at); gn != -1 {
-									t.Fatalf("%v: shortPlain with %#x at content byte %d of %d = %d, want -1", d, stop, s, n, gn)
-								}
+					// A stop byte inside the content: never a short plain string.
+					for s := 0; s < n; s++ {
+						for _, stop := range []byte{'\\', 0x1f, 0xc3, '"' + 0x80} {
+							bad := slices.Clone(doc)
+							bad[at+s] = stop
+							if gn, _, _ := wt.shortPlain(bad, at); gn != -1 {
+								t.Fatalf("%v: shortPlain with %#x at content byte %d of %d = %d, want -1", d, stop, s, n, gn)
 							}
 						}
-						if gn, _, _ := off.shortPlain(doc, at); gn != -1 {
-							t.Fatalf("%v: shortPlain with the word path off = %d, want -1", d, gn)
-						}
+					}
+					if gn, _, _ := off.shortPlain(doc, at); gn != -1 {
+						t.Fatalf("%v: shortPlain with the word path off = %d, want -1", d, gn)
 					}
 				}
 			}
@@ -137,24 +147,38 @@ func TestPlainRunIsTheRunsWidth(t *testing.T) {
 	for _, d := range Dialects() {
 		wt := widthsFor(d)
 		alphabet := plainBytes(wt)
+		// The documents are drawn here, in the order the subtest reads them,
+		// so that -run picking one dialect gives it what a whole run does.
+		var docs [][]byte
 		for _, n := range lengths {
 			for from := 0; from <= 8; from++ {
 				for after := 0; after <= 17; after++ {
-					doc := randomPlain(rng, alphabet, from+n+after)
-					var want int64
-					for _, c := range doc[from : from+n] {
-						want += int64(wt.ascii[c])
-					}
-					run := doc[from : from+n]
-					if gn, got := wt.plainRunWords(run); gn != n || got != want {
-						t.Fatalf("%v: plainRunWords of a %d-byte run at %d, %d bytes after it = %d, %d, want %d, %d", d, n, from, after, gn, got, n, want)
-					}
-					if gn, got := wt.plainRun(run); gn != n || got != want {
-						t.Fatalf("%v: plainRun of a %d-byte run at %d, %d bytes after it = %d, %d, want %d, %d", d, n, from, after, gn, got, n, want)
-					}
+					docs = append(docs, randomPlain(rng, alphabet, from+n+after))
 				}
 			}
 		}
+		t.Run(d.String(), func(t *testing.T) {
+			next := 0
+			for _, n := range lengths {
+				for from := 0; from <= 8; from++ {
+					for after := 0; after <= 17; after++ {
+						doc := docs[next]
+						next++
+						var want int64
+						for _, c := range doc[from : from+n] {
+							want += int64(wt.ascii[c])
+						}
+						run := doc[from : from+n]
+						if gn, got := wt.plainRunWords(run); gn != n || got != want {
+							t.Fatalf("%v: plainRunWords of a %d-byte run at %d, %d bytes after it = %d, %d, want %d, %d", d, n, from, after, gn, got, n, want)
+						}
+						if gn, got := wt.plainRun(run); gn != n || got != want {
+							t.Fatalf("%v: plainRun of a %d-byte run at %d, %d bytes after it = %d, %d, want %d, %d", d, n, from, after, gn, got, n, want)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -221,17 +245,20 @@ func TestPlainMatchesTheByteAtATimeReading(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 117))
 	for _, d := range Dialects() {
 		wt := widthsFor(d)
-		for _, doc := range stringDocs(rng, plainBytes(wt)) {
-			for i := 0; i <= min(9, len(doc)); i++ {
-				for _, end := range ends(doc, i) {
-					gi, gw := wt.plain(doc, i, end)
-					ri, rw := refPlain(wt, doc, i, end)
-					if gi != ri || gw != rw {
-						t.Fatalf("%v: plain(%q, %d, %d) = (%d, %d), want (%d, %d)", d, doc, i, end, gi, gw, ri, rw)
+		docs := stringDocs(rng, plainBytes(wt)) // drawn before the subtest: the same however -run picks
+		t.Run(d.String(), func(t *testing.T) {
+			for _, doc := range docs {
+				for i := 0; i <= min(9, len(doc)); i++ {
+					for _, end := range ends(doc, i) {
+						gi, gw := wt.plain(doc, i, end)
+						ri, rw := refPlain(wt, doc, i, end)
+						if gi != ri || gw != rw {
+							t.Fatalf("%v: plain(%q, %d, %d) = (%d, %d), want (%d, %d)", d, doc, i, end, gi, gw, ri, rw)
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -251,34 +278,39 @@ func TestMultiStopsOnlyWhereItSays(t *testing.T) {
 	}
 	for _, d := range Dialects() {
 		wt := widthsFor(d)
-		for _, doc := range stringDocs(rng, plainBytes(wt)) {
-			for i := 0; i < min(12, len(doc)); i++ {
-				if doc[i] < 0xc2 {
+		docs := stringDocs(rng, plainBytes(wt)) // drawn before the subtest: the same however -run picks
+		t.Run(d.String(), func(t *testing.T) { multiStopsOnlyWhereItSays(t, d, wt, docs, maxASCII) })
+	}
+}
+
+func multiStopsOnlyWhereItSays(t *testing.T, d Dialect, wt *widthTable, docs [][]byte, maxASCII int) {
+	for _, doc := range docs {
+		for i := 0; i < min(12, len(doc)); i++ {
+			if doc[i] < 0xc2 {
+				continue
+			}
+			for _, end := range ends(doc, i) {
+				if end == i {
 					continue
 				}
-				for _, end := range ends(doc, i) {
-					if end == i {
-						continue
+				gi, gw := wt.multi(doc, i, end)
+				ri, _ := refPlain(wt, doc, i, end)
+				if gi > ri {
+					t.Fatalf("%v: multi(%q, %d, %d) stopped at %d, past %d", d, doc, i, end, gi, ri)
+				}
+				if pi, pw := refPlain(wt, doc, i, gi); pi != gi || pw != gw {
+					t.Fatalf("%v: multi(%q, %d, %d) = (%d, %d), but the code points from %d to %d are (%d, %d)", d, doc, i, end, gi, gw, i, gi, pi, pw)
+				}
+				if gi < ri && (doc[gi-1] >= utf8.RuneSelf || doc[gi] >= utf8.RuneSelf) {
+					t.Fatalf("%v: multi(%q, %d, %d) stopped at %d, not inside an ASCII run (the scan goes on to %d)", d, doc, i, end, gi, ri)
+				}
+				run := 0
+				for _, c := range doc[i:gi] {
+					if run++; c >= utf8.RuneSelf {
+						run = 0
 					}
-					gi, gw := wt.multi(doc, i, end)
-					ri, _ := refPlain(wt, doc, i, end)
-					if gi > ri {
-						t.Fatalf("%v: multi(%q, %d, %d) stopped at %d, past %d", d, doc, i, end, gi, ri)
-					}
-					if pi, pw := refPlain(wt, doc, i, gi); pi != gi || pw != gw {
-						t.Fatalf("%v: multi(%q, %d, %d) = (%d, %d), but the code points from %d to %d are (%d, %d)", d, doc, i, end, gi, gw, i, gi, pi, pw)
-					}
-					if gi < ri && (doc[gi-1] >= utf8.RuneSelf || doc[gi] >= utf8.RuneSelf) {
-						t.Fatalf("%v: multi(%q, %d, %d) stopped at %d, not inside an ASCII run (the scan goes on to %d)", d, doc, i, end, gi, ri)
-					}
-					run := 0
-					for _, c := range doc[i:gi] {
-						if run++; c >= utf8.RuneSelf {
-							run = 0
-						}
-						if run >= maxASCII {
-							t.Fatalf("%v: multi(%q, %d, %d) took %d ASCII bytes in a row (it stopped at %d)", d, doc, i, end, maxASCII, gi)
-						}
+					if run >= maxASCII {
+						t.Fatalf("%v: multi(%q, %d, %d) took %d ASCII bytes in a row (it stopped at %d)", d, doc, i, end, maxASCII, gi)
 					}
 				}
 			}
@@ -291,7 +323,7 @@ func TestMultiStopsOnlyWhereItSays(t *testing.T) {
 // dialect's table; a table with three such bytes turns the word path off
 // (words false) instead of losing one.
 func TestDeriveFastPathsHoldsTheOddBytes(t *testing.T) {
-	check := func(name string, wt *widthTable) {
+	check := func(t *testing.T, name string, wt *widthTable) {
 		t.Helper()
 		var odd []byte
 		for c := 0x20; c <= 0x7f; c++ {
@@ -320,23 +352,28 @@ func TestDeriveFastPathsHoldsTheOddBytes(t *testing.T) {
 		}
 	}
 	for _, d := range Dialects() {
-		wt := widthsFor(d)
-		if !wt.words {
-			t.Fatalf("%v: the word path is off", d)
-		}
-		check(d.String(), wt)
+		t.Run(d.String(), func(t *testing.T) {
+			wt := widthsFor(d)
+			if !wt.words {
+				t.Fatalf("%v: the word path is off", d)
+			}
+			check(t, d.String(), wt)
+		})
 	}
 	for n := 0; n <= 3; n++ {
-		wt := new(widthTable)
-		for c := 0x20; c <= 0x7f; c++ {
-			wt.ascii[c] = 1
-		}
-		wt.ascii['"'], wt.ascii['\\'] = 0, 0
-		for k := range n {
-			wt.ascii["#'~"[k]] = uint8(2 + k)
-		}
-		wt.deriveFastPaths()
-		check(strconv.Itoa(n)+" odd bytes", wt)
+		name := strconv.Itoa(n) + "_odd_bytes"
+		t.Run(name, func(t *testing.T) {
+			wt := new(widthTable)
+			for c := 0x20; c <= 0x7f; c++ {
+				wt.ascii[c] = 1
+			}
+			wt.ascii['"'], wt.ascii['\\'] = 0, 0
+			for k := range n {
+				wt.ascii["#'~"[k]] = uint8(2 + k)
+			}
+			wt.deriveFastPaths()
+			check(t, name, wt)
+		})
 	}
 }
 
@@ -345,13 +382,15 @@ func TestDeriveFastPathsHoldsTheOddBytes(t *testing.T) {
 // says every such literal renders as itself in the dialect.
 func TestShortIntsIsEveryShortIntegerRenderingAsItself(t *testing.T) {
 	for _, d := range Dialects() {
-		want := true
-		for n := range 1000 {
-			lit := strconv.AppendInt(nil, int64(n), 10)
-			want = want && d.NumberWidth(lit) == len(lit)
-		}
-		if got := widthsFor(d).shortInts; got != want {
-			t.Fatalf("%v: shortInts = %v, want %v", d, got, want)
-		}
+		t.Run(d.String(), func(t *testing.T) {
+			want := true
+			for n := range 1000 {
+				lit := strconv.AppendInt(nil, int64(n), 10)
+				want = want && d.NumberWidth(lit) == len(lit)
+			}
+			if got := widthsFor(d).shortInts; got != want {
+				t.Fatalf("%v: shortInts = %v, want %v", d, got, want)
+			}
+		})
 	}
 }

@@ -48,12 +48,14 @@ func TestWireClassesPartitionTheScalarValues(t *testing.T) {
 		}
 	}
 	for i, c := range classes {
-		if counts[i] != c.Count {
-			t.Errorf("class %q: %d code points, Count says %d", c.Name, counts[i], c.Count)
-		}
-		if !c.Contains(c.Example) {
-			t.Errorf("class %q does not hold its example %U", c.Name, c.Example)
-		}
+		t.Run(caseName(c.Name), func(t *testing.T) {
+			if counts[i] != c.Count {
+				t.Errorf("class %q: %d code points, Count says %d", c.Name, counts[i], c.Count)
+			}
+			if !c.Contains(c.Example) {
+				t.Errorf("class %q does not hold its example %U", c.Name, c.Example)
+			}
+		})
 	}
 	// Below 0x80, which values Go's encoding/json (HTML escaping on) writes
 	// as more than their one byte.

@@ -3,6 +3,7 @@ package charts
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,28 +45,30 @@ func TestChartsRenderTitleAndSeries(t *testing.T) {
 			t.Errorf("%s drawn twice", c.File)
 		}
 		files[c.File] = true
-		svg, err := c.Render(SVG)
-		if err != nil {
-			t.Fatalf("%s: %v", c.File, err)
-		}
-		if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || !bytes.Contains(svg, []byte("<svg")) {
-			t.Errorf("%s: not an SVG", c.File)
-		}
-		if c.Title == "" || !bytes.Contains(svg, escaped(c.Title)) {
-			t.Errorf("%s: title %q not in the SVG", c.File, c.Title)
-		}
-		if len(c.Series) < 2 {
-			t.Errorf("%s: legend %q", c.File, c.Series)
-		}
-		for _, s := range c.Series {
-			if !bytes.Contains(svg, escaped(s)) {
-				t.Errorf("%s: series %q not in the SVG", c.File, s)
+		t.Run(c.File, func(t *testing.T) {
+			svg, err := c.Render(SVG)
+			if err != nil {
+				t.Fatalf("%s: %v", c.File, err)
 			}
-		}
-		png, err := c.Render(PNG)
-		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
-			t.Errorf("%s: PNG: %v", c.File, err)
-		}
+			if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || !bytes.Contains(svg, []byte("<svg")) {
+				t.Errorf("%s: not an SVG", c.File)
+			}
+			if c.Title == "" || !bytes.Contains(svg, escaped(c.Title)) {
+				t.Errorf("%s: title %q not in the SVG", c.File, c.Title)
+			}
+			if len(c.Series) < 2 {
+				t.Errorf("%s: legend %q", c.File, c.Series)
+			}
+			for _, s := range c.Series {
+				if !bytes.Contains(svg, escaped(s)) {
+					t.Errorf("%s: series %q not in the SVG", c.File, s)
+				}
+			}
+			png, err := c.Render(PNG)
+			if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+				t.Errorf("%s: PNG: %v", c.File, err)
+			}
+		})
 	}
 	if _, err := cs[0].Render("gif"); err == nil {
 		t.Error("an unknown format rendered")
@@ -75,9 +78,11 @@ func TestChartsRenderTitleAndSeries(t *testing.T) {
 // Titles and captions are whole: each fits the width on one line.
 func TestChartsTextFits(t *testing.T) {
 	for _, c := range allCharts(t) {
-		if !c.fig.textFits() {
-			t.Errorf("%s: title or caption wider than the chart", c.File)
-		}
+		t.Run(c.File, func(t *testing.T) {
+			if !c.fig.textFits() {
+				t.Errorf("%s: title or caption wider than the chart", c.File)
+			}
+		})
 	}
 	f := newFigure(strings.Repeat("a title far too long to fit ", 8), 4*vg.Inch, 3*vg.Inch)
 	if f.textFits() {
@@ -89,27 +94,29 @@ func TestChartsTextFits(t *testing.T) {
 // not overlap.
 func TestChartsLegendOutsideTheData(t *testing.T) {
 	for _, c := range allCharts(t) {
-		cv := draw.New(vgsvg.New(c.fig.w, c.fig.h))
-		ls := c.fig.legends()
-		lay := c.fig.layout(cv, ls)
-		if len(ls) == 0 {
-			t.Fatalf("%s: no legend", c.File)
-		}
-		for i, l := range ls {
-			r := legendRect(l, lay.legend[i])
-			if r.Max.Y > lay.plot.Min.Y {
-				t.Errorf("%s: legend column %d reaches %v, above the plot's bottom %v", c.File, i, r.Max.Y, lay.plot.Min.Y)
+		t.Run(c.File, func(t *testing.T) {
+			cv := draw.New(vgsvg.New(c.fig.w, c.fig.h))
+			ls := c.fig.legends()
+			lay := c.fig.layout(cv, ls)
+			if len(ls) == 0 {
+				t.Fatalf("%s: no legend", c.File)
 			}
-			if r.Min.Y < cv.Min.Y || r.Max.X > cv.Max.X {
-				t.Errorf("%s: legend column %d leaves the canvas: %v", c.File, i, r)
-			}
-			if i > 0 {
-				prev := legendRect(ls[i-1], lay.legend[i-1])
-				if r.Min.X < prev.Max.X {
-					t.Errorf("%s: legend columns %d and %d overlap", c.File, i-1, i)
+			for i, l := range ls {
+				r := legendRect(l, lay.legend[i])
+				if r.Max.Y > lay.plot.Min.Y {
+					t.Errorf("%s: legend column %d reaches %v, above the plot's bottom %v", c.File, i, r.Max.Y, lay.plot.Min.Y)
+				}
+				if r.Min.Y < cv.Min.Y || r.Max.X > cv.Max.X {
+					t.Errorf("%s: legend column %d leaves the canvas: %v", c.File, i, r)
+				}
+				if i > 0 {
+					prev := legendRect(ls[i-1], lay.legend[i-1])
+					if r.Min.X < prev.Max.X {
+						t.Errorf("%s: legend columns %d and %d overlap", c.File, i-1, i)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -121,52 +128,63 @@ func TestMemoryChartsShowEveryPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, fc := range fcs {
-		c, err := memoryChart(fc)
-		if err != nil {
-			t.Fatal(err)
+		t.Run("family_"+fc.Family.String(), func(t *testing.T) { memoryChartShowsEveryPoint(t, fc) })
+	}
+}
+
+// memoryChartShowsEveryPoint is TestMemoryChartsShowEveryPoint for one
+// family.
+func memoryChartShowsEveryPoint(t *testing.T, fc memmodel.FamilyChart) {
+	c, err := memoryChart(fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend := strings.Join(c.Series, "\n")
+	for _, want := range []string{memmodel.LineParse, memmodel.LineCharge, memmodel.LineSeed, "measured: cpython", "ours (Go)"} {
+		if !strings.Contains(legend, want) {
+			t.Errorf("family %s: no %q series", fc.Family, want)
 		}
-		legend := strings.Join(c.Series, "\n")
-		for _, want := range []string{memmodel.LineParse, memmodel.LineCharge, memmodel.LineSeed, "measured: cpython", "ours (Go)"} {
-			if !strings.Contains(legend, want) {
-				t.Errorf("family %s: no %q series", fc.Family, want)
+	}
+	x, y := c.fig.p.X, c.fig.p.Y
+	xm, ym := 0.02*(x.Max-x.Min), 0.02*(y.Max-y.Min)
+	xlo := x.Max
+	for k, s := range append(fc.Measured, fc.Lines...) {
+		measured := k < len(fc.Measured)
+		for _, p := range s.Points {
+			px, py := mib(p.Wire), mib(p.Peak)
+			xlo = min(xlo, px)
+			inside := px >= x.Min && px <= x.Max && py >= y.Min && py <= y.Max
+			clear := px >= x.Min+xm && px <= x.Max-xm && py <= y.Max-ym
+			if !inside || measured && !clear {
+				t.Errorf("family %s, %s: point (%.2f, %.2f) on or past the axes [%.2f, %.2f] x [%.2f, %.2f]",
+					fc.Family, s.Name, px, py, x.Min, x.Max, y.Min, y.Max)
 			}
 		}
-		x, y := c.fig.p.X, c.fig.p.Y
-		xm, ym := 0.02*(x.Max-x.Min), 0.02*(y.Max-y.Min)
-		xlo := x.Max
-		for k, s := range append(fc.Measured, fc.Lines...) {
-			measured := k < len(fc.Measured)
-			for _, p := range s.Points {
-				px, py := mib(p.Wire), mib(p.Peak)
-				xlo = min(xlo, px)
-				inside := px >= x.Min && px <= x.Max && py >= y.Min && py <= y.Max
-				clear := px >= x.Min+xm && px <= x.Max-xm && py <= y.Max-ym
-				if !inside || measured && !clear {
-					t.Errorf("family %s, %s: point (%.2f, %.2f) on or past the axes [%.2f, %.2f] x [%.2f, %.2f]",
-						fc.Family, s.Name, px, py, x.Min, x.Max, y.Min, y.Max)
-				}
-			}
-		}
-		if xlo > 0.2*x.Max && x.Min == 0 {
-			t.Errorf("family %s: data start at %.2f MiB, the axis at 0", fc.Family, xlo)
-		}
+	}
+	if xlo > 0.2*x.Max && x.Min == 0 {
+		t.Errorf("family %s: data start at %.2f MiB, the axis at 0", fc.Family, xlo)
 	}
 }
 
 func TestSpan(t *testing.T) {
-	for _, c := range []struct{ lo, hi, wantLo, wantHi float64 }{
-		{12.5, 25, 11.75, 25.75}, // far from zero: starts near the data
-		{0.5, 25, 0, 26.47},      // near zero: clamped at zero, not below
-		{-4, 4, -4.48, 4.48},
-		{5, 5, 4, 6}, // one value: a margin around it
+	for _, c := range []struct {
+		name                   string
+		lo, hi, wantLo, wantHi float64
+	}{
+		{"far_from_zero", 12.5, 25, 11.75, 25.75}, // starts near the data
+		{"near_zero", 0.5, 25, 0, 26.47},          // clamped at zero, not below
+		{"around_zero", -4, 4, -4.48, 4.48},
+		{"one_value", 5, 5, 4, 6}, // a margin around it
 	} {
-		lo, hi := span(c.lo, c.hi, 0.06)
-		if d := lo - c.wantLo; d > 0.01 || d < -0.01 {
-			t.Errorf("span(%v, %v) starts at %v, want %v", c.lo, c.hi, lo, c.wantLo)
-		}
-		if d := hi - c.wantHi; d > 0.01 || d < -0.01 {
-			t.Errorf("span(%v, %v) ends at %v, want %v", c.lo, c.hi, hi, c.wantHi)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			lo, hi := span(c.lo, c.hi, 0.06)
+			if d := lo - c.wantLo; d > 0.01 || d < -0.01 {
+				t.Errorf("span(%v, %v) starts at %v, want %v", c.lo, c.hi, lo, c.wantLo)
+			}
+			if d := hi - c.wantHi; d > 0.01 || d < -0.01 {
+				t.Errorf("span(%v, %v) ends at %v, want %v", c.lo, c.hi, hi, c.wantHi)
+			}
+		})
 	}
 }
 
@@ -201,29 +219,39 @@ func TestBodyCapChartFromTheLiveModel(t *testing.T) {
 	anyResidual := false
 	for _, set := range clientSets {
 		d := charge.BodyCap(charge.DefaultLimits(), set.encs...)
-		want := "multiplier for " + set.name + ": " + d.Multiplier.FloatString(1) + "x"
-		if !strings.Contains(legend, want) {
-			t.Errorf("legend lacks %q:\n%s", want, legend)
-		}
 		anyResidual = anyResidual || len(d.Residual) > 0
+		var name []string // the set's encoders: ensure_ascii_and_raw, go
+		for _, e := range set.encs {
+			name = append(name, e.String())
+		}
+		t.Run("multiplier_"+strings.Join(name, "_and_"), func(t *testing.T) {
+			want := "multiplier for " + set.name + ": " + d.Multiplier.FloatString(1) + "x"
+			if !strings.Contains(legend, want) {
+				t.Errorf("legend lacks %q:\n%s", want, legend)
+			}
+		})
 	}
 	if strings.Contains(legend, "residual") != anyResidual {
 		t.Errorf("residual in the legend: %v, in the derivations: %v", !anyResidual, anyResidual)
 	}
 	classes, encs := wireModel()
 	for _, e := range encs {
-		if !strings.Contains(legend, "encoder "+e.String()) {
-			t.Errorf("legend lacks encoder %s", e)
-		}
+		t.Run("encoder_"+e.String(), func(t *testing.T) {
+			if !strings.Contains(legend, "encoder "+e.String()) {
+				t.Errorf("legend lacks encoder %s", e)
+			}
+		})
 	}
 	svg, err := c.Render(SVG)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, cl := range classes {
-		if !bytes.Contains(svg, escaped(cl.Name)) {
-			t.Errorf("class %q not on the chart", cl.Name)
-		}
+		t.Run(fmt.Sprintf("class_U%04X", cl.Example), func(t *testing.T) { // the class by its example code point
+			if !bytes.Contains(svg, escaped(cl.Name)) {
+				t.Errorf("class %q not on the chart", cl.Name)
+			}
+		})
 	}
 }
 
@@ -238,13 +266,15 @@ func TestThroughputChartFromThePinnedRun(t *testing.T) {
 		if !bytes.Contains(benchdata.Suite, []byte("impl="+impl+"-")) {
 			continue
 		}
-		found := false
-		for _, s := range c.Series {
-			found = found || s == implNames[impl]
-		}
-		if !found {
-			t.Errorf("impl %s not in the legend %q", impl, c.Series)
-		}
+		t.Run(impl, func(t *testing.T) {
+			found := false
+			for _, s := range c.Series {
+				found = found || s == implNames[impl]
+			}
+			if !found {
+				t.Errorf("impl %s not in the legend %q", impl, c.Series)
+			}
+		})
 	}
 	if !strings.Contains(c.fig.caption, "GOMAXPROCS 2") || !strings.Contains(c.fig.caption, "of 6 runs") {
 		t.Errorf("caption %q does not name the run", c.fig.caption)
@@ -288,13 +318,15 @@ func TestWriteCreatesTheDirectory(t *testing.T) {
 // live model and the pinned records: a stale chart fails here.
 func TestChartsInDocsAreCurrent(t *testing.T) {
 	for _, c := range allCharts(t) {
-		svg, err := c.Render(SVG)
-		if err != nil {
-			t.Fatal(err)
-		}
-		have, err := os.ReadFile(filepath.Join("..", "docs", c.File))
-		if err != nil || !bytes.Equal(have, svg) {
-			t.Errorf("docs/%s is missing or stale: run `go run ./cmd/boundlab chart --out docs`", c.File)
-		}
+		t.Run(c.File, func(t *testing.T) {
+			svg, err := c.Render(SVG)
+			if err != nil {
+				t.Fatal(err)
+			}
+			have, err := os.ReadFile(filepath.Join("..", "docs", c.File))
+			if err != nil || !bytes.Equal(have, svg) {
+				t.Errorf("docs/%s is missing or stale: run `go run ./cmd/boundlab chart --out docs`", c.File)
+			}
+		})
 	}
 }

@@ -48,9 +48,11 @@ func renderPNG(t *testing.T, c Chart) image.Image {
 func TestChartsNothingTouchesTheEdge(t *testing.T) {
 	const border = 3 // pixels at 110 DPI; the layout keeps a 6-point margin
 	for _, c := range allCharts(t) {
-		if p, ok := inkAtEdge(renderPNG(t, c), border); ok {
-			t.Errorf("%s: ink at the edge, pixel %v", c.File, p)
-		}
+		t.Run(c.File, func(t *testing.T) {
+			if p, ok := inkAtEdge(renderPNG(t, c), border); ok {
+				t.Errorf("%s: ink at the edge, pixel %v", c.File, p)
+			}
+		})
 	}
 	f := newFigure(strings.Repeat("a title far too long to fit ", 8), 4*vg.Inch, 3*vg.Inch)
 	if _, ok := inkAtEdge(renderPNG(t, f.chart("long.svg")), border); !ok {

@@ -27,30 +27,35 @@ func largeCorpus() bool { return !testing.Short() }
 // dialects, with a refusal inside charge.MaxRefusalBytes that holds no
 // caller byte outside printable ASCII.
 func TestBadInputThroughTheGate(t *testing.T) {
+	cases := badinput.Cases(largeCorpus())
 	for _, d := range charge.Dialects() {
-		g, err := charge.NewGate(d, charge.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range badinput.Cases(largeCorpus()) {
-			_, err := g.Check(c.Doc)
-			var ref *charge.Refusal
-			if err != nil && !errors.As(err, &ref) {
-				t.Fatalf("%v %s: Check's error is no *charge.Refusal: %T", d, c.Name, err)
+		t.Run(d.String(), func(t *testing.T) {
+			g, err := charge.NewGate(d, charge.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
 			}
-			switch {
-			case c.Bound == 0 && ref != nil:
-				t.Errorf("%v %s: refused (%v), the corpus says the gate admits it", d, c.Name, ref)
-			case c.Bound != 0 && ref == nil:
-				t.Errorf("%v %s: admitted, want bound %v", d, c.Name, c.Bound)
-			case ref != nil && ref.Bound != c.Bound:
-				t.Errorf("%v %s: refused under %v, want %v", d, c.Name, ref.Bound, c.Bound)
-			case ref != nil:
-				if msg := ref.Error(); len(msg) > charge.MaxRefusalBytes() || !printableASCII(msg) {
-					t.Errorf("%v %s: refusal of %d bytes (max %d), printable %v", d, c.Name, len(msg), charge.MaxRefusalBytes(), printableASCII(msg))
-				}
+			for _, c := range cases {
+				t.Run(c.Name, func(t *testing.T) {
+					_, err := g.Check(c.Doc)
+					var ref *charge.Refusal
+					if err != nil && !errors.As(err, &ref) {
+						t.Fatalf("%v %s: Check's error is no *charge.Refusal: %T", d, c.Name, err)
+					}
+					switch {
+					case c.Bound == 0 && ref != nil:
+						t.Errorf("%v %s: refused (%v), the corpus says the gate admits it", d, c.Name, ref)
+					case c.Bound != 0 && ref == nil:
+						t.Errorf("%v %s: admitted, want bound %v", d, c.Name, c.Bound)
+					case ref != nil && ref.Bound != c.Bound:
+						t.Errorf("%v %s: refused under %v, want %v", d, c.Name, ref.Bound, c.Bound)
+					case ref != nil:
+						if msg := ref.Error(); len(msg) > charge.MaxRefusalBytes() || !printableASCII(msg) {
+							t.Errorf("%v %s: refusal of %d bytes (max %d), printable %v", d, c.Name, len(msg), charge.MaxRefusalBytes(), printableASCII(msg))
+						}
+					}
+				})
 			}
-		}
+		})
 	}
 }
 
@@ -63,14 +68,18 @@ func TestBadInputThroughCheck(t *testing.T) {
 		if len(c.Doc) == 0 {
 			continue
 		}
-		for _, tool := range v.Tools() {
-			ref := v.Check(context.Background(), tool, c.Doc)
-			if ref == nil {
-				t.Errorf("%s via %s: admitted", c.Name, tool)
-				continue
+		t.Run(c.Name, func(t *testing.T) {
+			for _, tool := range v.Tools() {
+				t.Run(tool, func(t *testing.T) {
+					ref := v.Check(context.Background(), tool, c.Doc)
+					if ref == nil {
+						t.Errorf("%s via %s: admitted", c.Name, tool)
+						return
+					}
+					checkRefusalText(t, tool, c.Doc, ref.Error())
+				})
 			}
-			checkRefusalText(t, tool, c.Doc, ref.Error())
-		}
+		})
 	}
 }
 
@@ -141,37 +150,39 @@ func TestBadInputServed(t *testing.T) {
 	const tool = "knowledge.search"
 	var report strings.Builder
 	for _, c := range badinput.Cases(largeCorpus()) {
-		status, out := s.post(t, tool, c.Doc)
-		var msg struct {
-			Result *struct {
-				IsError bool `json:"isError"`
-				Content []struct {
-					Text string `json:"text"`
-				} `json:"content"`
-			} `json:"result"`
-			Error *struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		parsed := json.Unmarshal(out, &msg) == nil
-		switch {
-		case status == http.StatusOK && parsed && msg.Result != nil:
-			if !msg.Result.IsError || len(msg.Result.Content) != 1 {
-				t.Errorf("%s: answered 200 without a refusal: %.200q", c.Name, out)
-				continue
+		t.Run(c.Name, func(t *testing.T) { // the report gathers every case's line, in order
+			status, out := s.post(t, tool, c.Doc)
+			var msg struct {
+				Result *struct {
+					IsError bool `json:"isError"`
+					Content []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"result"`
+				Error *struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
 			}
-			checkRefusalText(t, tool, c.Doc, msg.Result.Content[0].Text)
-			fmt.Fprintf(&report, "%-32s middleware refusal, %d bytes\n", c.Name, len(msg.Result.Content[0].Text))
-		default:
-			// The SDK's parse error quotes a fragment of the input around
-			// the fault; measured bounded (145 bytes for a 1 MiB body).
-			if status != http.StatusBadRequest || len(out) > sdkAnswerCeiling {
-				t.Errorf("%s: the go-sdk answered HTTP %d with %d bytes (ceiling %d): %.200q", c.Name, status, len(out), sdkAnswerCeiling, out)
+			parsed := json.Unmarshal(out, &msg) == nil
+			switch {
+			case status == http.StatusOK && parsed && msg.Result != nil:
+				if !msg.Result.IsError || len(msg.Result.Content) != 1 {
+					t.Errorf("%s: answered 200 without a refusal: %.200q", c.Name, out)
+					return
+				}
+				checkRefusalText(t, tool, c.Doc, msg.Result.Content[0].Text)
+				fmt.Fprintf(&report, "%-32s middleware refusal, %d bytes\n", c.Name, len(msg.Result.Content[0].Text))
+			default:
+				// The SDK's parse error quotes a fragment of the input around
+				// the fault; measured bounded (145 bytes for a 1 MiB body).
+				if status != http.StatusBadRequest || len(out) > sdkAnswerCeiling {
+					t.Errorf("%s: the go-sdk answered HTTP %d with %d bytes (ceiling %d): %.200q", c.Name, status, len(out), sdkAnswerCeiling, out)
+				}
+				echo := len(c.Doc) >= 4 && bytes.Contains(out, c.Doc[:min(len(c.Doc), 64)])
+				fmt.Fprintf(&report, "%-32s go-sdk answer before middleware: HTTP %d, %d bytes, echoes input: %v\n", c.Name, status, len(out), echo)
 			}
-			echo := len(c.Doc) >= 4 && bytes.Contains(out, c.Doc[:min(len(c.Doc), 64)])
-			fmt.Fprintf(&report, "%-32s go-sdk answer before middleware: HTTP %d, %d bytes, echoes input: %v\n", c.Name, status, len(out), echo)
-		}
+		})
 	}
 	if s.ran != 0 {
 		t.Fatalf("the handler ran %d times on bad input", s.ran)

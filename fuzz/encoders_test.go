@@ -145,10 +145,12 @@ func FuzzEncoderWidths(f *testing.F) {
 // and at its extremes.
 func TestEncodersOnEveryClass(t *testing.T) {
 	for _, c := range charge.WireClasses() {
-		checkEncoders(t, strings.Repeat(string(c.Example), 3))
+		t.Run(fmt.Sprintf("class_U%04X", c.Example), func(t *testing.T) { // the class by its example code point
+			checkEncoders(t, strings.Repeat(string(c.Example), 3))
+		})
 	}
 	for _, r := range []rune{0, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xffff, 0x10000, utf8.MaxRune} {
-		checkEncoders(t, string(r))
+		t.Run(fmt.Sprintf("U%04X", r), func(t *testing.T) { checkEncoders(t, string(r)) })
 	}
 }
 
@@ -176,12 +178,14 @@ func TestPythonPortsMatchCPython(t *testing.T) {
 	if py == "" {
 		t.Skip("no CPython found (tried $BOUNDLAB_PYTHON, $PYENV_ROOT/versions/3.13.0, python3 on PATH); the ports stand unchecked against CPython")
 	}
-	var in []string
+	var in, names []string // names: each string's subtest, by its seed or its class
 	for i := 0; i < 400; i++ {
 		in = append(in, String(seedBytes(i), 48))
+		names = append(names, fmt.Sprintf("seed_%d", i))
 	}
 	for _, c := range charge.WireClasses() {
 		in = append(in, string(c.Example))
+		names = append(names, fmt.Sprintf("class_U%04X", c.Example))
 	}
 	payload, _ := json.Marshal(in)
 	const script = `import json,sys
@@ -197,15 +201,19 @@ for s in json.loads(sys.stdin.read()):
 	if len(lines) != len(in) {
 		t.Fatalf("%s printed %d lines for %d strings", py, len(lines), len(in))
 	}
+	// One CPython process answered for every string; each answer is held to
+	// the ports in a subtest.
 	for i, s := range in {
-		var ascii, raw int
-		fmt.Sscan(lines[i], &ascii, &raw)
-		if got := len(pyEncodeBasestringASCII(s)); got != ascii {
-			t.Errorf("%+q: port ensure_ascii %d, CPython %d", s, got, ascii)
-		}
-		if got := len(pyEncodeBasestring(s)); got != raw {
-			t.Errorf("%+q: port raw %d, CPython %d", s, got, raw)
-		}
+		t.Run(names[i], func(t *testing.T) {
+			var ascii, raw int
+			fmt.Sscan(lines[i], &ascii, &raw)
+			if got := len(pyEncodeBasestringASCII(s)); got != ascii {
+				t.Errorf("%+q: port ensure_ascii %d, CPython %d", s, got, ascii)
+			}
+			if got := len(pyEncodeBasestring(s)); got != raw {
+				t.Errorf("%+q: port raw %d, CPython %d", s, got, raw)
+			}
+		})
 	}
 	t.Logf("%d strings: ports agree with %s", len(in), py)
 }

@@ -64,23 +64,25 @@ func TestStringsAreValidUTF8AndBounded(t *testing.T) {
 // Every class draws only code points of its own kind.
 func TestClassesAreWhatTheyName(t *testing.T) {
 	for _, c := range Classes() {
-		g := newGen(seedBytes(int(c)), Options{})
-		for i := 0; i < 200; i++ {
-			r := g.rune(c)
-			if !utf8.ValidRune(r) {
-				t.Fatalf("%v drew %U, not a scalar value", c, r)
-			}
-			if c == AnyScalar {
-				continue
-			}
-			if c == Format2Byte || c == Latin1Control {
-				if utf8.RuneLen(r) != 2 || charge.Go.RuneClass(r) == charge.Printable {
+		t.Run(c.String(), func(t *testing.T) {
+			g := newGen(seedBytes(int(c)), Options{})
+			for i := 0; i < 200; i++ {
+				r := g.rune(c)
+				if !utf8.ValidRune(r) {
+					t.Fatalf("%v drew %U, not a scalar value", c, r)
+				}
+				if c == AnyScalar {
+					continue
+				}
+				if c == Format2Byte || c == Latin1Control {
+					if utf8.RuneLen(r) != 2 || charge.Go.RuneClass(r) == charge.Printable {
+						t.Fatalf("%v drew %U", c, r)
+					}
+				}
+				if c == AstralNonPrintable && (r < 0x10000 || charge.Go.RuneClass(r) == charge.Printable) {
 					t.Fatalf("%v drew %U", c, r)
 				}
 			}
-			if c == AstralNonPrintable && (r < 0x10000 || charge.Go.RuneClass(r) == charge.Printable) {
-				t.Fatalf("%v drew %U", c, r)
-			}
-		}
+		})
 	}
 }

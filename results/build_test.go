@@ -40,14 +40,16 @@ func TestDiffAcrossBuilds(t *testing.T) {
 		{"method changed on a dependent record", rec("a", 1, old, DepGo), Record{ID: "a", Title: "t", Value: 1, Unit: "u", Method: Measured, Build: now, DependsOn: []string{DepGo}}, false, 1, 1, 0},
 	}
 	for _, c := range cases {
-		probs, rds := diffBuild("p", []Record{c.pinned}, []Record{c.live}, c.strict)
-		changes := 0
-		for _, r := range rds {
-			changes += len(r.Changes)
-		}
-		if len(probs) != c.drift || len(rds) != c.rederi || changes != c.changes {
-			t.Errorf("%s: %d drift %v, %d re-derived %+v; want %d, %d with %d changes", c.name, len(probs), probs, len(rds), rds, c.drift, c.rederi, c.changes)
-		}
+		t.Run(c.name, func(t *testing.T) { // t.Run writes the spaces as _
+			probs, rds := diffBuild("p", []Record{c.pinned}, []Record{c.live}, c.strict)
+			changes := 0
+			for _, r := range rds {
+				changes += len(r.Changes)
+			}
+			if len(probs) != c.drift || len(rds) != c.rederi || changes != c.changes {
+				t.Errorf("%s: %d drift %v, %d re-derived %+v; want %d, %d with %d changes", c.name, len(probs), probs, len(rds), rds, c.drift, c.rederi, c.changes)
+			}
+		})
 	}
 	// Diff, the exported form, is strict.
 	if probs := Diff("p", []Record{rec("a", 1, old)}, []Record{rec("a", 1, now)}); len(probs) != 2 {

@@ -43,23 +43,25 @@ func TestScanFigures(t *testing.T) {
 		{"placeholder names", "Peak 276.4 MiB (`load.<variant>.peak-rss`).\n", ""},
 		{"bare", "It measured 2.125x once.\n", "bare-figure"},
 		{"bare integer", "A run of 10,349 calls.\n", "bare-figure"},
-		{"another paragraph's id does not count", "Cap 26,214,400.\n\nRecord `bodycap.python-clients.cap`.\n", "bare-figure"},
+		{"an id in another paragraph does not count", "Cap 26,214,400.\n\nRecord `bodycap.python-clients.cap`.\n", "bare-figure"},
 		{"a limit is allowed bare", "The budget is 12,582,912 characters.\n", ""},
 		{"versions, dates, ports, hex, RFCs are not figures",
 			"Go 1.26.8, CPython 3.13, Unicode 15.1, protocol 2026-07-28, draft 2020-12, 127.0.0.1:8080, U+1F600, 0x7F, RFC 8259.\n", ""},
 		{"HTTP statuses are not figures", "Answered 413, then 400.\n", ""},
 		{"code is not prose", "Run `--wire 3276800`.\n\n```\n2.125x 10,349\n```\n\n    indented 9,999\n", ""},
 	} {
-		probs := ScanFigures(figureRecs, []string{writeDoc(t, c.doc)}, DocConstants())
-		if c.kind == "" {
-			if len(probs) != 0 {
-				t.Errorf("%s: want no problem, got %v", c.name, probs)
+		t.Run(c.name, func(t *testing.T) { // t.Run writes the spaces as _
+			probs := ScanFigures(figureRecs, []string{writeDoc(t, c.doc)}, DocConstants())
+			if c.kind == "" {
+				if len(probs) != 0 {
+					t.Errorf("%s: want no problem, got %v", c.name, probs)
+				}
+				return
 			}
-			continue
-		}
-		if len(probs) == 0 || probs[0].Kind != c.kind {
-			t.Errorf("%s: want a %s problem, got %v", c.name, c.kind, probs)
-		}
+			if len(probs) == 0 || probs[0].Kind != c.kind {
+				t.Errorf("%s: want a %s problem, got %v", c.name, c.kind, probs)
+			}
+		})
 	}
 }
 
@@ -85,36 +87,38 @@ func TestDocsHoldAndEveryQuoteBreaksOnPerturbation(t *testing.T) {
 		byID[q.ID] = append(byID[q.ID], q)
 	}
 	for id, qs := range byID {
-		moved := make([]Record, len(recs))
-		copy(moved, recs)
-		for i := range moved {
-			if moved[i].ID == id {
-				moved[i].Value = moved[i].Value*1.37 + 1
-			}
-		}
-		after, probs := DocQuotes(moved, paths, DocConstants())
-		for _, q := range qs {
-			at := fmt.Sprintf("%s:%d ", q.File, q.Line)
-			failed := false
-			for _, p := range probs {
-				if strings.HasPrefix(p.Detail, at) && strings.Contains(p.Detail, " "+q.Figure) {
-					failed = true
+		t.Run(id, func(t *testing.T) { // one subtest per quoted record, named by its id
+			moved := make([]Record, len(recs))
+			copy(moved, recs)
+			for i := range moved {
+				if moved[i].ID == id {
+					moved[i].Value = moved[i].Value*1.37 + 1
 				}
 			}
-			for _, a := range after {
-				// another record the paragraph names holds the same value
-				if a.File == q.File && a.Line == q.Line && a.Figure == q.Figure && a.ID != id {
-					failed = true
+			after, probs := DocQuotes(moved, paths, DocConstants())
+			for _, q := range qs {
+				at := fmt.Sprintf("%s:%d ", q.File, q.Line)
+				failed := false
+				for _, p := range probs {
+					if strings.HasPrefix(p.Detail, at) && strings.Contains(p.Detail, " "+q.Figure) {
+						failed = true
+					}
 				}
-				if a == q {
-					failed = false
-					break
+				for _, a := range after {
+					// another record the paragraph names holds the same value
+					if a.File == q.File && a.Line == q.Line && a.Figure == q.Figure && a.ID != id {
+						failed = true
+					}
+					if a == q {
+						failed = false
+						break
+					}
+				}
+				if !failed {
+					t.Errorf("record %s moved and %s:%d still quotes %s as it", id, q.File, q.Line, q.Figure)
 				}
 			}
-			if !failed {
-				t.Errorf("record %s moved and %s:%d still quotes %s as it", id, q.File, q.Line, q.Figure)
-			}
-		}
+		})
 	}
 	t.Logf("%d quotes of %d records, each broken by moving its record", len(quotes), len(byID))
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,17 +10,20 @@ import (
 
 func TestFormatValue(t *testing.T) {
 	for _, c := range []struct {
+		name string
 		r    Record
 		want string
 	}{
-		{Record{Value: 26214400, Unit: "bytes"}, "26,214,400 bytes"},
-		{Record{Value: 6.166651, Unit: "x budget"}, "6.17x budget"},
-		{Record{Value: -1234, Unit: "u"}, "-1,234 u"},
-		{Record{Value: 0.0610239, Unit: "fraction"}, "0.0610239 fraction"},
+		{"bytes", Record{Value: 26214400, Unit: "bytes"}, "26,214,400 bytes"},
+		{"ratio", Record{Value: 6.166651, Unit: "x budget"}, "6.17x budget"},
+		{"negative", Record{Value: -1234, Unit: "u"}, "-1,234 u"},
+		{"fraction", Record{Value: 0.0610239, Unit: "fraction"}, "0.0610239 fraction"},
 	} {
-		if got := FormatValue(c.r); got != c.want {
-			t.Errorf("FormatValue(%v %q) = %q, want %q", c.r.Value, c.r.Unit, got, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := FormatValue(c.r); got != c.want {
+				t.Errorf("FormatValue(%v %q) = %q, want %q", c.r.Value, c.r.Unit, got, c.want)
+			}
+		})
 	}
 }
 
@@ -29,11 +33,13 @@ func TestDiffAllowsAMeasuredValueItsToleranceAndNoMore(t *testing.T) {
 		live  float64
 		drift bool
 	}{{10, false}, {10.5, false}, {9.5, false}, {10.51, true}, {9.49, true}} {
-		live := pinned
-		live.Value = c.live
-		if got := len(Diff("p", []Record{pinned}, []Record{live})) > 0; got != c.drift {
-			t.Errorf("live %v against %v ±%v: drift %v, want %v", c.live, pinned.Value, pinned.Tolerance, got, c.drift)
-		}
+		t.Run(fmt.Sprintf("live_%v", c.live), func(t *testing.T) {
+			live := pinned
+			live.Value = c.live
+			if got := len(Diff("p", []Record{pinned}, []Record{live})) > 0; got != c.drift {
+				t.Errorf("live %v against %v ±%v: drift %v, want %v", c.live, pinned.Value, pinned.Tolerance, got, c.drift)
+			}
+		})
 	}
 	derived := Record{ID: "d", Value: 10, Method: Derived}
 	live := derived

@@ -83,30 +83,38 @@ func TestClassifyRetired(t *testing.T) {
 // record's tolerance, and no further.
 func TestSeedValueHoldsToItsPrecision(t *testing.T) {
 	for _, c := range []struct {
+		name     string
 		seed     string
 		lab, tol float64
 		holds    bool
 	}{
-		{"26,214,400", 26214400, 0, true},
-		{"26,214,400", 26214401, 0, false},
-		{"1.33", 1.3349, 0, true},
-		{"1.33", 1.3351, 0, false},
-		{"3.2", 3.1876, 0, true},
-		{"75.1 MiB", 75.1499 * (1 << 20), 0, true},
-		{"75.1 MiB", 75.1501 * (1 << 20), 0, false},
-		{"75.1 MiB", 75.1501 * (1 << 20), 1000, true},
+		{"integer_at", "26,214,400", 26214400, 0, true},
+		{"integer_one_past", "26,214,400", 26214401, 0, false},
+		{"two_places_rounding_down", "1.33", 1.3349, 0, true},
+		{"two_places_rounding_up", "1.33", 1.3351, 0, false},
+		{"one_place_rounding_up", "3.2", 3.1876, 0, true},
+		{"MiB_rounding_down", "75.1 MiB", 75.1499 * (1 << 20), 0, true},
+		{"MiB_rounding_up", "75.1 MiB", 75.1501 * (1 << 20), 0, false},
+		{"MiB_rounding_up_within_tolerance", "75.1 MiB", 75.1501 * (1 << 20), 1000, true},
 	} {
-		sv, err := ParseSeedValue(c.seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := sv.Holds(c.lab, c.tol); got != c.holds {
-			t.Errorf("%s against %v ±%v: holds %v, want %v", c.seed, c.lab, c.tol, got, c.holds)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			sv, err := ParseSeedValue(c.seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sv.Holds(c.lab, c.tol); got != c.holds {
+				t.Errorf("%s against %v ±%v: holds %v, want %v", c.seed, c.lab, c.tol, got, c.holds)
+			}
+		})
 	}
-	for _, bad := range []string{"", "x", "1,23", "1234,567", "1.", "1.2.3", "3 MB", "-1", "1e3"} {
-		if _, err := ParseSeedValue(bad); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
+	for _, c := range []struct{ name, bad string }{
+		{"empty", ""}, {"x", "x"}, {"1,23", "1,23"}, {"1234,567", "1234,567"}, {"1.", "1."}, {"1.2.3", "1.2.3"},
+		{"3_MB", "3 MB"}, {"-1", "-1"}, {"1e3", "1e3"},
+	} {
+		t.Run("refuses_"+c.name, func(t *testing.T) {
+			if _, err := ParseSeedValue(c.bad); err == nil {
+				t.Errorf("%q parsed", c.bad)
+			}
+		})
 	}
 }

@@ -71,14 +71,16 @@ func TestPyJSONPortIsCPythons(t *testing.T) {
 		ascii bool
 		want  []byte
 	}{{"ensure_ascii=True", true, ascii}, {"ensure_ascii=False", false, raw}} {
-		got := PyDumpsString(s, c.ascii)
-		if got != string(c.want) {
-			i := 0
-			for i < len(got) && i < len(c.want) && got[i] == c.want[i] {
-				i++
+		t.Run(c.name, func(t *testing.T) {
+			got := PyDumpsString(s, c.ascii)
+			if got != string(c.want) {
+				i := 0
+				for i < len(got) && i < len(c.want) && got[i] == c.want[i] {
+					i++
+				}
+				t.Errorf("%s: port and CPython differ first at byte %d (port %d bytes, CPython %d)", c.name, i, len(got), len(c.want))
 			}
-			t.Errorf("%s: port and CPython differ first at byte %d (port %d bytes, CPython %d)", c.name, i, len(got), len(c.want))
-		}
+		})
 	}
 	t.Logf("json.dumps port equals %s's over all %d scalar values, both ways", py, ScalarValues)
 }

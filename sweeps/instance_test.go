@@ -3,6 +3,7 @@ package sweeps
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -123,11 +124,11 @@ func TestWorstInstancesReproduceTheirFigures(t *testing.T) {
 	}
 	for _, d := range ds {
 		t.Run(d.ID, func(t *testing.T) {
-			confirm(t, d.WorstPure, l)
-			confirm(t, d.Worst, l)
+			t.Run("worst_pure", func(t *testing.T) { confirm(t, d.WorstPure, l) })
+			t.Run("worst", func(t *testing.T) { confirm(t, d.Worst, l) })
 			for _, r := range []rune{0x7f, 0x600, 0x1000c} {
 				if c, ok := d.ClassReach(r); ok {
-					confirm(t, c, l)
+					t.Run(fmt.Sprintf("class_U%04X", r), func(t *testing.T) { confirm(t, c, l) })
 				}
 			}
 		})
@@ -167,37 +168,51 @@ func TestAllInstancesAtFullScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range ds {
-		confirm(t, d.WorstPure, l)
-		confirm(t, d.Worst, l)
+		t.Run(d.ID, func(t *testing.T) {
+			t.Run("worst_pure", func(t *testing.T) { confirm(t, d.WorstPure, l) })
+			t.Run("worst", func(t *testing.T) { confirm(t, d.Worst, l) })
+		})
 	}
 }
 
 func TestDocumentInstancesReproduceTheirFigures(t *testing.T) {
-	for _, l := range []charge.Limits{scaled(256), charge.DefaultLimits()} {
-		for _, d := range charge.Dialects() {
-			doc := DocumentWorst(d, l)
-			body, args := doc.Instance.Build()
-			if int64(len(body)) != doc.Instance.Size() {
-				t.Fatalf("%s: body %d bytes, Size %d", d, len(body), doc.Instance.Size())
+	for _, s := range []struct {
+		name string
+		l    charge.Limits
+	}{{"scaled_256", scaled(256)}, {"defaults", charge.DefaultLimits()}} {
+		t.Run(s.name, func(t *testing.T) {
+			for _, d := range charge.Dialects() {
+				t.Run(d.String(), func(t *testing.T) { documentInstanceReproducesItsFigures(t, d, s.l) })
 			}
-			v, err := reference.Decode(body[args[0]:args[1]])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := reference.Width(d, reference.Render(d, v)); got != doc.Render {
-				t.Errorf("%s at %d nodes: reference renders %d, derived %d", d, l.MaxParamsNodes, got, doc.Render)
-			}
-			if n := reference.Nodes(v); n != l.MaxParamsNodes {
-				t.Errorf("%s: %d nodes, want %d", d, n, l.MaxParamsNodes)
-			}
-			g, _ := charge.NewGate(d, l)
-			rep, err := g.Check(body[args[0]:args[1]])
-			if err != nil || rep.Charge != l.MaxParamsRenderedChars || rep.Nodes != l.MaxParamsNodes {
-				t.Errorf("%s: gate %+v %v, want admitted at the budget and the node limit", d, rep, err)
-			}
-			if c := charge.ComposedCeiling(d, l); doc.Render > c {
-				t.Errorf("%s: %d renders past the composed ceiling %d", d, doc.Render, c)
-			}
-		}
+		})
+	}
+}
+
+// documentInstanceReproducesItsFigures is
+// TestDocumentInstancesReproduceTheirFigures for one dialect and one set of
+// limits.
+func documentInstanceReproducesItsFigures(t *testing.T, d charge.Dialect, l charge.Limits) {
+	doc := DocumentWorst(d, l)
+	body, args := doc.Instance.Build()
+	if int64(len(body)) != doc.Instance.Size() {
+		t.Fatalf("%s: body %d bytes, Size %d", d, len(body), doc.Instance.Size())
+	}
+	v, err := reference.Decode(body[args[0]:args[1]])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reference.Width(d, reference.Render(d, v)); got != doc.Render {
+		t.Errorf("%s at %d nodes: reference renders %d, derived %d", d, l.MaxParamsNodes, got, doc.Render)
+	}
+	if n := reference.Nodes(v); n != l.MaxParamsNodes {
+		t.Errorf("%s: %d nodes, want %d", d, n, l.MaxParamsNodes)
+	}
+	g, _ := charge.NewGate(d, l)
+	rep, err := g.Check(body[args[0]:args[1]])
+	if err != nil || rep.Charge != l.MaxParamsRenderedChars || rep.Nodes != l.MaxParamsNodes {
+		t.Errorf("%s: gate %+v %v, want admitted at the budget and the node limit", d, rep, err)
+	}
+	if c := charge.ComposedCeiling(d, l); doc.Render > c {
+		t.Errorf("%s: %d renders past the composed ceiling %d", d, doc.Render, c)
 	}
 }

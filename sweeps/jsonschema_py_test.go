@@ -70,9 +70,9 @@ func TestPythonJsonschemaRendersTheDerivedWidth(t *testing.T) {
 		t.Skip("no CPython with jsonschema ($BOUNDLAB_PYTHON, else python3): instances not driven through Python jsonschema in this run")
 	}
 	dir := t.TempDir()
-	var paths []string
+	var paths, names []string // names: each instance's subtest, scenario_reach_scale
 	var want []int64
-	add := func(r Reach) {
+	add := func(scale, id, which string, r Reach) {
 		if r.Dialect != charge.Python || r.Render > 80<<20 {
 			return
 		}
@@ -83,6 +83,7 @@ func TestPythonJsonschemaRendersTheDerivedWidth(t *testing.T) {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)
+		names = append(names, id+"_"+which+"_"+scale)
 		want = append(want, r.Render)
 	}
 	small, err := Derivations(scaled(256))
@@ -90,8 +91,8 @@ func TestPythonJsonschemaRendersTheDerivedWidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range small {
-		add(d.WorstPure)
-		add(d.Worst)
+		add("scaled_256", d.ID, "worst_pure", d.WorstPure)
+		add("scaled_256", d.ID, "worst", d.Worst)
 	}
 	if !testing.Short() {
 		full, err := Derivations(charge.DefaultLimits())
@@ -100,11 +101,13 @@ func TestPythonJsonschemaRendersTheDerivedWidth(t *testing.T) {
 		}
 		for _, d := range full {
 			if d.ID == "python-raw-codepoint-sdk4mib" || os.Getenv("BOUNDLAB_FULL") != "" {
-				add(d.WorstPure)
-				add(d.Worst)
+				add("defaults", d.ID, "worst_pure", d.WorstPure)
+				add("defaults", d.ID, "worst", d.Worst)
 			}
 		}
 	}
+	// One Python process renders every instance; each answer is then held
+	// to its derivation in a subtest named for the instance.
 	out, err := exec.Command(py, append([]string{"-c", pyJsonschemaScript}, paths...)...).Output()
 	if err != nil {
 		t.Fatalf("python jsonschema: %v", err)
@@ -114,10 +117,13 @@ func TestPythonJsonschemaRendersTheDerivedWidth(t *testing.T) {
 		if !sc.Scan() {
 			t.Fatalf("python printed %d widths for %d instances", i, len(paths))
 		}
-		got, _ := strconv.ParseInt(strings.TrimSpace(sc.Text()), 10, 64)
-		if got != want[i] {
-			t.Errorf("%s: jsonschema's message holds %d characters of instance, derived %d", filepath.Base(paths[i]), got, want[i])
-		}
+		line := sc.Text()
+		t.Run(names[i], func(t *testing.T) {
+			got, _ := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+			if got != want[i] {
+				t.Errorf("%s: jsonschema's message holds %d characters of instance, derived %d", filepath.Base(paths[i]), got, want[i])
+			}
+		})
 	}
 	t.Logf("%d instances rendered by Python jsonschema at their derived widths", len(paths))
 }

@@ -32,19 +32,27 @@ func TestJsonschemaV6RendersTheDerivedWidth(t *testing.T) {
 		if d.Dialect != charge.Go {
 			continue
 		}
-		for _, r := range []Reach{d.WorstPure, d.Worst} {
-			body, args := r.Instance().Build()
-			v, err := reference.Decode(body[args[0]:args[1]])
-			if err != nil {
-				t.Fatal(err)
+		t.Run(d.ID, func(t *testing.T) {
+			for _, c := range []struct {
+				name string
+				r    Reach
+			}{{"worst_pure", d.WorstPure}, {"worst", d.Worst}} {
+				t.Run(c.name, func(t *testing.T) {
+					r := c.r
+					body, args := r.Instance().Build()
+					v, err := reference.Decode(body[args[0]:args[1]])
+					if err != nil {
+						t.Fatal(err)
+					}
+					value := v.(map[string]any)[ValueKey].(string)
+					got := int64(len(sch.Validate(value).Error()) - base)
+					if got != r.Render {
+						t.Errorf("%s: jsonschema/v6 renders %d bytes of the value, derived %d", r.Instance().Name, got, r.Render)
+					}
+					n++
+				})
 			}
-			value := v.(map[string]any)[ValueKey].(string)
-			got := int64(len(sch.Validate(value).Error()) - base)
-			if got != r.Render {
-				t.Errorf("%s: jsonschema/v6 renders %d bytes of the value, derived %d", r.Instance().Name, got, r.Render)
-			}
-			n++
-		}
+		})
 	}
 	t.Logf("%d go-dialect instances rendered by jsonschema/v6 at their derived widths", n)
 }

@@ -21,8 +21,10 @@ func TestSeedValuesNameProducedRecords(t *testing.T) {
 		}
 	}
 	for id, want := range seedValues {
-		if got, ok := set[id]; !ok || got != want {
-			t.Errorf("%s: produced %v, seed value %q, want %q", id, ok, got, want)
-		}
+		t.Run(id, func(t *testing.T) {
+			if got, ok := set[id]; !ok || got != want {
+				t.Errorf("%s: produced %v, seed value %q, want %q", id, ok, got, want)
+			}
+		})
 	}
 }

@@ -45,7 +45,7 @@ func renderedByV6(t testing.TB, sch *jsonschema.Schema, s string) int64 {
 // library and compares the bytes it renders with charge's Go width.
 func TestTheGoDialectIsWhatJsonschemaV6Renders(t *testing.T) {
 	sch := patternSchema(t)
-	check := func(s string) {
+	check := func(t *testing.T, s string) {
 		t.Helper()
 		got := renderedByV6(t, sch, s) // the string's content, without its quotes
 		if w := int64(charge.Go.StringWidth(s)); w != got {
@@ -55,8 +55,12 @@ func TestTheGoDialectIsWhatJsonschemaV6Renders(t *testing.T) {
 			t.Errorf("%q: reference width %d, jsonschema/v6 rendered %d", s, ref, got)
 		}
 	}
-	for _, s := range []string{`'`, `"`, `\`, `a\`, `\\`, `'"\`, `it's "x" \n`, "\x7f\x00'\"\\", "\U0001F600\\", `\"`} {
-		check(s)
+	// ap is an apostrophe ('), q a quote ("), bs a backslash (\).
+	for _, c := range []struct{ name, s string }{
+		{"ap", `'`}, {"q", `"`}, {"bs", `\`}, {"a_bs", `a\`}, {"bs_bs", `\\`}, {"ap_q_bs", `'"\`},
+		{"its_x_bs_n", `it's "x" \n`}, {"del_nul_ap_q_bs", "\x7f\x00'\"\\"}, {"U1F600_bs", "\U0001F600\\"}, {"bs_q", `\"`},
+	} {
+		t.Run(c.name, func(t *testing.T) { check(t, c.s) })
 	}
 }
 

@@ -28,20 +28,26 @@ func TestUCDData(t *testing.T) {
 		{0x2FFC, "So"}, {0x31EF, "So"}, {0x2EBF0, "Lo"}, {0x2EE5D, "Lo"}, {0x2EE5E, "Cn"},
 		{0xD800, "Cs"}, {0xE000, "Co"}, {0x2028, "Zl"}, {0x2029, "Zp"}, {0x10FFFF, "Cn"}, {0, "Cc"},
 	} {
-		got, err := GeneralCategory(c.r)
-		if err != nil || got != c.cat {
-			t.Errorf("GeneralCategory(U+%04X) = %q, %v; Unicode %s says %s", c.r, got, err, UnicodeVersion, c.cat)
-		}
+		t.Run(fmt.Sprintf("category_U%04X", c.r), func(t *testing.T) {
+			got, err := GeneralCategory(c.r)
+			if err != nil || got != c.cat {
+				t.Errorf("GeneralCategory(U+%04X) = %q, %v; Unicode %s says %s", c.r, got, err, UnicodeVersion, c.cat)
+			}
+		})
 	}
 	for _, r := range []rune{-1, 0x110000} {
-		if got, err := GeneralCategory(r); got != "" || err != nil || PythonPrintable(r) {
-			t.Errorf("GeneralCategory(%#x) = %q, %v; want none", r, got, err)
-		}
+		t.Run(fmt.Sprintf("invalid_%#x", r), func(t *testing.T) {
+			if got, err := GeneralCategory(r); got != "" || err != nil || PythonPrintable(r) {
+				t.Errorf("GeneralCategory(%#x) = %q, %v; want none", r, got, err)
+			}
+		})
 	}
 	for r, want := range map[rune]bool{' ': true, 'A': true, 0x00A0: false, 0x00AD: false, 0x088F: false, 0x2EBF0: true, 0xE000: false, 0x0301: true} {
-		if got := PythonPrintable(r); got != want {
-			t.Errorf("PythonPrintable(U+%04X) = %v, want %v", r, got, want)
-		}
+		t.Run(fmt.Sprintf("printable_U%04X", r), func(t *testing.T) {
+			if got := PythonPrintable(r); got != want {
+				t.Errorf("PythonPrintable(U+%04X) = %v, want %v", r, got, want)
+			}
+		})
 	}
 }
 
@@ -80,9 +86,11 @@ func TestUCDDataRefusesDamage(t *testing.T) {
 		"three ends": doc(e("Cn", "0000", "0001", "10FFFF")),
 		"not json":   []byte("{"),
 	} {
-		if _, err := parseCategoryRanges(d); err == nil {
-			t.Errorf("%s: parsed without error", name)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := parseCategoryRanges(d); err == nil {
+				t.Errorf("%s: parsed without error", name)
+			}
+		})
 	}
 }
 
