@@ -127,7 +127,8 @@ func TestToolsListNestingFitsTheValidator(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := deepSchema(tc.depth)
 			_, perr := ParseToolsList([]byte(response(`{"name":"a","inputSchema":` + schema + `}`)))
-			_, verr := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "a", InputSchema: json.RawMessage(schema)}), nil)
+			// Open on purpose: the case is about nesting, not closure.
+			_, verr := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "a", InputSchema: json.RawMessage(schema)}), &mcpvalidate.Options{OpenTools: []string{"a"}})
 			if (perr == nil) != tc.parses || (verr == nil) != tc.parses {
 				t.Errorf("depth %d: the parser says %v, the validator %v; want both %s", tc.depth, perr, verr, map[bool]string{true: "to admit", false: "to refuse"}[tc.parses])
 			}
