@@ -294,6 +294,10 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 	}
 	if err == nil {
+		if t.typed != nil {
+			// What the schema cannot say about the tool's Go type (typed.go).
+			return t.typed.refuse(name, doc, arguments)
+		}
 		return nil
 	}
 	r := &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageSchema}
