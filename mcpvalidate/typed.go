@@ -252,7 +252,7 @@ func (rec *typedTool) refuse(name string, doc any, args []byte) *Refusal {
 			return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 		}
 	}
-	if rec.plan != nil {
+	if rec.plan != nil && ls.total == 0 {
 		rec.plan.walk(doc, nil, ls.add)
 	}
 	if ls.total == 0 && rec.whole != nil && !rec.whole(args) {

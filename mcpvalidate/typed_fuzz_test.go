@@ -217,36 +217,40 @@ type ownSchemaIn struct {
 
 const ownSchema = `{"type":"object","properties":{"n":{"type":"integer"},"d8":{"type":"integer","default":300},"w":{"type":"string"}},"additionalProperties":false}`
 
-// typedCase is one representative tool.
+// typedCase is one representative tool. add registers it with AddTool, or
+// with the go-sdk's own mcp.AddTool when plain (the "before").
 type typedCase struct {
 	name string
-	add  func(srv *mcp.Server, h func() (*mcp.CallToolResult, any, error))
+	add  func(srv *mcp.Server, plain bool, h func() (*mcp.CallToolResult, any, error))
 }
 
 func handlerFor[In any](h func() (*mcp.CallToolResult, any, error)) mcp.ToolHandlerFor[In, any] {
 	return func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, any, error) { return h() }
 }
 
-func typedCaseOf[In any](name string) typedCase {
-	return typedCase{name, func(srv *mcp.Server, h func() (*mcp.CallToolResult, any, error)) {
-		AddTool(srv, &mcp.Tool{Name: name}, handlerFor[In](h))
+func typedCaseOf[In any](name string, schema any) typedCase {
+	return typedCase{name, func(srv *mcp.Server, plain bool, h func() (*mcp.CallToolResult, any, error)) {
+		t := &mcp.Tool{Name: name, InputSchema: schema}
+		if plain {
+			mcp.AddTool(srv, t, handlerFor[In](h))
+		} else {
+			AddTool(srv, t, handlerFor[In](h))
+		}
 	}}
 }
 
 var typedCases = []typedCase{
-	typedCaseOf[issueIn]("issue"),
-	typedCaseOf[scalarsIn]("scalars"),
-	typedCaseOf[containersIn]("containers"),
-	typedCaseOf[Outer]("embedded"),
-	typedCaseOf[opaqueIn]("opaque"),
-	typedCaseOf[quotedIn]("quoted"),
-	typedCaseOf[createEntitiesArgs]("memory"),
-	typedCaseOf[*continueThinkingArgs]("thinking"),
-	typedCaseOf[any]("any"),
-	typedCaseOf[map[string]int16]("map"),
-	{"own", func(srv *mcp.Server, h func() (*mcp.CallToolResult, any, error)) {
-		AddTool(srv, &mcp.Tool{Name: "own", InputSchema: json.RawMessage(ownSchema)}, handlerFor[ownSchemaIn](h))
-	}},
+	typedCaseOf[issueIn]("issue", nil),
+	typedCaseOf[scalarsIn]("scalars", nil),
+	typedCaseOf[containersIn]("containers", nil),
+	typedCaseOf[Outer]("embedded", nil),
+	typedCaseOf[opaqueIn]("opaque", nil),
+	typedCaseOf[quotedIn]("quoted", nil),
+	typedCaseOf[createEntitiesArgs]("memory", nil),
+	typedCaseOf[*continueThinkingArgs]("thinking", nil),
+	typedCaseOf[any]("any", nil),
+	typedCaseOf[map[string]int16]("map", nil),
+	typedCaseOf[ownSchemaIn]("own", json.RawMessage(ownSchema)),
 }
 
 // typedPair is the representative tools on two servers: one wired as the
@@ -276,7 +280,7 @@ func newTypedPair(tb testing.TB) *typedPair {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: servedText}}}, nil, nil
 		}
 		for _, c := range typedCases {
-			c.add(srv, h)
+			c.add(srv, false, h)
 		}
 		if i == 0 {
 			v, err := Install(srv, nil)

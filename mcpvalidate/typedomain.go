@@ -497,11 +497,12 @@ func (d *deriver) scalar(base *sdkschema.Schema, nullable bool, kind string) *sd
 
 // intKeyPattern is the key syntax the decoder parses into an integer map
 // key: an optional minus, then 0 or digits without a leading zero (no plus,
-// no space, no exponent). Its range is checked at run time.
-// TestIntKeyPattern holds it to the decoder.
+// no leading space, no exponent), then any JSON whitespace (segmentio skips
+// it). Its range is checked at run time. TestIntKeyPattern holds it to the
+// decoder.
 const (
-	intKeyPattern  = `^-?(0|[1-9][0-9]*)$`
-	uintKeyPattern = `^(0|[1-9][0-9]*)$`
+	intKeyPattern  = `^-?(0|[1-9][0-9]*)[ \t\n\r]*$`
+	uintKeyPattern = `^(0|[1-9][0-9]*)[ \t\n\r]*$`
 )
 
 var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
