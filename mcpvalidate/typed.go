@@ -288,11 +288,33 @@ func (s *leafSet) add(l Leaf) {
 	}
 }
 
+// pathSeg is one step of the path to a value: a member name, or an array
+// index (idx >= 0). The path is rendered only when a leaf is added, so a
+// walk that finds nothing allocates nothing for it.
+type pathSeg struct {
+	key string
+	idx int
+}
+
+func pointer(path []pathSeg) string {
+	tokens := make([]string, len(path))
+	for i, s := range path {
+		if s.idx >= 0 {
+			tokens[i] = strconv.Itoa(s.idx)
+		} else {
+			tokens[i] = s.key
+		}
+	}
+	return charge.DisplayPointer(tokens)
+}
+
+func memberSeg(k string) pathSeg { return pathSeg{key: k, idx: -1} }
+
 // walk checks node, a value of the arguments tree at path, against p, adding
 // a leaf for each failure. Nothing of a value is kept: a leaf holds the
 // pointer (the caller's keys, escaped and cut) and fixed text or a bound.
-func (p *plan) walk(node any, path []string, add func(Leaf)) {
-	at := func(kw, want string) { add(Leaf{Pointer: charge.DisplayPointer(path), Keyword: kw, Want: want}) }
+func (p *plan) walk(node any, path []pathSeg, add func(Leaf)) {
+	at := func(kw, want string) { add(Leaf{Pointer: pointer(path), Keyword: kw, Want: want}) }
 	switch p.kind {
 	case planDecode:
 		if !sdkDecodesInto(node, p.typ) {
@@ -322,7 +344,7 @@ func (p *plan) walk(node any, path []string, add func(Leaf)) {
 	case []any:
 		if (p.kind == planElems || p.kind == planBytes) && p.elem != nil {
 			for i, v := range n {
-				p.elem.walk(v, append(path, strconv.Itoa(i)), add)
+				p.elem.walk(v, append(path, pathSeg{idx: i}), add)
 			}
 		}
 	case map[string]any:
@@ -330,16 +352,16 @@ func (p *plan) walk(node any, path []string, add func(Leaf)) {
 		case planStruct:
 			for k, v := range n {
 				if fp := p.fields[k]; fp != nil {
-					fp.walk(v, append(path, k), add)
+					fp.walk(v, append(path, memberSeg(k)), add)
 				}
 			}
 		case planMap:
 			for k, v := range n {
 				if p.keys != nil && !keyDecodes(k, p.keys) {
-					add(Leaf{Pointer: charge.DisplayPointer(append(path, k)), Keyword: kwPropertyNames, Want: wantKeyType})
+					add(Leaf{Pointer: pointer(append(path, memberSeg(k))), Keyword: kwPropertyNames, Want: wantKeyType})
 				}
 				if p.elem != nil {
-					p.elem.walk(v, append(path, k), add)
+					p.elem.walk(v, append(path, memberSeg(k)), add)
 				}
 			}
 		}
@@ -348,7 +370,7 @@ func (p *plan) walk(node any, path []string, add func(Leaf)) {
 
 // walkNumbers refuses every number of an untyped value that the SDK's first
 // step (numbers as float64) cannot hold.
-func walkNumbers(node any, path []string, add func(Leaf)) {
+func walkNumbers(node any, path []pathSeg, add func(Leaf)) {
 	switch n := node.(type) {
 	case json.Number:
 		if _, err := strconv.ParseFloat(string(n), 64); err != nil {
@@ -356,15 +378,15 @@ func walkNumbers(node any, path []string, add func(Leaf)) {
 			if strings.HasPrefix(string(n), "-") {
 				kw, want = "minimum", "-"+maxFloat64Text
 			}
-			add(Leaf{Pointer: charge.DisplayPointer(path), Keyword: kw, Want: want})
+			add(Leaf{Pointer: pointer(path), Keyword: kw, Want: want})
 		}
 	case []any:
 		for i, v := range n {
-			walkNumbers(v, append(path, strconv.Itoa(i)), add)
+			walkNumbers(v, append(path, pathSeg{idx: i}), add)
 		}
 	case map[string]any:
 		for k, v := range n {
-			walkNumbers(v, append(path, k), add)
+			walkNumbers(v, append(path, memberSeg(k)), add)
 		}
 	}
 }

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +22,7 @@ import (
 	sdkschema "github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdkjson "github.com/segmentio/encoding/json"
+	"github.com/theurian/boundlab/charge"
 )
 
 // connect serves srv over an in-memory transport and returns a client.
@@ -417,5 +421,335 @@ func TestPlainSDKCrashesOnAMarshalTextKey(t *testing.T) {
 	}
 	if got := answer(t, cs, "t", `{"byInt":{}}`); got != servedText {
 		t.Errorf("an empty map: %q", got)
+	}
+}
+
+// serveTyped serves the representative tools as the README wires a server:
+// registered (with AddTool, or with mcp.AddTool when plain), Install, the
+// SDK's streamable HTTP handler capped at the derived body cap, the front
+// gate in front, on a loopback listener; a client of the go-sdk connects.
+func serveTyped(t testing.TB, plain bool, s *sentinel) (*mcp.ClientSession, *Validator) {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "v0"}, nil)
+	for _, c := range typedCases {
+		c.add(srv, plain, s.handle)
+	}
+	v, err := Install(srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
+	front, err := v.FrontGate(sdk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(front)
+	t.Cleanup(hs.Close)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, v
+}
+
+// typedRow is one call: want is "served", or the pointer and keyword of the
+// leaf the refusal must name. issue marks issue 23's table; crash, a call
+// that takes a plain go-sdk server down (TestPlainSDKCrashesOnAMarshalTextKey).
+type typedRow struct {
+	tool, args, want string
+	issue, crash     bool
+}
+
+// typedRows reach each kind of the derivation, at and past its bounds.
+var typedRows = []typedRow{
+	// Issue 23's table: the three that reached the SDK's decode, the five
+	// refused cleanly before, and a negative zero it did not list.
+	{"issue", `{"query":"Q","limit":99999999999999999999}`, "/limit maximum", true, false},
+	{"issue", `{"query":"Q","limit":1e400}`, "/limit maximum", true, false},
+	{"issue", `{"query":"Q","limit":1,"ratio":1e39}`, "/ratio maximum", true, false},
+	{"issue", `{"query":"Q","limit":1,"page":-1}`, "/page minimum", true, false},
+	{"issue", `{"query":"Q","limit":1,"level":300}`, "/level maximum", true, false},
+	{"issue", `{"query":"Q","limit":1.5}`, "/limit type", true, false},
+	{"issue", `{"query":5,"limit":1}`, "/query type", true, false},
+	{"issue", `{"query":"Q","limit":null}`, "/limit type", true, false},
+	{"issue", `{"query":"Q","limit":1,"page":-0}`, "/page minimum", true, false},
+	{"issue", `{"query":"Q","limit":9223372036854775000,"page":18446744073709550000,"level":127,"ratio":3.4028235e38}`, servedText, true, false},
+	{"issue", `{"query":"Q","limit":-9223372036854775000,"level":-128,"ratio":-3.4028235e38}`, servedText, true, false},
+	{"issue", `{"query":"Q","limit":9223372036854775807}`, "/limit maximum", true, false},
+	{"issue", `{"query":"Q","limit":1,"page":36893488147419103000}`, "/page maximum", true, false},
+	// Integers and floats of every width: at the bounds, and past them.
+	{"scalars", `{"i8":-128,"i16":32767,"i32":-2147483648,"u8":255,"u16":65535,"u32":4294967295,"up":0}`, servedText, false, false},
+	{"scalars", `{"i8":128}`, "/i8 maximum", false, false},
+	{"scalars", `{"i16":-32769}`, "/i16 minimum", false, false},
+	{"scalars", `{"u32":4294967296}`, "/u32 maximum", false, false},
+	{"scalars", `{"u64":18446744073709551615}`, "/u64 maximum", false, false},
+	{"scalars", `{"i64":-9223372036854775808}`, "/i64 minimum", false, false},
+	{"scalars", `{"up":-0}`, "/up minimum", false, false},
+	{"scalars", `{"pu8":-0.0}`, "/pu8 minimum", false, false},
+	{"scalars", `{"f64":1.7976931348623157e308,"f32":1e-46}`, servedText, false, false},
+	{"scalars", `{"f64":1.7976931348623159e308}`, "/f64 maximum", false, false},
+	{"scalars", `{"f32":-3.4028236e38}`, "/f32 minimum", false, false},
+	{"scalars", `{"f64":-0,"f32":-0,"i":-0,"i64":1e2}`, servedText, false, false},
+	{"scalars", `{"f64":5e-324,"i":5.0}`, servedText, false, false},
+	{"scalars", `{"f64":1e-400}`, servedText, false, false},
+	// Strings, booleans, pointers and null.
+	{"scalars", `{"s":5}`, "/s type", false, false},
+	{"scalars", `{"b":"true"}`, "/b type", false, false},
+	{"scalars", `{"s":null}`, "/s type", false, false},
+	{"scalars", `{"ps":null,"pi64":null,"ppi":null,"pn":null}`, servedText, false, false},
+	{"scalars", `{"ppi":32768}`, "/ppi maximum", false, false},
+	// json.Number: a number (jsonschema-go says string), finite.
+	{"scalars", `{"n":-0.5e3}`, servedText, false, false},
+	{"scalars", `{"n":"5"}`, "/n type", false, false},
+	{"scalars", `{"n":1e400}`, "/n maximum", false, false},
+	// Case: the decoder matches member names exactly.
+	{"scalars", `{"I8":1}`, "/I8 additionalProperties", false, false},
+	// Slices, arrays, maps, bytes.
+	{"containers", `{"ints":[1,-128,127],"fixed":[1,2,3],"bytes":"AQID","mine":"AQI=","pair":[1,255],"byCode":{"ab":1},"byInt":{}}`, servedText, false, false},
+	{"containers", `{"ints":[1,128]}`, "/ints/1 maximum", false, false},
+	{"containers", `{"fixed":[1,2]}`, "/fixed minItems", false, false},
+	{"containers", `{"fixed":[1,2,3,4]}`, "/fixed maxItems", false, false},
+	{"containers", `{"bytes":"A Q"}`, "/bytes contentEncoding", false, false},
+	{"containers", `{"bytes":[1,2,256]}`, "/bytes/2 maximum", false, false},
+	{"containers", `{"bytes":[-0]}`, "/bytes/0 minimum", false, false},
+	{"containers", `{"mine":"@@"}`, "/mine contentEncoding", false, false},
+	{"containers", `{"pair":"AQI="}`, "/pair type", false, false},
+	{"containers", `{"floats":{"a":3.4028235e38,"b":1e39}}`, "/floats/b maximum", false, false},
+	{"containers", `{"nested":[[1],[2,-0]]}`, "/nested/1/1 minimum", false, false},
+	{"containers", `{"byInt":{"1":true}}`, "/byInt/1 propertyNames", false, true},
+	{"containers", `{"byCode":{"AB":1}}`, "/byCode/AB propertyNames", false, false},
+	{"containers", `{"deep":{"k":[1,null,4294967296]}}`, "/deep/k/2 maximum", false, false},
+	// Nested and embedded structs, json tag options.
+	{"embedded", `{"a":1,"b":"x","tagged":{"d":true},"x":1,"QR":-128,"-":255,"sub":{"a":-128}}`, servedText, false, false},
+	{"embedded", `{"a":1,"tagged":{"d":true},"x":1,"c":1}`, "/c c", false, false},
+	{"embedded", `{"a":1,"tagged":{"d":true},"x":1,"d":true}`, "/d additionalProperties", false, false},
+	{"embedded", `{"a":1,"tagged":{"d":true},"x":1,"Z":1}`, "/Z additionalProperties", false, false},
+	{"embedded", `{"a":1,"tagged":{"d":true},"x":1,"q'r":1}`, "/q'r additionalProperties", false, false},
+	{"embedded", `{"a":1,"tagged":{"d":true},"x":1,"Skip":1}`, "/Skip additionalProperties", false, false},
+	{"embedded", `{"a":1,"tagged":{"d":true},"x":1,"sub":{"a":-129}}`, "/sub/a minimum", false, false},
+	{"embedded", `{"tagged":{"d":true},"x":1}`, " required", false, false},
+	{"quoted", `{"n":"5","pn":"null","b":"true","f":"1.5","s":"\"x\"","u":"255"}`, servedText, false, false},
+	{"quoted", `{"n":5}`, "/n type", false, false},
+	{"quoted", `{"n":"5.0"}`, "/n decode", false, false},
+	{"quoted", `{"f":"1e39"}`, "/f decode", false, false},
+	{"quoted", `{"u":"256"}`, "/u decode", false, false},
+	{"quoted", `{"s":"x"}`, "/s decode", false, false},
+	// Opaque types and untyped members.
+	{"opaque", `{"when":"2024-01-01T00:00:00Z","level":"INFO","big":12,"ok":42,"code":"ab","raw":{"x":[1]},"any":[1],"meta":{"k":{"j":1}},"rat":"1/3","flt":"1.5"}`, servedText, false, false},
+	{"opaque", `{"when":"yesterday"}`, "/when decode", false, false},
+	{"opaque", `{"when":5}`, "/when type", false, false},
+	{"opaque", `{"pwhen":"x"}`, "/pwhen decode", false, false},
+	{"opaque", `{"level":"LOUD"}`, "/level decode", false, false},
+	{"opaque", `{"big":"12"}`, "/big decode", false, false},
+	{"opaque", `{"big":1e21}`, "/big decode", false, false},
+	{"opaque", `{"ok":"no"}`, "/ok decode", false, false},
+	{"opaque", `{"code":"ABC"}`, "/code decode", false, false},
+	{"opaque", `{"codes":["a","B"]}`, "/codes/1 decode", false, false},
+	{"opaque", `{"raw":{"x":[-1e309]}}`, "/raw/x/0 minimum", false, false},
+	{"opaque", `{"any":1e400}`, "/any maximum", false, false},
+	{"opaque", `{"meta":{"k":-1e400}}`, "/meta/k minimum", false, false},
+	{"opaque", `{"str":"x"}`, "/str type", false, false},
+	// The go-sdk's examples.
+	{"memory", `{"entities":[{"name":"a","entityType":"t","observations":["o"]}]}`, servedText, false, false},
+	{"memory", `{"entities":[{"name":"a","entityType":"t"}]}`, "/entities/0 required", false, false},
+	{"thinking", `{"sessionId":"s","thought":"t","history":[{"index":1,"content":"c","created":"2024-01-01T00:00:00Z","revised":false}]}`, servedText, false, false},
+	{"thinking", `{"sessionId":"s","thought":"t","history":[{"index":1,"content":"c","created":"soon","revised":false}]}`, "/history/0/created decode", false, false},
+	{"thinking", `{"sessionId":"s","thought":"t","reviseStep":1e19}`, "/reviseStep maximum", false, false},
+	// In = any, In = a map, and a tool with a schema of its own.
+	{"any", `{"a":[1,{"b":2}]}`, servedText, false, false},
+	{"any", `{"a":[1,{"b":-1e400}]}`, "/a/1/b minimum", false, false},
+	{"map", `{"a":-32768}`, servedText, false, false},
+	{"map", `{"a":32768}`, "/a maximum", false, false},
+	{"own", `{"n":1,"d8":1,"w":"2024-01-01T00:00:00Z"}`, servedText, false, false},
+	{"own", `{"n":1e19,"d8":1}`, "/n maximum", false, false},
+	{"own", `{"n":1,"d8":1,"w":"x"}`, "/w decode", false, false},
+	{"own", `{"n":1}`, " decode", false, false},
+}
+
+// TestTypedDomainOverHTTP drives every row through the README's wiring:
+// each out-of-domain value is answered with the validator's own refusal
+// (the text Check gives, naming the row's member and keyword), the handler
+// never runs, and each at-bound call is served. The same calls against the
+// same types registered with mcp.AddTool are the "before": issue 23's three
+// leaks are still there (and a negative zero is a fourth).
+func TestTypedDomainOverHTTP(t *testing.T) {
+	var s, plainRan sentinel
+	cs, v := serveTyped(t, false, &s)
+	plain, _ := serveTyped(t, true, &plainRan)
+	for _, row := range typedRows {
+		t.Run(row.tool+"/"+row.args, func(t *testing.T) {
+			before := s.count()
+			got := answer(t, cs, row.tool, row.args)
+			ran := s.count() > before
+			r := refusalOf(t, v, row.tool, []byte(row.args))
+			if row.want == servedText {
+				if got != servedText || !ran || r != nil {
+					t.Fatalf("want served; answer %q, handler ran %v, Check %v", got, ran, r)
+				}
+				return
+			}
+			if r == nil || got != r.Error() || ran {
+				t.Fatalf("want the validator's refusal; answer %q, handler ran %v, Check %v", got, ran, r)
+			}
+			ptr, kw, _ := strings.Cut(row.want, " ")
+			found := false
+			for _, l := range r.Leaves {
+				found = found || (l.Pointer == ptr && l.Keyword == kw)
+			}
+			if !found {
+				t.Errorf("the refusal %q names no leaf %q %q", got, ptr, kw)
+			}
+			if m := sdkText.FindString(fixedText(r)); m != "" {
+				t.Errorf("the refusal %q carries %q", got, m)
+			}
+			if row.crash {
+				return
+			}
+			was := answer(t, plain, row.tool, row.args)
+			if issueLeaks[row.args] && !strings.Contains(was, "unmarshal") {
+				t.Errorf("before: %q: the SDK no longer answers with its decode error; the docs' table says it does", was)
+			}
+		})
+	}
+}
+
+// issueLeaks are the rows whose "before" is the SDK's decode error, quoting
+// the caller's bytes and a Go type: issue 23's three and a negative zero.
+var issueLeaks = map[string]bool{
+	`{"query":"Q","limit":99999999999999999999}`: true,
+	`{"query":"Q","limit":1e400}`:                true,
+	`{"query":"Q","limit":1,"ratio":1e39}`:       true,
+	`{"query":"Q","limit":1,"page":-0}`:          true,
+}
+
+// TestTypedRecordFollowsItsServer: the record AddTool leaves applies
+// through Install and ServerTools on the server it was added to, and only
+// while tools/list still shows the schema AddTool registered; Tools does
+// not look records up; a server's records die with it.
+func TestTypedRecordFollowsItsServer(t *testing.T) {
+	negZero := []byte(`{"query":"Q","limit":1,"page":-0}`)
+	var s sentinel
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+	AddTool(srv, &mcp.Tool{Name: "issue"}, handlerFor[issueIn](s.handle))
+	v, err := New(ServerTools(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := refusalOf(t, v, "issue", negZero); r == nil || r.Stage != StageType {
+		t.Fatalf("through ServerTools: %v", r)
+	}
+	if _, ok := TypeDomain(srv, "issue"); !ok {
+		t.Fatal("no domain recorded")
+	}
+	if _, ok := TypeDomain(srv, "other"); ok {
+		t.Fatal("a domain for a tool never added")
+	}
+	// Tools: the same published schema, no record.
+	listed, err := ListTools(context.Background(), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vt, err := New(Tools(listed...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := refusalOf(t, vt, "issue", negZero); r != nil {
+		t.Fatalf("through Tools: %v", r)
+	}
+	// Replaced by a registration of the SDK's own: the record no longer applies.
+	type other struct {
+		Page uint `json:"page"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "issue"}, handlerFor[other](s.handle))
+	v2, err := New(ServerTools(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.tools["issue"].typed != nil {
+		t.Fatal("a replaced tool kept its record")
+	}
+	// Another server: nothing recorded.
+	if _, ok := TypeDomain(mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil), "issue"); ok {
+		t.Fatal("a record on another server")
+	}
+}
+
+func TestTypedRecordsDieWithTheirServer(t *testing.T) {
+	count := func() int {
+		typedMu.Lock()
+		defer typedMu.Unlock()
+		return len(typedBy)
+	}
+	before := count()
+	func() {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+		AddTool(srv, &mcp.Tool{Name: "issue"}, handlerFor[issueIn]((&sentinel{}).handle))
+		if count() != before+1 {
+			t.Fatal("no entry for the server")
+		}
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for count() > before && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if count() > before {
+		t.Fatal("the server's records outlived it")
+	}
+}
+
+// TestTypeRefusalIsBounded: a StageType refusal names at most maxLeaves
+// leaves and counts the rest, cuts each caller key at charge.KeyCut, and
+// stays within MaxRefusalBytes.
+func TestTypeRefusalIsBounded(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+	AddTool(srv, &mcp.Tool{Name: "opaque"}, handlerFor[opaqueIn]((&sentinel{}).handle))
+	v, err := New(ServerTools(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("k", 200)
+	var b strings.Builder
+	b.WriteString(`{"meta":{`)
+	for i := range 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%s%d":-1e400`, long, i)
+	}
+	b.WriteString(`}}`)
+	r := refusalOf(t, v, "opaque", []byte(b.String()))
+	if r == nil || r.Stage != StageType || len(r.Leaves) != maxLeaves || r.Elided != 10-maxLeaves {
+		t.Fatalf("%v", r)
+	}
+	for _, l := range r.Leaves {
+		if strings.Contains(l.Pointer, strings.Repeat("k", charge.KeyCut+1)) || l.Keyword != "minimum" {
+			t.Errorf("leaf %+v", l)
+		}
+	}
+	if n := len(r.Error()); n > MaxRefusalBytes() {
+		t.Errorf("%d bytes", n)
+	}
+}
+
+// TestAddToolPanicsAsTheSDK: a type the SDK cannot infer panics AddTool
+// with the SDK's own message.
+func TestAddToolPanicsAsTheSDK(t *testing.T) {
+	type bad struct {
+		C chan int `json:"c"`
+	}
+	catch := func(f func()) (msg string) {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		f()
+		return ""
+	}
+	h := handlerFor[bad]((&sentinel{}).handle)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+	theirs := catch(func() { mcp.AddTool(srv, &mcp.Tool{Name: "t"}, h) })
+	ours := catch(func() { AddTool(srv, &mcp.Tool{Name: "t"}, h) })
+	if theirs == "" || ours != theirs {
+		t.Fatalf("ours %q, the SDK's %q", ours, theirs)
 	}
 }
