@@ -527,7 +527,13 @@ func ratString(r *big.Rat) string {
 		return ""
 	}
 	if r.IsInt() {
-		return r.Num().String()
+		if n := r.Num().String(); len(n) <= 21 {
+			return n
+		}
+		// A bound like float32's (3.4028235677973366e+38, published by
+		// jsonschema-go from a float64) reads as the decimal it was written
+		// as, not as 39 digits: the shortest text that is exactly r.
+		return new(big.Float).SetPrec(uint(r.Num().BitLen())).SetRat(r).Text('g', -1)
 	}
 	return r.RatString()
 }
