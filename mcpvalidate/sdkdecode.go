@@ -1,7 +1,6 @@
 package mcpvalidate
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -32,19 +31,22 @@ import (
 // TestSDKDecodeMatchesTheSDK holds the copy to the real SDK through an
 // in-memory client.
 
-// sdkUnmarshal decodes as go-sdk's internal/json.Unmarshal does. Where that
-// decoder panics (a map key type with MarshalText and no UnmarshalText:
-// typedomain.go mapSchema), the SDK's process goes down; here the panic is
-// an error, so the value is refused.
+// sdkUnmarshal decodes as go-sdk's internal/json.Unmarshal does: a
+// segmentio Decoder with DontMatchCaseInsensitiveStructFields, whose Decode
+// reads one value into a 32 KiB buffer and then calls Parse with its flags.
+// For one complete value (all this package hands it: the gate's strict
+// arguments, or encoding/json's output) that is Parse with the same flag,
+// without the buffer. Where the decoder panics (a map key type with
+// MarshalText and no UnmarshalText: typedomain.go mapSchema), the SDK's
+// process goes down; here the panic is an error, so the value is refused.
 func sdkUnmarshal(data []byte, v any) (err error) {
 	defer func() {
 		if recover() != nil {
 			err = errDecoderPanicked
 		}
 	}()
-	dec := sdkjson.NewDecoder(bytes.NewReader(data))
-	dec.DontMatchCaseInsensitiveStructFields()
-	return dec.Decode(v)
+	_, err = sdkjson.Parse(data, v, sdkjson.DontMatchCaseInsensitiveStructFields)
+	return err
 }
 
 var errDecoderPanicked = errors.New("the decoder panicked")

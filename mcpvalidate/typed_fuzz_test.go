@@ -268,7 +268,7 @@ type typedPair struct {
 
 const servedText = "served"
 
-func newTypedPair(tb testing.TB) *typedPair {
+func newTypedPair(tb *testing.T) *typedPair {
 	p := &typedPair{}
 	ctx := context.Background()
 	for i := range 2 {
@@ -319,7 +319,7 @@ func newTypedPair(tb testing.TB) *typedPair {
 
 // call sends args verbatim and returns the answer's text and whether the
 // handler ran.
-func (p *typedPair) call(tb testing.TB, guarded bool, tool string, args []byte) (string, bool) {
+func (p *typedPair) call(tb *testing.T, guarded bool, tool string, args []byte) (string, bool) {
 	cs, i := p.bare, 1
 	if guarded {
 		cs, i = p.guarded, 0

@@ -753,3 +753,26 @@ func TestAddToolPanicsAsTheSDK(t *testing.T) {
 		t.Fatalf("ours %q, the SDK's %q", ours, theirs)
 	}
 }
+
+// TestTypeRefusalEvent: the refusal hook sees a StageType refusal with its
+// first leaf's keyword as the bound, and nothing the caller wrote.
+func TestTypeRefusalEvent(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+	AddTool(srv, &mcp.Tool{Name: "issue"}, handlerFor[issueIn]((&sentinel{}).handle))
+	var events []RefusalEvent
+	v, err := New(ServerTools(srv), &Options{OnRefusal: func(_ context.Context, ev RefusalEvent) { events = append(events, ev) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := `{"query":"Q","limit":1,"page":-0}`
+	if v.Check(context.Background(), "issue", json.RawMessage(args)) == nil {
+		t.Fatal("admitted")
+	}
+	want := RefusalEvent{Tool: "issue", ToolBytes: 5, Stage: StageType, Bound: "minimum", Leaves: 1, ArgsBytes: len(args)}
+	if len(events) != 1 || events[0] != want {
+		t.Fatalf("events %+v, want %+v", events, want)
+	}
+	if StageType.String() != "type" {
+		t.Fatalf("StageType is %q", StageType)
+	}
+}

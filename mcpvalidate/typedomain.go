@@ -53,7 +53,7 @@ type numBounds struct{ min, max float64 }
 // line), and every number at or inside it decodes: both roundings are
 // monotone. For 64-bit integers this is narrower than the Go range: the SDK
 // turns 9223372036854775807 into the float64 2^63 and renders it
-// "9223372036854775808", which overflows int64.
+// "9223372036854776000", which overflows int64.
 var kindBounds = sync.OnceValue(func() map[reflect.Kind]numBounds {
 	out := map[reflect.Kind]numBounds{}
 	for _, k := range []reflect.Kind{
@@ -394,14 +394,6 @@ func typedSchema(nullable bool, ts ...string) *sdkschema.Schema {
 		return &sdkschema.Schema{Type: ts[0]}
 	}
 	return &sdkschema.Schema{Types: ts}
-}
-
-// clone copies base, or starts an empty schema when there is none.
-func clone(base *sdkschema.Schema) *sdkschema.Schema {
-	if base == nil {
-		return &sdkschema.Schema{}
-	}
-	return base.CloneSchemas()
 }
 
 // keepMeta carries base's description onto a replaced schema.
