@@ -49,8 +49,8 @@ type numBounds struct{ min, max float64 }
 // kind's bounds: the float64 furthest from zero on each side whose rendering
 // by step 3 (encoding/json, shortest form) step 4 decodes into the kind.
 // Every published bound is therefore a float64 (so jsonschema-go, which
-// compares float64, and jsonschema/v6, which compares exactly, draw the same
-// line), and every number at or inside it decodes: both roundings are
+// compares float64, admits all that jsonschema/v6, which compares exactly,
+// admits), and every number at or inside it decodes: both roundings are
 // monotone. For 64-bit integers this is narrower than the Go range: the SDK
 // turns 9223372036854775807 into the float64 2^63 and renders it
 // "9223372036854776000", which overflows int64.
