@@ -41,7 +41,9 @@
 // [Install] and [ServerTools] (not [Tools]) check it after the schema admits
 // a call, with the SDK's own decoder: a failure is a [Refusal] at
 // [StageType] naming the member and the bound. [TypeDomain] exposes the
-// domain for tests. With plain mcp.AddTool only the inferred schema is
+// domain for tests. A type that takes any member (In = any, a
+// map[string]any) publishes an open schema: name its tool in
+// [Options.OpenTools] (see Open schemas). With plain mcp.AddTool only the inferred schema is
 // enforced: a value the Go type cannot hold (an int past int64, a float32
 // past its range, -0 for a uint, an opaque member its decoder refuses) passes
 // and the SDK's decode answers with its own error, which quotes the caller's

@@ -19,7 +19,7 @@ func BenchmarkTypedCheck(b *testing.B) {
 		c.add(typed, false, (&sentinel{}).handle)
 	}
 	typedCaseOf[issueIn]("issue", nil).add(plain, true, (&sentinel{}).handle)
-	vt, err := New(ServerTools(typed), nil)
+	vt, err := New(ServerTools(typed), &Options{OpenTools: openTypedTools})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -253,6 +253,12 @@ var typedCases = []typedCase{
 	typedCaseOf[ownSchemaIn]("own", json.RawMessage(ownSchema)),
 }
 
+// openTypedTools are the representative tools whose schemas are open by
+// their Go type: In = any is {"type": "object"}, and a map[string]any member
+// admits any member with any value. Install refuses an open schema unless
+// the tool is named (Options.OpenTools).
+var openTypedTools = []string{"any", "opaque"}
+
 // typedPair is the representative tools on two servers: one wired as the
 // README says (AddTool, then Install), one with the same registrations and
 // no validator (the SDK alone: the oracle). ran counts handler runs per
@@ -283,7 +289,7 @@ func newTypedPair(tb *testing.T) *typedPair {
 			c.add(srv, false, h)
 		}
 		if i == 0 {
-			v, err := Install(srv, nil)
+			v, err := Install(srv, &Options{OpenTools: openTypedTools})
 			if err != nil {
 				tb.Fatal(err)
 			}

@@ -361,7 +361,7 @@ func TestOwnIntKeysThroughTheSchemaOfTheTool(t *testing.T) {
 	var s sentinel
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
 	AddTool(srv, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"m":{"type":"object"}},"additionalProperties":false}`)}, handlerFor[in](s.handle))
-	v, err := Install(srv, nil)
+	v, err := Install(srv, &Options{OpenTools: []string{"t"}}) // m is open: its keys are the subject
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func serveTyped(t testing.TB, plain bool, s *sentinel) (*mcp.ClientSession, *Val
 	for _, c := range typedCases {
 		c.add(srv, plain, s.handle)
 	}
-	v, err := Install(srv, nil)
+	v, err := Install(srv, &Options{OpenTools: openTypedTools})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -706,7 +706,7 @@ func TestTypedRecordsDieWithTheirServer(t *testing.T) {
 func TestTypeRefusalIsBounded(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
 	AddTool(srv, &mcp.Tool{Name: "opaque"}, handlerFor[opaqueIn]((&sentinel{}).handle))
-	v, err := New(ServerTools(srv), nil)
+	v, err := New(ServerTools(srv), &Options{OpenTools: openTypedTools[1:]})
 	if err != nil {
 		t.Fatal(err)
 	}

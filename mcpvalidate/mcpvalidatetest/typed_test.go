@@ -119,7 +119,9 @@ func TestAgreementHoldsTheGoType(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pub := edit(t, own, c.edit)
-			v, err := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "t", InputSchema: pub}), nil)
+			// Open schemas fail New unless named: this one is open on
+			// purpose in "nested opened", and the relation is the subject.
+			v, err := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "t", InputSchema: pub}), &mcpvalidate.Options{OpenTools: []string{"t"}})
 			if err != nil {
 				t.Fatal(err)
 			}
