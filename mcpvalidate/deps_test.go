@@ -23,6 +23,10 @@ var allowedDirect = []string{
 	// gate decodes params with it, as the SDK will, to refuse what the SDK
 	// would echo. A module the go-sdk already brings, not one of ours.
 	"github.com/segmentio/encoding/json",
+	// The go-sdk's own schema inference (google/jsonschema-go): AddTool
+	// infers a typed tool's schema exactly as mcp.AddTool does before
+	// tightening it. Another module the go-sdk already brings.
+	"github.com/google/jsonschema-go/jsonschema",
 }
 
 // TestImportsOnlyTheCore holds the production arrow: mcpvalidate imports the

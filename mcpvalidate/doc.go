@@ -26,6 +26,30 @@
 // refusal, from the middleware and the front gate alike, as a
 // [RefusalEvent] that holds no caller value.
 //
+// # Typed tools
+//
+// A typed tool added with [AddTool] instead of mcp.AddTool (same signature)
+// gets its Go input type's domain enforced: the schema the go-sdk infers is
+// tightened to what the SDK's decode into In accepts (integer and float
+// bounds where the SDK's float64 round trip still decodes, the members its
+// decoder reads, base64 for []byte, a number for json.Number, a string for a
+// ",string" member) and published as the tool's InputSchema, so tools/list
+// tells the truth and the SDK's own validation uses it. What JSON Schema
+// cannot state — a type with its own UnmarshalJSON or UnmarshalText, a
+// number past float64 range in an untyped member, a negative zero for an
+// unsigned integer, base64, a map key — is recorded for the server, and
+// [Install] and [ServerTools] (not [Tools]) check it after the schema admits
+// a call, with the SDK's own decoder: a failure is a [Refusal] at
+// [StageType] naming the member and the bound. [TypeDomain] exposes the
+// domain for tests. A type that takes any member (In = any, a
+// map[string]any) publishes an open schema: name its tool in
+// [Options.OpenTools] (see Open schemas). With plain mcp.AddTool only the inferred schema is
+// enforced: a value the Go type cannot hold (an int past int64, a float32
+// past its range, -0 for a uint, an opaque member its decoder refuses) passes
+// and the SDK's decode answers with its own error, which quotes the caller's
+// bytes and Go type names; a map keyed by a type with MarshalText and no
+// UnmarshalText panics that decoder and the server with it.
+//
 // # Guarantees
 //
 // Fail-closed: a tool name that resolves to no published schema is refused,
@@ -46,7 +70,9 @@
 //
 // A refusal is at most [MaxRefusalBytes] of text and holds no caller value:
 // only member names the caller sent (escaped and cut to charge.KeyCut
-// bytes, 32) and the tool name (escaped, cut to 64 bytes). Through the
+// bytes, 32) and the tool name (escaped, cut to 64 bytes); the rest is
+// templates, keywords and schema-side bounds — never the SDK's or a
+// library's error text, never a Go type name. Through the
 // middleware it reaches the caller as a tool result with isError true, the
 // shape the SDK gives a handler's own error.
 //

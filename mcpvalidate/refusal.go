@@ -30,6 +30,12 @@ const (
 	// deadline, the JSON-RPC envelope). Only RefusalEvent carries it; the
 	// answer is a *FrontRefusal.
 	StageRequest
+	// StageType: the arguments satisfy the schema, and the Go type of a tool
+	// added with AddTool cannot hold them (an opaque member its own decoder
+	// refuses, a number past float64 in an untyped member, a negative zero
+	// for an unsigned integer, ...): what the SDK's decode would have
+	// refused, answered by the validator instead.
+	StageType
 )
 
 func (s Stage) String() string {
@@ -46,6 +52,8 @@ func (s Stage) String() string {
 		return "internal"
 	case StageRequest:
 		return "request"
+	case StageType:
+		return "type"
 	}
 	return "stage(" + strconv.Itoa(int(s)) + ")"
 }
@@ -60,8 +68,8 @@ type Refusal struct {
 	Tool   string          // the tool name as called, display-escaped and cut
 	Stage  Stage           // where the call was refused
 	Gate   *charge.Refusal // StageGate: the gate's own refusal
-	Leaves []Leaf          // StageSchema: the first maxLeaves failing leaves, sorted
-	Elided int             // StageSchema: how many further leaves failed
+	Leaves []Leaf          // StageSchema, StageType: the first maxLeaves failing leaves, sorted
+	Elided int             // StageSchema, StageType: how many further leaves failed
 }
 
 // Leaf is one failing leaf of the schema's error tree.
@@ -82,6 +90,7 @@ const (
 	tplDecode    = `": arguments refused: not decodable as JSON`
 	tplInternal  = `": arguments refused: the schema validator failed on this input (recovered)`
 	tplSchema    = `": arguments refused by the tool's input schema: `
+	tplType      = `": arguments refused by the tool's input type: `
 	tplLeafAt    = `at "`
 	tplRoot      = `at the root`
 	tplLeafKw    = `": `
@@ -102,6 +111,7 @@ func MaxRefusalBytes() int {
 		len(tplDecode),
 		len(tplInternal),
 		len(tplSchema) + maxLeavesBytes(),
+		len(tplType) + maxLeavesBytes(),
 	}
 	longest := 0
 	for _, n := range stages {
@@ -137,7 +147,11 @@ func (r *Refusal) Error() string {
 	case StageInternal:
 		b.WriteString(tplInternal)
 	default:
-		b.WriteString(tplSchema)
+		if r.Stage == StageType {
+			b.WriteString(tplType)
+		} else {
+			b.WriteString(tplSchema)
+		}
 		for i, l := range r.Leaves {
 			if i > 0 {
 				b.WriteString(tplLeafSep)

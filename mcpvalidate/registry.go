@@ -53,6 +53,9 @@ type tool struct {
 	// bundled is the file with every fragment it references embedded under
 	// $defs, so a client can resolve it without fetching anything.
 	bundled json.RawMessage
+	// typed holds the checks of a tool added with AddTool (typed.go), nil
+	// for any other.
+	typed *typedTool
 }
 
 // refuseLoader is the registry's only loader: nothing outside the published

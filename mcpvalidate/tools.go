@@ -27,7 +27,9 @@ const toolBase = "https://mcpvalidate.invalid/tools/"
 
 func (s toolsSource) load() (map[string]*tool, error) {
 	tools := s.tools
+	var typed map[string]*typedTool
 	if s.server != nil {
+		typed = typedTools(s.server)
 		listed, err := ListTools(context.Background(), s.server)
 		if err != nil {
 			return nil, fmt.Errorf("mcpvalidate: listing the server's tools: %w", err)
@@ -59,6 +61,7 @@ func (s toolsSource) load() (map[string]*tool, error) {
 			errs = append(errs, err)
 			continue
 		}
+		attachTyped(compiled, typed[t.Name])
 		out[t.Name] = compiled
 	}
 	if len(errs) > 0 {

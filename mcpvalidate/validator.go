@@ -294,6 +294,10 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 	}
 	if err == nil {
+		if t.typed != nil {
+			// What the schema cannot say about the tool's Go type (typed.go).
+			return t.typed.refuse(name, doc, arguments)
+		}
 		return nil
 	}
 	r := &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageSchema}
@@ -334,18 +338,23 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 	failed := map[uint64]struct{}{}
 	var mark func(e *jsonschema.ValidationError)
 	mark = func(e *jsonschema.ValidationError) {
-		for _, c := range e.Causes {
-			mark(c)
-		}
-		if len(e.Causes) > 0 {
-			return
+		loc := e.InstanceLocation
+		if k, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+			loc = append(loc[:len(loc):len(loc)], k.Property) // a leaf: see walk
+		} else {
+			for _, c := range e.Causes {
+				mark(c)
+			}
+			if len(e.Causes) > 0 {
+				return
+			}
 		}
 		if _, f := e.ErrorKind.(*kind.FalseSchema); f {
 			return
 		}
 		var h maphash.Hash
 		h.SetSeed(locSeed)
-		for _, seg := range e.InstanceLocation {
+		for _, seg := range loc {
 			h.WriteString(seg)
 			h.WriteByte(0)
 			failed[h.Sum64()] = struct{}{}
@@ -369,6 +378,14 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 	}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
+		if k, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+			// jsonschema/v6 validates the name as a document of its own, so
+			// its causes are located in the name, not the arguments: the
+			// leaf is the name's pointer, with the first cause's schema side.
+			loc := e.InstanceLocation[:len(e.InstanceLocation):len(e.InstanceLocation)]
+			add(Leaf{Pointer: charge.DisplayPointer(append(loc, k.Property)), Keyword: keyword(e), Want: nameWant(e)})
+			return
+		}
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
 				walk(c)
@@ -396,14 +413,32 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 				add(Leaf{Pointer: charge.DisplayPointer(append(loc, p)), Keyword: kw, Want: "false"})
 			}
 			return
-		case *kind.PropertyNames:
-			add(Leaf{Pointer: charge.DisplayPointer(append(loc, k.Property)), Keyword: kw})
-			return
 		}
 		add(Leaf{Pointer: charge.DisplayPointer(loc), Keyword: kw, Want: want(e.ErrorKind)})
 	}
 	walk(root)
 	return kept, total - len(kept)
+}
+
+// nameWant is what a property name failed under propertyNames: the first
+// failing leaf's keyword and schema side ("pattern ^[a-z]+$"), or "false".
+func nameWant(e *jsonschema.ValidationError) string {
+	for len(e.Causes) > 0 {
+		e = e.Causes[0]
+	}
+	if _, f := e.ErrorKind.(*kind.FalseSchema); f {
+		return "false"
+	}
+	if _, self := e.ErrorKind.(*kind.PropertyNames); self {
+		return ""
+	}
+	// Both parts are display text already (printable ASCII): cut, not
+	// escaped again.
+	s := strings.TrimSpace(keyword(e) + " " + want(e.ErrorKind))
+	if len(s) > fragmentCut {
+		s = s[:fragmentCut] + cutMark
+	}
+	return s
 }
 
 var locSeed = maphash.MakeSeed()
@@ -492,7 +527,13 @@ func ratString(r *big.Rat) string {
 		return ""
 	}
 	if r.IsInt() {
-		return r.Num().String()
+		if n := r.Num().String(); len(n) <= 21 {
+			return n
+		}
+		// A bound like float32's (3.4028235677973366e+38, published by
+		// jsonschema-go from a float64) reads as the decimal it was written
+		// as, not as 39 digits: the shortest text that is exactly r.
+		return new(big.Float).SetPrec(uint(r.Num().BitLen())).SetRat(r).Text('g', -1)
 	}
 	return r.RatString()
 }

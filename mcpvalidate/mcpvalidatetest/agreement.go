@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
@@ -90,11 +91,24 @@ func CheckCompleteness(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.S
 //     minLength/maxLength is published at least as tight; a derived pattern is
 //     published unchanged.
 //
-// Properties are compared at the top level of the arguments object (allOf
-// branches and $refs merged in); nested objects are outside the relation. The
-// closure axis (additionalProperties, unevaluatedProperties) is outside it
-// too: the middleware enforces the published closure whatever the derived
-// schema says.
+// These properties are compared at the top level of the arguments object
+// (allOf branches and $refs merged in); nested objects are outside this
+// part of the relation (the Go type's arm below descends). The closure axis (additionalProperties,
+// unevaluatedProperties) is outside the relation: the middleware enforces
+// the published closure whatever the derived schema says.
+//
+// A tool added with mcpvalidate.AddTool also has its Go input type's decode
+// domain (mcpvalidate.TypeDomain), and the published schema is held to it at
+// every depth: it may not admit a value the SDK's decode into the type
+// refuses — a type the member does not decode, a number past its kind's
+// bounds, a member the decoder cannot set, map keys its key type refuses,
+// or anything at all where it is open and the type is not (an enum or const
+// is held member by member) — and below the top level it may not refuse a
+// member the decoder reads. Opaque and untyped members (own UnmarshalJSON
+// or UnmarshalText, any, json.RawMessage) have no domain to break; the
+// validator's decode check covers them at run time. A tool added with
+// mcp.AddTool leaves no Go type behind (the *mcp.Server keeps none), so this
+// arm cannot see it.
 func CheckAgreement(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.Server, unread map[string][]string) error {
 	tools, err := listed(ctx, srv)
 	if err != nil {
@@ -129,6 +143,15 @@ func CheckAgreement(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.Serv
 		seen := map[string]bool{}
 		for _, d := range agree(pub, viewOf(derived), unread[name], seen) {
 			errs = append(errs, fmt.Errorf("%s (%s): %s", name, src, d))
+		}
+		if dom, ok := mcpvalidate.TypeDomain(srv, name); ok {
+			found, err := typedFindings(raw, dom)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s (%s): %w", name, src, err))
+			}
+			for _, d := range found {
+				errs = append(errs, fmt.Errorf("%s (%s): %s", name, src, d))
+			}
 		}
 		want := slices.Sorted(slices.Values(unread[name]))
 		if got := sortedKeys(seen); !slices.Equal(want, got) {
@@ -332,7 +355,11 @@ func number(v any) (*big.Rat, bool) {
 	case json.Number:
 		s = n.String()
 	case float64:
-		return new(big.Rat).SetFloat64(n), true
+		// A bound that went through float64 (a schema decoded without
+		// UseNumber) is the decimal it renders as, which is what tools/list
+		// published: 9223372036854775000, not the float's exact
+		// 9223372036854774784.
+		s = strconv.FormatFloat(n, 'g', -1, 64)
 	default:
 		return nil, false
 	}
