@@ -1,6 +1,8 @@
 package mutation
 
 import (
+	"maps"
+	"path"
 	"strings"
 	"testing"
 
@@ -29,17 +31,21 @@ func TestRunRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]float64{"mutation.p.efficacy": 75, "mutation.p.killed": 3, "mutation.p.lived": 1, "mutation.p.not-covered": 1, "mutation.p.timed-out": 1}
+	missing := maps.Clone(want)
 	for _, rec := range recs {
-		if v, ok := want[rec.ID]; !ok || v != rec.Value {
-			t.Errorf("%s = %v, want %v", rec.ID, rec.Value, v)
-		}
-		if !strings.Contains(rec.Instance, "the files a.go, b.go") || !strings.Contains(rec.Source, "at abc") {
-			t.Errorf("%s: instance %q, source %q", rec.ID, rec.Instance, rec.Source)
-		}
-		delete(want, rec.ID)
+		_, first := missing[rec.ID] // false for an id not wanted or seen before
+		delete(missing, rec.ID)
+		t.Run(rec.ID, func(t *testing.T) {
+			if v, ok := want[rec.ID]; !ok || !first || v != rec.Value {
+				t.Errorf("%s = %v, want %v (first of its id: %v)", rec.ID, rec.Value, v, first)
+			}
+			if !strings.Contains(rec.Instance, "the files a.go, b.go") || !strings.Contains(rec.Source, "at abc") {
+				t.Errorf("%s: instance %q, source %q", rec.ID, rec.Instance, rec.Source)
+			}
+		})
 	}
-	if len(want) != 0 {
-		t.Errorf("missing records %v", want)
+	if len(missing) != 0 {
+		t.Errorf("missing records %v", missing)
 	}
 	replayed := strings.Replace(run, `"machine":"m",`, `"machine":"m","replay":{"commit":"def","go":"go1.26.8","date":"e","replayed":1,"killed_now":0},`, 1)
 	recs, err = RunRecords([]byte(replayed), "f.json")
@@ -57,12 +63,14 @@ func TestRunRecords(t *testing.T) {
 // The saved runs parse, and each is of the package it is filed under.
 func TestSavedRuns(t *testing.T) {
 	for _, s := range mutationdata.Runs() {
-		r, c, err := ParseRun(s.Data)
-		if err != nil {
-			t.Fatalf("%s: %v", s.File, err)
-		}
-		if !strings.HasSuffix(s.File, "/"+r.Package+".run.json") || c.Killed == 0 {
-			t.Errorf("%s: package %s, %+v", s.File, r.Package, c)
-		}
+		t.Run(path.Base(s.File), func(t *testing.T) { // the run's file name: charge.run.json
+			r, c, err := ParseRun(s.Data)
+			if err != nil {
+				t.Fatalf("%s: %v", s.File, err)
+			}
+			if !strings.HasSuffix(s.File, "/"+r.Package+".run.json") || c.Killed == 0 {
+				t.Errorf("%s: package %s, %+v", s.File, r.Package, c)
+			}
+		})
 	}
 }

@@ -49,7 +49,7 @@ func TestAuditExitStatuses(t *testing.T) {
 	}{
 		{"nothing found", []string{"--schemas", clean}, exitOK},
 		{"nothing found, fail on note", []string{"--schemas", clean, "--fail-on", "note"}, exitOK},
-		{"one note (an unbounded string) is a finding", []string{"--schemas", unbounded}, exitNo},
+		{"one note, an unbounded string, is a finding", []string{"--schemas", unbounded}, exitNo},
 		{"one note, fail on warning", []string{"--schemas", unbounded, "--fail-on", "warning"}, exitOK},
 		{"an open schema file is refused", []string{"--schemas", open}, exitUsage},
 		{"the allOf pitfall", []string{"--schemas", pitfall}, exitNo},

@@ -19,15 +19,17 @@ func chartRun(args ...string) (int, string, string) {
 
 func TestChartVerbHelp(t *testing.T) {
 	for _, h := range []string{"-h", "--help"} {
-		code, out, errOut := chartRun(h)
-		if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: boundlab chart") {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q", h, code, out, errOut)
-		}
-		for _, l := range strings.Split(out, "\n") {
-			if len(l) > 80 {
-				t.Errorf("help line of %d columns: %q", len(l), l)
+		t.Run(h, func(t *testing.T) {
+			code, out, errOut := chartRun(h)
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: boundlab chart") {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q", h, code, out, errOut)
 			}
-		}
+			for _, l := range strings.Split(out, "\n") {
+				if len(l) > 80 {
+					t.Errorf("help line of %d columns: %q", len(l), l)
+				}
+			}
+		})
 	}
 }
 
@@ -36,22 +38,27 @@ func TestChartVerbUsageErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{},
-		{"--json"},
-		{"--out"},
-		{"--out", ""},
-		{"--out", t.TempDir(), "extra"},
-		{"--bogus"},
-		{"--out", filepath.Join(file, "sub")}, // DIR cannot be created
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"no_flags", []string{}},
+		{"json_without_out", []string{"--json"}},
+		{"out_without_DIR", []string{"--out"}},
+		{"out_empty", []string{"--out", ""}},
+		{"an_argument_past_the_flags", []string{"--out", t.TempDir(), "extra"}},
+		{"an_unknown_flag", []string{"--bogus"}},
+		{"DIR_cannot_be_created", []string{"--out", filepath.Join(file, "sub")}},
 	} {
-		code, out, errOut := chartRun(args...)
-		if code != 2 || out != "" || errOut == "" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
-		}
-		if strings.Contains(errOut, file) {
-			t.Errorf("%q: the error echoes the path: %q", args, errOut)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := chartRun(c.args...)
+			if code != 2 || out != "" || errOut == "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q", c.args, code, out, errOut)
+			}
+			if strings.Contains(errOut, file) {
+				t.Errorf("%q: the error echoes the path: %q", c.args, errOut)
+			}
+		})
 	}
 }
 

@@ -15,16 +15,20 @@ import (
 // and exit 0; every help line fits 80 columns.
 func TestHelpExitsZeroWithin80Columns(t *testing.T) {
 	for _, target := range helpTargets() {
-		for _, h := range []string{"-h", "--help"} {
-			code, out, errOut := runVerb(t, "", append(target, h)...)
-			if code != exitOK || errOut != "" || !strings.HasPrefix(out, "usage: boundlab "+target[0]) {
-				t.Errorf("%v %s: exit %d, stdout %.60q, stderr %q", target, h, code, out, errOut)
+		t.Run(strings.Join(target, " "), func(t *testing.T) { // t.Run writes the space as _
+			for _, h := range []string{"-h", "--help"} {
+				t.Run(h, func(t *testing.T) {
+					code, out, errOut := runVerb(t, "", append(target, h)...)
+					if code != exitOK || errOut != "" || !strings.HasPrefix(out, "usage: boundlab "+target[0]) {
+						t.Errorf("%v %s: exit %d, stdout %.60q, stderr %q", target, h, code, out, errOut)
+					}
+					checkWidth(t, strings.Join(target, " ")+" "+h, out)
+					if !strings.Contains(out, "--json") {
+						t.Errorf("%v: help names no --json", target)
+					}
+				})
 			}
-			checkWidth(t, strings.Join(target, " ")+" "+h, out)
-			if !strings.Contains(out, "--json") {
-				t.Errorf("%v: help names no --json", target)
-			}
-		}
+		})
 	}
 	code, out, _ := runVerb(t, "", "help")
 	if code != exitOK {
@@ -32,9 +36,11 @@ func TestHelpExitsZeroWithin80Columns(t *testing.T) {
 	}
 	checkWidth(t, "help", out)
 	for name := range verbs { // no hidden verbs
-		if !strings.Contains(out, "\n  "+name+" ") {
-			t.Errorf("help does not list %s", name)
-		}
+		t.Run("help_lists_"+name, func(t *testing.T) {
+			if !strings.Contains(out, "\n  "+name+" ") {
+				t.Errorf("help does not list %s", name)
+			}
+		})
 	}
 	for _, want := range []string{"0  success", "1  the answer is no", "2  usage or input error", "--records DIR", "--out PATH", "admit or refuse"} {
 		if !strings.Contains(out, want) {
@@ -44,10 +50,19 @@ func TestHelpExitsZeroWithin80Columns(t *testing.T) {
 	if code, out, _ := runVerb(t, "", "help", "derive"); code != exitOK || !strings.HasPrefix(out, "usage: boundlab derive") {
 		t.Errorf("help derive: exit %d, %.40q", code, out)
 	}
-	for _, args := range [][]string{{}, {"help", "nosuch"}, {"nosuch"}} {
-		if code, _, errOut := runVerb(t, "", args...); code != exitUsage || errOut == "" {
-			t.Errorf("%v: exit %d, stderr %q; want 2 with the usage on stderr", args, code, errOut)
-		}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"no_verb", []string{}},
+		{"help_of_an_unknown_verb", []string{"help", "nosuch"}},
+		{"an_unknown_verb", []string{"nosuch"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if code, _, errOut := runVerb(t, "", c.args...); code != exitUsage || errOut == "" {
+				t.Errorf("%v: exit %d, stderr %q; want 2 with the usage on stderr", c.args, code, errOut)
+			}
+		})
 	}
 }
 
@@ -335,23 +350,25 @@ func TestValidateAgainstASavedToolsList(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 	}
 	for _, c := range []struct {
-		file, tool, args string
-		want             int
+		name, file, tool, args string
+		want                   int
 	}{
-		{"response.json", "echo", `{"text":"hi"}`, 0},
-		{"result.json", "echo", `{"text":"hi"}`, 0},
-		{"response.json", "echo", `{"text":"too long"}`, 1},
-		{"response.json", "echo", `{"text":"hi","x":1}`, 1},
-		{"response.json", "bare", `{}`, 1}, // no inputSchema: no contract, refused
-		{"response.json", "nosuch", `{}`, 1},
-		{"error.json", "echo", `{}`, 2},
-		{"other.json", "echo", `{}`, 2},
-		{"dup.json", "echo", `{}`, 2}, // a schema that is not strict JSON
+		{"response_admits", "response.json", "echo", `{"text":"hi"}`, 0},
+		{"result_admits", "result.json", "echo", `{"text":"hi"}`, 0},
+		{"past_maxLength", "response.json", "echo", `{"text":"too long"}`, 1},
+		{"unknown_member", "response.json", "echo", `{"text":"hi","x":1}`, 1},
+		{"no_inputSchema", "response.json", "bare", `{}`, 1}, // no inputSchema: no contract, refused
+		{"unknown_tool", "response.json", "nosuch", `{}`, 1},
+		{"JSON-RPC_error", "error.json", "echo", `{}`, 2},
+		{"no_tools", "other.json", "echo", `{}`, 2},
+		{"repeated_member", "dup.json", "echo", `{}`, 2}, // a schema that is not strict JSON
 	} {
-		code, out, errOut := runVerb(t, c.args, "validate", "--schemas", filepath.Join(dir, c.file), "--tool", c.tool, "-")
-		if code != c.want {
-			t.Errorf("%s %s %s: exit %d, want %d\n%s%s", c.file, c.tool, c.args, code, c.want, out, errOut)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runVerb(t, c.args, "validate", "--schemas", filepath.Join(dir, c.file), "--tool", c.tool, "-")
+			if code != c.want {
+				t.Errorf("%s %s %s: exit %d, want %d\n%s%s", c.file, c.tool, c.args, code, c.want, out, errOut)
+			}
+		})
 	}
 }
 

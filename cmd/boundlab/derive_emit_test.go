@@ -80,10 +80,12 @@ func TestDeriveInstancesPlanAndMaxBytes(t *testing.T) {
 		t.Errorf("manifest: %d instances, %d bytes; plan %d, %d", len(written.Instances), written.TotalBytes, len(m.Instances), sum)
 	}
 	for _, in := range m.Instances {
-		st, err := os.Stat(filepath.Join(dir, in.Name+".json"))
-		if err != nil || st.Size() != in.Bytes {
-			t.Errorf("%s: %v, %d bytes, plan %d", in.Name, err, st.Size(), in.Bytes)
-		}
+		t.Run(in.Name, func(t *testing.T) {
+			st, err := os.Stat(filepath.Join(dir, in.Name+".json"))
+			if err != nil || st.Size() != in.Bytes {
+				t.Errorf("%s: %v, %d bytes, plan %d", in.Name, err, st.Size(), in.Bytes)
+			}
+		})
 	}
 
 	// The default bound: the default limits' instances total more than it.
@@ -118,33 +120,43 @@ func TestDeriveInstancesScenarioFilter(t *testing.T) {
 			t.Errorf("--scenario kept %s", in.Scenario)
 		}
 	}
-	for _, args := range [][]string{
-		{"--scenario", "go-go-*,nosuch-canary"},
-		{"--scenario", "[canary"},
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"a_pattern_that_matches_nothing", []string{"--scenario", "go-go-*,nosuch-canary"}},
+		{"a_malformed_pattern", []string{"--scenario", "[canary"}},
 	} {
-		code, out, errOut := runVerb(t, "", append(append([]string{"derive", "--instances", "--list"}, smallLimits...), args...)...)
-		if code != exitUsage || out != "" || errOut == "" || strings.Contains(errOut, "canary") {
-			t.Errorf("%q: exit %d, stdout %q, stderr echoes or is empty: %.200q", args, code, out, errOut)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runVerb(t, "", append(append([]string{"derive", "--instances", "--list"}, smallLimits...), c.args...)...)
+			if code != exitUsage || out != "" || errOut == "" || strings.Contains(errOut, "canary") {
+				t.Errorf("%q: exit %d, stdout %q, stderr echoes or is empty: %.200q", c.args, code, out, errOut)
+			}
+		})
 	}
 }
 
 func TestDeriveInstancesUsage(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"--scenario", "go-*"},
-		{"--max-bytes", "1MiB"},
-		{"--list"},
-		{"--instances"},
-		{"--instances", "--list", "--out", dir},
-		{"--instances", "--out", dir, "--json"},
-		{"--instances", "--list", "--only", "sweep"},
-		{"--instances", "--list", "--max-bytes", "1MB"},
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"scenario_without_instances", []string{"--scenario", "go-*"}},
+		{"max-bytes_without_instances", []string{"--max-bytes", "1MiB"}},
+		{"list_without_instances", []string{"--list"}},
+		{"instances_without_list_or_out", []string{"--instances"}},
+		{"list_and_out", []string{"--instances", "--list", "--out", dir}},
+		{"out_and_json", []string{"--instances", "--out", dir, "--json"}},
+		{"instances_and_only", []string{"--instances", "--list", "--only", "sweep"}},
+		{"max-bytes_not_a_size", []string{"--instances", "--list", "--max-bytes", "1MB"}},
 	} {
-		code, out, errOut := runVerb(t, "", append([]string{"derive"}, args...)...)
-		if code != exitUsage || out != "" || errOut == "" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %.100q", args, code, out, errOut)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runVerb(t, "", append([]string{"derive"}, c.args...)...)
+			if code != exitUsage || out != "" || errOut == "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %.100q", c.args, code, out, errOut)
+			}
+		})
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("a usage error wrote %d files", len(ents))
@@ -284,62 +296,63 @@ func TestEmittedInstancesReproduce(t *testing.T) {
 	m.Instances = derived
 	urls := map[bool]string{false: serveAt(t, false), true: serveAt(t, true)}
 	l := l0
+	// What the cases must cover, counted here in the parent from the
+	// derivation alone, so that -run picking one instance cannot fail it.
 	stages, atBound := map[string]bool{}, 0
 	for _, in := range m.Instances {
-		file := filepath.Join(dir, in.Name+".json")
-		body, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, goClients := range []bool{false, true} {
 			o := in.Serve
-			args := append([]string{"validate", "--request", "--json"}, smallLimits...)
 			if goClients {
 				o = in.ServeGo
-				args = append(args, "--go-clients")
 			}
 			stages[o.Stage+"/"+o.Bound] = true
-			what := fmt.Sprintf("%s (go clients %v)", in.Name, goClients)
-			code, out, errOut := runVerb(t, "", append(args, file)...)
-			var res validateResult
-			if err := json.Unmarshal([]byte(out), &res); err != nil {
-				t.Fatalf("%s: validate: exit %d, %s %s", what, code, out, errOut)
-			}
-			wantStage, wantCode := o.Stage, exitNo
-			if o.Stage == derivation.StageAdmit {
-				wantStage, wantCode = "", exitOK
-			}
-			if code != wantCode || res.Stage != wantStage || !strings.Contains(res.Message, boundWords[o.Bound]) {
-				t.Errorf("%s: validate --request exit %d stage %q %.200q; predicted %s by %s (%s)", what, code, res.Stage, res.Message, o.Stage, o.Bound, o.Reason)
-			}
-			checkAnswer(t, what+" served", o, post(t, urls[goClients], body))
 		}
-		if in.EmptyArrays > 0 {
-			continue
-		}
-		// At the served charge's bound: one more code point of the last run
-		// passes the budget, and the gate refuses it.
-		last := in.Spans[len(in.Spans)-1].Rune
-		if in.ServedCharge+int64(charge.Go.RuneWidth(last)) <= l.MaxParamsRenderedChars {
-			continue
-		}
-		past := in
-		past.Spans = append([]sweeps.Span(nil), in.Spans...)
-		past.Spans[len(past.Spans)-1].N++
-		pastBytes := in.Bytes + int64(len(sweeps.EncodeRune(in.Encoder, last)))
-		for _, goClients := range []bool{false, true} {
-			o, encs := in.Serve, []charge.Encoder{charge.EnsureASCII, charge.Raw}
-			if goClients {
-				o, encs = in.ServeGo, append(encs, charge.GoJSON)
+		atBound += len(pastTheCharge(in, l))
+	}
+	for _, in := range m.Instances {
+		t.Run(in.Name, func(t *testing.T) {
+			file := filepath.Join(dir, in.Name+".json")
+			body, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if o.Stage != derivation.StageSchema || pastBytes > charge.BodyCap(l, encs...).Cap {
-				continue
+			for _, goClients := range []bool{false, true} {
+				t.Run(fmt.Sprintf("go-clients=%v", goClients), func(t *testing.T) {
+					o := in.Serve
+					args := append([]string{"validate", "--request", "--json"}, smallLimits...)
+					if goClients {
+						o = in.ServeGo
+						args = append(args, "--go-clients")
+					}
+					what := fmt.Sprintf("%s (go clients %v)", in.Name, goClients)
+					code, out, errOut := runVerb(t, "", append(args, file)...)
+					var res validateResult
+					if err := json.Unmarshal([]byte(out), &res); err != nil {
+						t.Fatalf("%s: validate: exit %d, %s %s", what, code, out, errOut)
+					}
+					wantStage, wantCode := o.Stage, exitNo
+					if o.Stage == derivation.StageAdmit {
+						wantStage, wantCode = "", exitOK
+					}
+					if code != wantCode || res.Stage != wantStage || !strings.Contains(res.Message, boundWords[o.Bound]) {
+						t.Errorf("%s: validate --request exit %d stage %q %.200q; predicted %s by %s (%s)", what, code, res.Stage, res.Message, o.Stage, o.Bound, o.Reason)
+					}
+					checkAnswer(t, what+" served", o, post(t, urls[goClients], body))
+				})
 			}
-			atBound++
-			a := post(t, urls[goClients], past.Build())
-			checkAnswer(t, fmt.Sprintf("%s plus one code point (go clients %v)", in.Name, goClients),
-				derivation.Outcome{Stage: derivation.StageGate, Bound: "charge"}, a)
-		}
+			// At the served charge's bound: one more code point of the last
+			// run passes the budget, and the gate refuses it.
+			for _, goClients := range pastTheCharge(in, l) {
+				t.Run(fmt.Sprintf("one_code_point_past_go-clients=%v", goClients), func(t *testing.T) {
+					past := in
+					past.Spans = append([]sweeps.Span(nil), in.Spans...)
+					past.Spans[len(past.Spans)-1].N++
+					a := post(t, urls[goClients], past.Build())
+					checkAnswer(t, fmt.Sprintf("%s plus one code point (go clients %v)", in.Name, goClients),
+						derivation.Outcome{Stage: derivation.StageGate, Bound: "charge"}, a)
+				})
+			}
+		})
 	}
 	if atBound == 0 {
 		t.Error("no instance sits at the served charge's bound: the bound is not tested")
@@ -349,6 +362,34 @@ func TestEmittedInstancesReproduce(t *testing.T) {
 			t.Errorf("no instance is predicted %s: the test does not cover it (%v)", want, stages)
 		}
 	}
+}
+
+// pastTheCharge is, for each client set (go clients or not), whether in sits
+// at the served charge's bound: its strings are charged whole (no empty
+// arrays), one more code point of its last run would pass the budget, the
+// schema refuses in as it is, and the body one code point longer still fits
+// the body cap, so the gate's charge is what refuses it.
+func pastTheCharge(in derivation.ServedInstance, l charge.Limits) []bool {
+	if in.EmptyArrays > 0 {
+		return nil
+	}
+	last := in.Spans[len(in.Spans)-1].Rune
+	if in.ServedCharge+int64(charge.Go.RuneWidth(last)) <= l.MaxParamsRenderedChars {
+		return nil
+	}
+	pastBytes := in.Bytes + int64(len(sweeps.EncodeRune(in.Encoder, last)))
+	var out []bool
+	for _, goClients := range []bool{false, true} {
+		o, encs := in.Serve, []charge.Encoder{charge.EnsureASCII, charge.Raw}
+		if goClients {
+			o, encs = in.ServeGo, append(encs, charge.GoJSON)
+		}
+		if o.Stage != derivation.StageSchema || pastBytes > charge.BodyCap(l, encs...).Cap {
+			continue
+		}
+		out = append(out, goClients)
+	}
+	return out
 }
 
 // parseLimitArgs resolves limit flags as every verb does.
@@ -368,31 +409,38 @@ func parseLimitArgs(args []string) (charge.Limits, error) {
 // error, and --go-clients goes with --request only.
 func TestValidateRequest(t *testing.T) {
 	for _, tc := range []struct {
-		body, stage string
+		name, body, stage string
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"canary":1}}`, "envelope"},
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","name":"canary","arguments":{}}}`, "envelope"},
+		{"not_a_tools_call", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"canary":1}}`, "envelope"},
+		{"a_duplicate_name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","name":"canary","arguments":{}}}`, "envelope"},
 	} {
-		code, out, errOut := runVerb(t, tc.body, "validate", "--request", "--json", "-")
-		var res validateResult
-		if code != exitNo || json.Unmarshal([]byte(out), &res) != nil || res.Stage != tc.stage || strings.Contains(out, "canary") {
-			t.Errorf("%s: exit %d, %s %s", tc.body, code, out, errOut)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runVerb(t, tc.body, "validate", "--request", "--json", "-")
+			var res validateResult
+			if code != exitNo || json.Unmarshal([]byte(out), &res) != nil || res.Stage != tc.stage || strings.Contains(out, "canary") {
+				t.Errorf("%s: exit %d, %s %s", tc.body, code, out, errOut)
+			}
+		})
 	}
 	code, out, _ := runVerb(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","arguments":{"projectId":"demo","query":"cap"}}}`,
 		"validate", "--request", "-")
 	if code != exitOK || out != "admit\n" {
 		t.Errorf("a valid call: exit %d, %q", code, out)
 	}
-	for _, args := range [][]string{
-		{"--request", "--tool", "knowledge.search", "-"},
-		{"--request"},
-		{"--go-clients", "--tool", "knowledge.search", "-"},
-		{"--request", "--list"},
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"request_and_tool", []string{"--request", "--tool", "knowledge.search", "-"}},
+		{"request_without_a_file", []string{"--request"}},
+		{"go-clients_without_request", []string{"--go-clients", "--tool", "knowledge.search", "-"}},
+		{"request_and_list", []string{"--request", "--list"}},
 	} {
-		code, out, errOut := runVerb(t, "{}", append([]string{"validate"}, args...)...)
-		if code != exitUsage || out != "" || errOut == "" {
-			t.Errorf("%q: exit %d, stdout %q", args, code, out)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runVerb(t, "{}", append([]string{"validate"}, c.args...)...)
+			if code != exitUsage || out != "" || errOut == "" {
+				t.Errorf("%q: exit %d, stdout %q", c.args, code, out)
+			}
+		})
 	}
 }

@@ -184,27 +184,30 @@ func TestStatelessExampleInDocs(t *testing.T) {
 	const docAddr = "http://127.0.0.1:8080/mcp" // serve's default address, as the doc writes it
 	cl := &http.Client{Timeout: 30 * time.Second}
 	for i, r := range reqs {
-		if r.url != docAddr || r.status == 0 {
-			t.Fatalf("request %d: URL %q, answer status %d", i, r.url, r.status)
-		}
-		req, err := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/mcp", strings.NewReader(r.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range r.headers {
-			req.Header.Add(h[0], h[1])
-		}
-		resp, err := cl.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != r.status || !jsonEqual(sseData(string(got)), r.answer) {
-			t.Errorf("request %d: HTTP %d %s\nthe doc shows HTTP %d %s", i, resp.StatusCode, bytes.TrimSpace(got), r.status, r.answer)
-		}
+		// each request by its place in the section, as the doc reads
+		t.Run(fmt.Sprintf("request_%d", i+1), func(t *testing.T) {
+			if r.url != docAddr || r.status == 0 {
+				t.Fatalf("request %d: URL %q, answer status %d", i+1, r.url, r.status)
+			}
+			req, err := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/mcp", strings.NewReader(r.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range r.headers {
+				req.Header.Add(h[0], h[1])
+			}
+			resp, err := cl.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != r.status || !jsonEqual(sseData(string(got)), r.answer) {
+				t.Errorf("request %d: HTTP %d %s\nthe doc shows HTTP %d %s", i+1, resp.StatusCode, bytes.TrimSpace(got), r.status, r.answer)
+			}
+		})
 	}
 }

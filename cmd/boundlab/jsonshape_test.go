@@ -46,7 +46,7 @@ func TestJSONFields(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"a struct's members, nested", shapeOuter{},
+		{"the members of a struct, nested", shapeOuter{},
 			"e1, plain, Untagged, ptr{a, b}, list[]{as ptr}, again{as ptr}, scalars[], bytes, map{KEY: {as ptr}}, counts{KEY: value}, " +
 				"when, raw, any, tree{name, kids[]{…}}"},
 		{"a pointer is its element", &shapeInner{}, "a, b"},

@@ -31,9 +31,11 @@ func TestLimitFlagsAreChargesMembers(t *testing.T) {
 	var keys []string
 	for _, sp := range limitSpecs {
 		keys = append(keys, sp.key)
-		if want := strings.ReplaceAll(sp.key, "_", "-"); sp.flag != want {
-			t.Errorf("flag --%s for member %s, want --%s", sp.flag, sp.key, want)
-		}
+		t.Run(sp.flag, func(t *testing.T) {
+			if want := strings.ReplaceAll(sp.key, "_", "-"); sp.flag != want {
+				t.Errorf("flag --%s for member %s, want --%s", sp.flag, sp.key, want)
+			}
+		})
 	}
 	if got := charge.LimitsMembers(); !slices.Equal(keys, got) {
 		t.Errorf("the flags' keys %v, charge's members %v", keys, got)

@@ -63,36 +63,39 @@ func TestMemmodelVerbGoRows(t *testing.T) {
 func TestMemmodelVerbBounds(t *testing.T) {
 	lo := memmodel.EnvelopeBytes + 16
 	cases := []struct {
+		name string
 		args []string
 		want int
 	}{
-		{[]string{"--wire", strconv.Itoa(lo)}, 0},
-		{[]string{"--wire", strconv.Itoa(lo - 1)}, 2},
-		{[]string{"--wire", strconv.Itoa(1 << 31), "--json"}, 0},
-		{[]string{"--wire", strconv.Itoa(1<<31 + 1)}, 2},
-		{[]string{"--dialect", "ruby"}, 2},
-		{[]string{"stray"}, 2},
-		{[]string{"calibrate"}, 2},
-		{[]string{"calibrate", "--python", "python3", "--div", "0"}, 2},
-		{[]string{"calibrate", "--python", "python3", "--div", "4097"}, 2},
-		{[]string{"calibrate", "--python", "python3", "--div", "2", "--out", "x.json"}, 2},
-		{[]string{"measure-go", "--div", "0"}, 2},
-		{[]string{"measure-go", "--div", "4097"}, 2},
-		{[]string{"measure-go", "--row", "no-such-shape"}, 2},
-		{[]string{"measure-go", "--row", "ascii", "--path", "ftp"}, 2},
-		{[]string{"measure-go", "--out", "x.json", "--div", "2"}, 2},
-		{[]string{"measure-go", "--shapes", "ascii,no-such-shape"}, 2},
-		{[]string{"measure-go", "--row", "ascii", "--shapes", "ascii"}, 2},
-		{[]string{"calibrate", "--python", "python3", "stray"}, 2},
+		{"wire_at_the_lower_bound", []string{"--wire", strconv.Itoa(lo)}, 0},
+		{"wire_one_under_the_lower_bound", []string{"--wire", strconv.Itoa(lo - 1)}, 2},
+		{"wire_at_2GiB", []string{"--wire", strconv.Itoa(1 << 31), "--json"}, 0},
+		{"wire_one_past_2GiB", []string{"--wire", strconv.Itoa(1<<31 + 1)}, 2},
+		{"an_unknown_dialect", []string{"--dialect", "ruby"}, 2},
+		{"a_stray_argument", []string{"stray"}, 2},
+		{"calibrate_without_python", []string{"calibrate"}, 2},
+		{"calibrate_div_0", []string{"calibrate", "--python", "python3", "--div", "0"}, 2},
+		{"calibrate_div_4097", []string{"calibrate", "--python", "python3", "--div", "4097"}, 2},
+		{"calibrate_out_with_div", []string{"calibrate", "--python", "python3", "--div", "2", "--out", "x.json"}, 2},
+		{"measure-go_div_0", []string{"measure-go", "--div", "0"}, 2},
+		{"measure-go_div_4097", []string{"measure-go", "--div", "4097"}, 2},
+		{"measure-go_an_unknown_row", []string{"measure-go", "--row", "no-such-shape"}, 2},
+		{"measure-go_an_unknown_path", []string{"measure-go", "--row", "ascii", "--path", "ftp"}, 2},
+		{"measure-go_out_with_div", []string{"measure-go", "--out", "x.json", "--div", "2"}, 2},
+		{"measure-go_an_unknown_shape", []string{"measure-go", "--shapes", "ascii,no-such-shape"}, 2},
+		{"measure-go_row_and_shapes", []string{"measure-go", "--row", "ascii", "--shapes", "ascii"}, 2},
+		{"calibrate_a_stray_argument", []string{"calibrate", "--python", "python3", "stray"}, 2},
 	}
 	for _, c := range cases {
-		code, _, errOut := memmodelRun(c.args...)
-		if code != c.want {
-			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.want, errOut)
-		}
-		if c.want == 2 && errOut == "" {
-			t.Errorf("%v: refused without saying why", c.args)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := memmodelRun(c.args...)
+			if code != c.want {
+				t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.want, errOut)
+			}
+			if c.want == 2 && errOut == "" {
+				t.Errorf("%v: refused without saying why", c.args)
+			}
+		})
 	}
 }
 
@@ -135,16 +138,17 @@ func TestCalibrationTableAligned(t *testing.T) {
 	if len(ends) != 10 {
 		t.Fatalf("the header has %d columns, want 10: %q", len(ends), h)
 	}
-	for _, l := range lines[1:] {
-		if len(l) != len(h) {
-			t.Errorf("row of %d bytes, header %d:\n%s\n%s", len(l), len(h), h, l)
-			continue
-		}
-		for _, e := range ends {
-			if l[e] == ' ' || (e+1 < len(l) && l[e+1] != ' ') {
-				t.Errorf("a cell does not end at column %d:\n%s\n%s", e, h, l)
+	for i, l := range lines[1:] {
+		t.Run(rows[i].Shape, func(t *testing.T) { // the table's lines are the rows, in order
+			if len(l) != len(h) {
+				t.Fatalf("row of %d bytes, header %d:\n%s\n%s", len(l), len(h), h, l)
 			}
-		}
+			for _, e := range ends {
+				if l[e] == ' ' || (e+1 < len(l) && l[e+1] != ' ') {
+					t.Errorf("a cell does not end at column %d:\n%s\n%s", e, h, l)
+				}
+			}
+		})
 	}
 	if !strings.Contains(b.String(), "NO") || !strings.Contains(b.String(), "26,214,400") {
 		t.Errorf("the under-predicted row or the wire bytes are missing:\n%s", b.String())

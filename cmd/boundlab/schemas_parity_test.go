@@ -37,7 +37,7 @@ func TestAuditAndValidateReadADirectoryAlike(t *testing.T) {
 		tools  []string // nil: refused
 		refuse string   // what the refusal says
 	}{
-		{name: "the demo's schemas", path: "../../schemas/mcp",
+		{name: "the demo schemas", path: "../../schemas/mcp",
 			tools: []string{"knowledge.get", "knowledge.search", "knowledge.status", "project.list", "review.findings", "review.search", "system.capabilities"}},
 		{name: "fragments, nested and unreferenced", files: dir{
 			"ctx.schema.json":    fragment("ctx", `"type":"object","properties":{"projectId":{"$ref":"id"}}`),
@@ -51,10 +51,10 @@ func TestAuditAndValidateReadADirectoryAlike(t *testing.T) {
 			"ctx.schema.json": fragment("ctx", `"type":"object"`),
 			"get.schema.json": toolSchema("get", `"allOf":[{"$ref":"ctx"}],"$defs":{"own":{"type":"string"}}`),
 		}, refuse: "already has $defs; bundling would overwrite them"},
-		{name: "a broken $ref", files: dir{
+		{name: "a broken reference", files: dir{
 			"get.schema.json": toolSchema("get", `"allOf":[{"$ref":"missing"}]`),
 		}, refuse: "https://x.test/missing"},
-		{name: "a duplicate $id", files: dir{
+		{name: "a duplicate id", files: dir{
 			"a.schema.json":   fragment("ctx", `"type":"object"`),
 			"b.schema.json":   fragment("ctx", `"type":"object"`),
 			"get.schema.json": toolSchema("get", `"allOf":[{"$ref":"ctx"}]`),

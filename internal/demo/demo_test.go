@@ -24,20 +24,25 @@ func TestStore(t *testing.T) {
 	}
 	// Handler refusals report lengths, never the caller's value.
 	const secret = "caller-value-never-echoed"
-	for _, err := range []error{
-		func() error { _, err := s.KnowledgeStatus(ctx, KnowledgeStatusIn{ProjectID: secret}); return err }(),
-		func() error {
+	for _, c := range []struct {
+		tool string
+		call func() error
+	}{
+		{"knowledge.status", func() error { _, err := s.KnowledgeStatus(ctx, KnowledgeStatusIn{ProjectID: secret}); return err }},
+		{"knowledge.get", func() error {
 			_, err := s.KnowledgeGet(ctx, KnowledgeGetIn{ProjectID: "demo", ItemID: secret})
 			return err
-		}(),
-		func() error {
+		}},
+		{"review.findings", func() error {
 			_, err := s.ReviewFindings(ctx, ReviewFindingsIn{ProjectID: "demo", ReviewID: secret})
 			return err
-		}(),
+		}},
 	} {
-		if err == nil || strings.Contains(err.Error(), secret) {
-			t.Errorf("refusal %v", err)
-		}
+		t.Run("refusal_of_"+c.tool, func(t *testing.T) {
+			if err := c.call(); err == nil || strings.Contains(err.Error(), secret) {
+				t.Errorf("refusal %v", err)
+			}
+		})
 	}
 	if len(ToolNames()) != 7 {
 		t.Fatalf("tools: %v", ToolNames())
@@ -45,16 +50,23 @@ func TestStore(t *testing.T) {
 }
 
 func TestCountTakesEveryIntegralNumber(t *testing.T) {
+	// each literal its own subtest, named as written (a string by what it is)
 	for in, want := range map[string]int{"5": 5, "5.0": 5, "5e0": 5, "50e-1": 5, "-0": 0} {
-		var c Count
-		if err := c.UnmarshalJSON([]byte(in)); err != nil || int(c) != want {
-			t.Errorf("%s: %d %v", in, c, err)
-		}
+		t.Run("admits_"+in, func(t *testing.T) {
+			var c Count
+			if err := c.UnmarshalJSON([]byte(in)); err != nil || int(c) != want {
+				t.Errorf("%s: %d %v", in, c, err)
+			}
+		})
 	}
-	for _, in := range []string{"5.5", "1e400", `"5"`, "9223372036854775808"} {
-		var c Count
-		if err := c.UnmarshalJSON([]byte(in)); err == nil {
-			t.Errorf("%s admitted as %d", in, c)
-		}
+	for _, tc := range []struct{ name, in string }{
+		{"5.5", "5.5"}, {"1e400", "1e400"}, {"a_string", `"5"`}, {"9223372036854775808", "9223372036854775808"},
+	} {
+		t.Run("refuses_"+tc.name, func(t *testing.T) {
+			var c Count
+			if err := c.UnmarshalJSON([]byte(tc.in)); err == nil {
+				t.Errorf("%s admitted as %d", tc.in, c)
+			}
+		})
 	}
 }

@@ -104,22 +104,25 @@ func TestLandedFileAtCapAnsweredByItsSchema(t *testing.T) {
 	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: l})
 	r := s.raw(t)
 	for _, c := range []rune{'a', 'é', '中', '😀'} {
-		n := int(l.MaxSourceFileBytes)
-		text := strings.Repeat(string(c), n/utf8.RuneLen(c)) + strings.Repeat("a", n%utf8.RuneLen(c))
-		if len(text) != n {
-			t.Fatalf("fixture: %d bytes landed", len(text))
-		}
-		wire := ensureASCII(text)
-		args := append(append([]byte(`{"projectId":"demo","query":"`), wire...), `"}`...)
-		body := r.callBody("knowledge.search", args)
-		status, resp, _ := r.post(body)
-		if status != http.StatusOK {
-			t.Fatalf("%U: %d wire bytes: HTTP %d %.100q", c, len(body), status, resp)
-		}
-		if m := message(t, resp); !strings.Contains(string(m["result"]), "maxLength 2000") {
-			t.Fatalf("%U: want the schema's maxLength refusal, got %.300s", c, resp)
-		}
-		t.Logf("%U: landed %d bytes, body %d bytes (cap %d): answered by maxLength", c, n, len(body), s.v.MaxRequestBodyBytes())
+		t.Run(fmt.Sprintf("U%04X", c), func(t *testing.T) {
+			r := r.on(t)
+			n := int(l.MaxSourceFileBytes)
+			text := strings.Repeat(string(c), n/utf8.RuneLen(c)) + strings.Repeat("a", n%utf8.RuneLen(c))
+			if len(text) != n {
+				t.Fatalf("fixture: %d bytes landed", len(text))
+			}
+			wire := ensureASCII(text)
+			args := append(append([]byte(`{"projectId":"demo","query":"`), wire...), `"}`...)
+			body := r.callBody("knowledge.search", args)
+			status, resp, _ := r.post(body)
+			if status != http.StatusOK {
+				t.Fatalf("%U: %d wire bytes: HTTP %d %.100q", c, len(body), status, resp)
+			}
+			if m := message(t, resp); !strings.Contains(string(m["result"]), "maxLength 2000") {
+				t.Fatalf("%U: want the schema's maxLength refusal, got %.300s", c, resp)
+			}
+			t.Logf("%U: landed %d bytes, body %d bytes (cap %d): answered by maxLength", c, n, len(body), s.v.MaxRequestBodyBytes())
+		})
 	}
 }
 

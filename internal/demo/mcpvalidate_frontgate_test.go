@@ -63,36 +63,38 @@ func post(t testing.TB, url string, body []byte) (int, http.Header, []byte) {
 // The go-sdk client and its conventions work unchanged through the gate:
 // initialize, a session, SSE answers, tools/list, calls admitted and refused.
 func TestFrontGateCarriesTheSDKsClient(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		var hopts *mcp.StreamableHTTPOptions
-		if stateless {
-			hopts = demo.Stateless()
-		}
-		hs, fg := guarded(t, nil, hopts)
-		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + demo.Path}, nil)
-		if err != nil {
-			t.Fatalf("stateless=%v: connect: %v", stateless, err)
-		}
-		var n int
-		for _, err := range cs.Tools(context.Background(), nil) {
+	for _, c := range []struct {
+		name  string
+		hopts *mcp.StreamableHTTPOptions
+	}{{"stateful", nil}, {"stateless", demo.Stateless()}} {
+		t.Run(c.name, func(t *testing.T) {
+			stateless := c.hopts != nil
+			hs, fg := guarded(t, nil, c.hopts)
+			cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+			cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + demo.Path}, nil)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("stateless=%v: connect: %v", stateless, err)
 			}
-			n++
-		}
-		if n != 7 {
-			t.Fatalf("stateless=%v: %d tools listed", stateless, n)
-		}
-		ok := call(t, cs, "knowledge.search", map[string]any{"projectId": "demo", "query": "x"})
-		bad := call(t, cs, "knowledge.search", map[string]any{"projectId": "demo", "query": "x", "force": canary})
-		if ok.IsError || !bad.IsError || strings.Contains(text(bad), canary) {
-			t.Fatalf("stateless=%v: admitted isError %v, refused isError %v: %s", stateless, ok.IsError, bad.IsError, text(bad))
-		}
-		cs.Close()
-		// The server may still be returning from the session's last
-		// request when Close returns: the weight goes back when it has.
-		waitIdle(t, fg)
+			var n int
+			for _, err := range cs.Tools(context.Background(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			if n != 7 {
+				t.Fatalf("stateless=%v: %d tools listed", stateless, n)
+			}
+			ok := call(t, cs, "knowledge.search", map[string]any{"projectId": "demo", "query": "x"})
+			bad := call(t, cs, "knowledge.search", map[string]any{"projectId": "demo", "query": "x", "force": canary})
+			if ok.IsError || !bad.IsError || strings.Contains(text(bad), canary) {
+				t.Fatalf("stateless=%v: admitted isError %v, refused isError %v: %s", stateless, ok.IsError, bad.IsError, text(bad))
+			}
+			cs.Close()
+			// The server may still be returning from the session's last
+			// request when Close returns: the weight goes back when it has.
+			waitIdle(t, fg)
+		})
 	}
 }
 
@@ -118,28 +120,30 @@ func hostile() []struct{ name, body string } {
 func TestFrontGateRefusesHostileShapesOverHTTP(t *testing.T) {
 	hs, fg := guarded(t, nil, demo.Stateless())
 	for _, c := range hostile() {
-		status, hdr, body := post(t, hs.URL, []byte(c.body))
-		if status == http.StatusOK && !strings.Contains(string(body), `"isError":true`) {
-			t.Errorf("%s: HTTP 200 without a refusal: %.300s", c.name, body)
-		}
-		if status != http.StatusOK && status != http.StatusBadRequest {
-			t.Errorf("%s: HTTP %d", c.name, status)
-		}
-		if ct := hdr.Get("Content-Type"); ct != "application/json" {
-			t.Errorf("%s: Content-Type %q", c.name, ct)
-		}
-		if bytes.Contains(body, []byte(canary)) || len(body) > mcpvalidate.MaxFrontRefusalBytes() {
-			t.Errorf("%s: %d-byte answer (ceiling %d) or echo: %.300s", c.name, len(body), mcpvalidate.MaxFrontRefusalBytes(), body)
-		}
-		var msg struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if err := json.Unmarshal(body, &msg); err != nil {
-			t.Errorf("%s: answer is not JSON: %v", c.name, err)
-		}
-		if c.name != "batch" && !strings.HasPrefix(string(msg.ID), "1") {
-			t.Errorf("%s: id %s not echoed", c.name, msg.ID)
-		}
+		t.Run(c.name, func(t *testing.T) { // t.Run writes the spaces as _
+			status, hdr, body := post(t, hs.URL, []byte(c.body))
+			if status == http.StatusOK && !strings.Contains(string(body), `"isError":true`) {
+				t.Errorf("%s: HTTP 200 without a refusal: %.300s", c.name, body)
+			}
+			if status != http.StatusOK && status != http.StatusBadRequest {
+				t.Errorf("%s: HTTP %d", c.name, status)
+			}
+			if ct := hdr.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("%s: Content-Type %q", c.name, ct)
+			}
+			if bytes.Contains(body, []byte(canary)) || len(body) > mcpvalidate.MaxFrontRefusalBytes() {
+				t.Errorf("%s: %d-byte answer (ceiling %d) or echo: %.300s", c.name, len(body), mcpvalidate.MaxFrontRefusalBytes(), body)
+			}
+			var msg struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if err := json.Unmarshal(body, &msg); err != nil {
+				t.Errorf("%s: answer is not JSON: %v", c.name, err)
+			}
+			if c.name != "batch" && !strings.HasPrefix(string(msg.ID), "1") {
+				t.Errorf("%s: id %s not echoed", c.name, msg.ID)
+			}
+		})
 	}
 	status, _, body := post(t, hs.URL, []byte(toolCall("99", `"knowledge.search"`, `{"projectId":"demo","query":"x"}`)))
 	if status != http.StatusOK || bytes.Contains(body, []byte(`"isError":true`)) || !bytes.Contains(body, []byte(`"id":99`)) {

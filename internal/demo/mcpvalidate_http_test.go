@@ -79,14 +79,22 @@ type raw struct {
 	t       testing.TB
 	url     string
 	session string
-	id      int
+	id      *int // the last request id, shared by every view of the session
+}
+
+// on is the same session reporting to t: a subtest's view of its parent's
+// session, so that a failure stops the subtest, not the parent.
+func (r *raw) on(t testing.TB) *raw {
+	v := *r
+	v.t = t
+	return &v
 }
 
 const rawVersion = "2025-11-25"
 
 func (s *served) raw(t testing.TB) *raw {
 	t.Helper()
-	r := &raw{t: t, url: s.url()}
+	r := &raw{t: t, url: s.url(), id: new(int)}
 	status, body, hdr := r.post([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + rawVersion + `","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}}`))
 	if status != http.StatusOK {
 		t.Fatalf("initialize: HTTP %d: %.200s", status, body)
@@ -127,10 +135,10 @@ func (r *raw) post(body []byte) (int, []byte, http.Header) {
 
 // callBody is a tools/call whose arguments member is exactly args.
 func (r *raw) callBody(name string, args []byte) []byte {
-	r.id++
+	*r.id++
 	nb, _ := json.Marshal(name)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":`, r.id, nb)
+	fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":`, *r.id, nb)
 	b.Write(args)
 	b.WriteString(`}}`)
 	return b.Bytes()
@@ -249,9 +257,11 @@ func TestValidCallServedUnchanged(t *testing.T) {
 		"project.list":        nil,
 		"system.capabilities": map[string]any{},
 	} {
-		if r := call(t, cs, name, args); r.IsError {
-			t.Errorf("%s: refused: %q", name, text(r))
-		}
+		t.Run(name, func(t *testing.T) {
+			if r := call(t, cs, name, args); r.IsError {
+				t.Errorf("%s: refused: %q", name, text(r))
+			}
+		})
 	}
 }
 
@@ -345,15 +355,15 @@ func TestNoCallerValueInAnyRefusal(t *testing.T) {
 		fmt.Fprintf(&controls, `\u%04x`, c)
 	}
 	ctl := controls.String() + "\u007f"
-	cases := []struct{ tool, args string }{
-		{"knowledge.search", `{"projectId":"demo","query":"` + strings.Repeat("q", 2001) + secret + `"}`},
-		{"knowledge.search", `{"projectId":"` + secret + `","query":"x"}`},
-		{"knowledge.search", `{"projectId":"demo","query":"x","limit":"` + secret + `"}`},
-		{"review.findings", `{"projectId":"demo","reviewId":"review-1","severity":"` + secret + `"}`},
-		{"knowledge.get", `{"projectId":"demo","itemId":"` + secret + ctl + `"}`},
-		{"knowledge.get", `{"projectId":"demo","itemId":"item-1","` + ctl + `":"` + secret + `"}`},
-		{"project.list", `{"x":"` + secret + ctl + `"}`},
-		{"knowledge.search", `{"projectId":"demo","query":"` + secret + `\u0000"}`},
+	cases := []struct{ name, tool, args string }{
+		{"query_past_maxLength", "knowledge.search", `{"projectId":"demo","query":"` + strings.Repeat("q", 2001) + secret + `"}`},
+		{"an_unknown_project", "knowledge.search", `{"projectId":"` + secret + `","query":"x"}`},
+		{"limit_a_string", "knowledge.search", `{"projectId":"demo","query":"x","limit":"` + secret + `"}`},
+		{"severity_outside_its_enum", "review.findings", `{"projectId":"demo","reviewId":"review-1","severity":"` + secret + `"}`},
+		{"itemId_with_controls", "knowledge.get", `{"projectId":"demo","itemId":"` + secret + ctl + `"}`},
+		{"a_key_of_controls", "knowledge.get", `{"projectId":"demo","itemId":"item-1","` + ctl + `":"` + secret + `"}`},
+		{"an_argument_to_project.list", "project.list", `{"x":"` + secret + ctl + `"}`},
+		{"query_with_an_escaped_NUL", "knowledge.search", `{"projectId":"demo","query":"` + secret + `\u0000"}`},
 	}
 	// A tool name is the caller's identifier, like a key: it appears escaped
 	// and cut to gatebounds.ToolCut, never raw.
@@ -362,21 +372,23 @@ func TestNoCallerValueInAnyRefusal(t *testing.T) {
 		t.Errorf("tool name not escaped and cut: %q", tr.text())
 	}
 	for _, c := range cases {
-		tr, m := r.call(c.tool, []byte(c.args))
-		all := string(m["result"]) + string(m["error"])
-		if strings.Contains(all, "s3cr3t") {
-			t.Errorf("%.60q: refusal echoes the value: %.300q", c.args, all)
-		}
-		for _, b := range []byte(tr.text()) {
-			if b < 0x20 || b == 0x7f {
-				t.Errorf("%.60q: refusal holds a raw control byte %#x", c.args, b)
+		t.Run(c.name, func(t *testing.T) {
+			tr, m := r.on(t).call(c.tool, []byte(c.args))
+			all := string(m["result"]) + string(m["error"])
+			if strings.Contains(all, "s3cr3t") {
+				t.Errorf("%.60q: refusal echoes the value: %.300q", c.args, all)
 			}
-		}
-		if c.tool != "knowledge.search" || !strings.Contains(c.args, `\u0000"}`) {
-			if !tr.IsError {
-				t.Errorf("%.60q: not refused", c.args)
+			for _, b := range []byte(tr.text()) {
+				if b < 0x20 || b == 0x7f {
+					t.Errorf("%.60q: refusal holds a raw control byte %#x", c.args, b)
+				}
 			}
-		}
+			if c.tool != "knowledge.search" || !strings.Contains(c.args, `\u0000"}`) {
+				if !tr.IsError {
+					t.Errorf("%.60q: not refused", c.args)
+				}
+			}
+		})
 	}
 }
 
@@ -408,19 +420,21 @@ func TestNestingAndNodeBoundsOverHTTP(t *testing.T) {
 		{"nodes at the bound", wide(l.MaxParamsNodes), ""},
 		{"nodes one past", wide(l.MaxParamsNodes + 1), "(bound nodes)"},
 	} {
-		tr, _ := r.call("knowledge.search", c.args)
-		msg := tr.text()
-		if !tr.IsError {
-			t.Fatalf("%s: the unknown key n must be refused", c.name)
-		}
-		if c.bound == "" {
-			// At the bound the gate admits it; the schema answers, naming /n.
-			if strings.Contains(msg, "(bound ") || !strings.Contains(msg, `"/n": unevaluatedProperties`) {
-				t.Errorf("%s: want the schema's refusal of /n, got %q", c.name, msg)
+		t.Run(c.name, func(t *testing.T) {
+			tr, _ := r.on(t).call("knowledge.search", c.args)
+			msg := tr.text()
+			if !tr.IsError {
+				t.Fatalf("%s: the unknown key n must be refused", c.name)
 			}
-		} else if !strings.Contains(msg, c.bound) {
-			t.Errorf("%s: want %s, got %q", c.name, c.bound, msg)
-		}
+			if c.bound == "" {
+				// At the bound the gate admits it; the schema answers, naming /n.
+				if strings.Contains(msg, "(bound ") || !strings.Contains(msg, `"/n": unevaluatedProperties`) {
+					t.Errorf("%s: want the schema's refusal of /n, got %q", c.name, msg)
+				}
+			} else if !strings.Contains(msg, c.bound) {
+				t.Errorf("%s: want %s, got %q", c.name, c.bound, msg)
+			}
+		})
 	}
 	// The fixtures are what they claim.
 	gate, _ := charge.NewGate(charge.Go, l)
@@ -442,7 +456,7 @@ func TestStrictnessOverHTTP(t *testing.T) {
 		name, args, want string
 	}{
 		{"duplicate key", `{"projectId":"demo","query":"a","query":"` + secret + `"}`, "(bound duplicate-name)"},
-		{"duplicate key, escaped", `{"projectId":"demo","query":"a","\u0071uery":"b"}`, "(bound duplicate-name)"},
+		{"duplicate key escaped", `{"projectId":"demo","query":"a","\u0071uery":"b"}`, "(bound duplicate-name)"},
 		{"invalid UTF-8", "{\"projectId\":\"demo\",\"query\":\"a\xff\xfe\"}", "(bound utf8)"},
 		{"lone high surrogate", `{"projectId":"demo","query":"a\ud800"}`, "(bound surrogate)"},
 		{"lone low surrogate", `{"projectId":"demo","query":"\udc00a"}`, "(bound surrogate)"},
@@ -450,24 +464,26 @@ func TestStrictnessOverHTTP(t *testing.T) {
 		{"huge exponent", `{"projectId":"demo","query":"a","limit":1e1000001}`, "(bound number-exponent)"},
 		{"exponent at the bound against limit", `{"projectId":"demo","query":"a","limit":1e999}`, "maximum 100"},
 		{"long number", `{"projectId":"demo","query":"a","limit":` + strings.Repeat("1", 65) + `}`, "(bound number-length)"},
-		{"2^53+1 against limit", `{"projectId":"demo","query":"a","limit":9007199254740993}`, "maximum 100"},
+		{"2pow53 plus 1 against limit", `{"projectId":"demo","query":"a","limit":9007199254740993}`, "maximum 100"},
 		{"integral float 5.0 is an integer", `{"projectId":"demo","query":"refusal","limit":5.0}`, ""},
 		{"null arguments", `null`, "type object (got null)"},
 	} {
-		tr, m := r.call("knowledge.search", []byte(c.args))
-		msg := tr.text()
-		if len(msg) > mcpvalidate.MaxRefusalBytes() || strings.Contains(msg, "s3cr3t") {
-			t.Errorf("%s: unbounded or echoing message %.200q", c.name, msg)
-		}
-		if c.want == "" {
-			if tr.IsError || m["error"] != nil {
-				t.Errorf("%s: want served, got %q %s", c.name, msg, m["error"])
+		t.Run(c.name, func(t *testing.T) { // t.Run writes the spaces as _
+			tr, m := r.on(t).call("knowledge.search", []byte(c.args))
+			msg := tr.text()
+			if len(msg) > mcpvalidate.MaxRefusalBytes() || strings.Contains(msg, "s3cr3t") {
+				t.Errorf("%s: unbounded or echoing message %.200q", c.name, msg)
 			}
-			continue
-		}
-		if !tr.IsError || !strings.Contains(msg, c.want) {
-			t.Errorf("%s: want a refusal with %q, got %q %s", c.name, c.want, msg, m["error"])
-		}
+			if c.want == "" {
+				if tr.IsError || m["error"] != nil {
+					t.Errorf("%s: want served, got %q %s", c.name, msg, m["error"])
+				}
+				return
+			}
+			if !tr.IsError || !strings.Contains(msg, c.want) {
+				t.Errorf("%s: want a refusal with %q, got %q %s", c.name, c.want, msg, m["error"])
+			}
+		})
 	}
 	// Absent arguments are validated as {}: required members are named.
 	status, body, _ := r.post([]byte(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"knowledge.search"}}`))

@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -85,9 +86,11 @@ func TestCompleteness(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, typed := range []bool{false, true} {
-		if err := mcpvalidatetest.CheckCompleteness(ctx, v, newServer(t, v, demo.Options{Typed: typed, PageSize: 2})); err != nil {
-			t.Fatalf("typed=%v: %v", typed, err)
-		}
+		t.Run(fmt.Sprintf("typed=%v", typed), func(t *testing.T) {
+			if err := mcpvalidatetest.CheckCompleteness(ctx, v, newServer(t, v, demo.Options{Typed: typed, PageSize: 2})); err != nil {
+				t.Fatalf("typed=%v: %v", typed, err)
+			}
+		})
 	}
 	// Positive controls: a registered tool with no schema, and a schema for a
 	// tool the server does not register.
@@ -136,21 +139,23 @@ func TestAgreement(t *testing.T) {
 		{"an unpublished handler parameter", "review-search.input.schema.json",
 			func(s string) string { return strings.Replace(s, `"limit": {`, `"maxHits": {`, 1) },
 			`the handler reads "limit" and the published schema does not name it`},
-		{"query's type dropped", "review-search.input.schema.json",
+		{"the type of query dropped", "review-search.input.schema.json",
 			func(s string) string {
 				return strings.Replace(s, `"type": "string",
       "minLength"`, `"minLength"`, 1)
 			},
 			`"query": the published schema declares no type`},
 	} {
-		pv, err := mcpvalidate.New(mcpvalidate.SchemaFiles(publishedWith(t, c.file, c.edit), schemas.Dir), nil)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		err = mcpvalidatetest.CheckAgreement(ctx, pv, newServer(t, pv, demo.Options{Typed: true}), unread)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: want %q, got %v", c.name, c.want, err)
-		}
+		t.Run(c.name, func(t *testing.T) { // t.Run writes the spaces as _
+			pv, err := mcpvalidate.New(mcpvalidate.SchemaFiles(publishedWith(t, c.file, c.edit), schemas.Dir), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			err = mcpvalidatetest.CheckAgreement(ctx, pv, newServer(t, pv, demo.Options{Typed: true}), unread)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: want %q, got %v", c.name, c.want, err)
+			}
+		})
 	}
 	// The exclusion is held by equality: a stale or a missing entry fails.
 	if err := mcpvalidatetest.CheckAgreement(ctx, v, typed, unreadWith("review.search", "agentId", "snapshotId")); err == nil || !strings.Contains(err.Error(), `review.search (mcp/review-search.input.schema.json): the published schema names "taskId" and the handler does not read it`) {

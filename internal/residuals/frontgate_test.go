@@ -2,6 +2,7 @@ package residuals
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -109,23 +110,23 @@ func TestFrontGateProbes(t *testing.T) {
 	want := map[string]float64{"duplicate-params-name": 0, "invalid-utf8-tool-name": 0, "lone-surrogate-tool-name": 0, "trailing-bytes": 0,
 		"arguments-bytes-intact": 0, "raw-control-in-string": 0, "unknown-params-member": 1, "arguments-sound-bytes-intact": 1}
 	for _, p := range FrontGateProbes {
-		rec, ok := byID["tolerates."+p.ID]
-		if !ok {
-			t.Errorf("%s: no record", p.ID)
-			continue
-		}
-		if w, ok := want[p.ID]; !ok || rec.Value != w {
-			t.Errorf("%s: %v reaches middleware, the docs say %v", p.ID, rec.Value, w)
-		}
-		err := labhooks.FrontCheck(s.FrontGate, []byte(p.Body))
-		var f *mcpvalidate.FrontRefusal
-		if refused := errors.As(err, &f); refused != (rec.Value == 0) {
-			t.Errorf("%s: Check refuses %t, the record says reaches %v", p.ID, refused, rec.Value)
-			continue
-		}
-		if f != nil && !strings.Contains(rec.Instance, f.Bound) {
-			t.Errorf("%s: Check names bound %q, the record %q", p.ID, f.Bound, rec.Instance)
-		}
+		t.Run(p.ID, func(t *testing.T) {
+			rec, ok := byID["tolerates."+p.ID]
+			if !ok {
+				t.Fatalf("%s: no record", p.ID)
+			}
+			if w, ok := want[p.ID]; !ok || rec.Value != w {
+				t.Errorf("%s: %v reaches middleware, the docs say %v", p.ID, rec.Value, w)
+			}
+			err := labhooks.FrontCheck(s.FrontGate, []byte(p.Body))
+			var f *mcpvalidate.FrontRefusal
+			if refused := errors.As(err, &f); refused != (rec.Value == 0) {
+				t.Fatalf("%s: Check refuses %t, the record says reaches %v", p.ID, refused, rec.Value)
+			}
+			if f != nil && !strings.Contains(rec.Instance, f.Bound) {
+				t.Errorf("%s: Check names bound %q, the record %q", p.ID, f.Bound, rec.Instance)
+			}
+		})
 	}
 }
 
@@ -140,17 +141,19 @@ func TestFrontGateDepthAndControls(t *testing.T) {
 		t.Errorf("arguments depth %v through the gate, the limit %d", v, limit)
 	}
 	for _, d := range []int{limit, limit + 1} {
-		s.Take()
-		r, _, err := gated.Post(depthBody(d))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if reached := len(s.Take()) > 0; reached != (d <= limit) {
-			t.Errorf("depth %d reached middleware: %t", d, reached)
-		}
-		if d > limit && (!ReadAnswer(r).ProtocolForm("9") || len(r.Body) > mcpvalidate.MaxFrontRefusalBytes()) {
-			t.Errorf("depth %d: %s", d, ReadAnswer(r))
-		}
+		t.Run(fmt.Sprintf("depth_%d", d), func(t *testing.T) {
+			s.Take()
+			r, _, err := gated.Post(depthBody(d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reached := len(s.Take()) > 0; reached != (d <= limit) {
+				t.Errorf("depth %d reached middleware: %t", d, reached)
+			}
+			if d > limit && (!ReadAnswer(r).ProtocolForm("9") || len(r.Body) > mcpvalidate.MaxFrontRefusalBytes()) {
+				t.Errorf("depth %d: %s", d, ReadAnswer(r))
+			}
+		})
 	}
 
 	_, bare := open(t, false)
@@ -183,15 +186,17 @@ func TestFrontGateStillPresent(t *testing.T) {
 	}
 	_, gated := open(t, true)
 	for _, sh := range GateEchoShapes {
-		body := sh.Shape(worstEchoFiller, echoN)
-		r, _, err := gated.Post(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := float64(len(r.Body)) / float64(len(body))
-		if rec := byID["params-echo."+sh.ID+".worst-ratio"]; math.Abs(got-rec.Value) > 0.01 {
-			t.Errorf("%s: a direct measurement gives %.3f, the record %v", sh.ID, got, rec.Value)
-		}
+		t.Run(sh.ID, func(t *testing.T) {
+			body := sh.Shape(worstEchoFiller, echoN)
+			r, _, err := gated.Post(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := float64(len(r.Body)) / float64(len(body))
+			if rec := byID["params-echo."+sh.ID+".worst-ratio"]; math.Abs(got-rec.Value) > 0.01 {
+				t.Errorf("%s: a direct measurement gives %.3f, the record %v", sh.ID, got, rec.Value)
+			}
+		})
 	}
 	if rec := byID["params-echo.other-method.longest-answer-bytes"]; rec.Value < 1 || rec.Value > 6*gatebounds.MaxOtherParamsBytes {
 		t.Errorf("other-method echo %v bytes: outside what the gate's params bound allows", rec.Value)
@@ -214,8 +219,10 @@ func TestFrontGateDocsQuoteEveryRecord(t *testing.T) {
 		}
 	}
 	for id := range byID {
-		if !quoted[id] {
-			t.Errorf("mcpvalidate.frontgate.%s is not in the docs' table", id)
-		}
+		t.Run("quoted_"+id, func(t *testing.T) {
+			if !quoted[id] {
+				t.Errorf("mcpvalidate.frontgate.%s is not in the docs' table", id)
+			}
+		})
 	}
 }

@@ -31,10 +31,13 @@ func TestRecords(t *testing.T) {
 	}
 	byID := map[string]results.Record{}
 	for _, r := range recs {
-		if r.Method != results.Measured || r.Source == "" || r.Instance == "" || r.Unit == "" {
-			t.Errorf("%s: not a complete measured record: %+v", r.ID, r)
-		}
-		byID[strings.TrimPrefix(r.ID, "mcpvalidate.residual.")] = r
+		id := strings.TrimPrefix(r.ID, "mcpvalidate.residual.")
+		byID[id] = r
+		t.Run("record_"+id, func(t *testing.T) {
+			if r.Method != results.Measured || r.Source == "" || r.Instance == "" || r.Unit == "" {
+				t.Errorf("%s: not a complete measured record: %+v", r.ID, r)
+			}
+		})
 	}
 	if len(byID) != 12 {
 		t.Errorf("%d residual records, want the 12 the hand-written probes made", len(byID))
@@ -47,9 +50,11 @@ func TestRecords(t *testing.T) {
 	}
 	for id, want := range map[string]float64{"duplicate-params-name": 1, "invalid-utf8-tool-name": 1, "lone-surrogate-tool-name": 1,
 		"trailing-bytes": 1, "unknown-params-member": 1, "arguments-bytes-intact": 1, "raw-control-in-string": 0} {
-		if got := byID["sdk.tolerates."+id].Value; got != want {
-			t.Errorf("sdk.tolerates.%s = %v, want %v", id, got, want)
-		}
+		t.Run("sdk.tolerates."+id, func(t *testing.T) {
+			if got := byID["sdk.tolerates."+id].Value; got != want {
+				t.Errorf("sdk.tolerates.%s = %v, want %v", id, got, want)
+			}
+		})
 	}
 	if v := byID["sdk.malformed-400-answer-bytes"].Value; v < 64 || v > 200 {
 		t.Errorf("the SDK's 400 is %v bytes: grew with the body, or no longer quotes it", v)
@@ -77,21 +82,23 @@ func TestBareSDKBlackBoxAgreesWithWhiteBox(t *testing.T) {
 		t.Errorf("body cap %v: at it %v, one past %v", b.BodyCap, b.AtCap, b.PastCap)
 	}
 	for _, d := range b.Differentials {
-		r := reached(&d.Answer)
-		switch d.Verdict {
-		case audit.VerdictRefused:
-			if r {
-				t.Errorf("%s in the %s: refused by its answer, yet it reached middleware", d.Probe, d.Placement)
+		t.Run(d.Probe+"_in_the_"+d.Placement, func(t *testing.T) {
+			r := reached(&d.Answer)
+			switch d.Verdict {
+			case audit.VerdictRefused:
+				if r {
+					t.Errorf("%s in the %s: refused by its answer, yet it reached middleware", d.Probe, d.Placement)
+				}
+			case audit.VerdictNormalised:
+				if !r || (d.Placement == "name" && !strings.Contains(d.Answer.ReachedAs, "\ufffd")) {
+					t.Errorf("%s in the %s: normalised by its answer; reached %v as %q", d.Probe, d.Placement, r, d.Answer.ReachedAs)
+				}
+			case audit.VerdictAccepted:
+				if !r {
+					t.Errorf("%s in the %s: accepted by its answer, yet it did not reach middleware", d.Probe, d.Placement)
+				}
 			}
-		case audit.VerdictNormalised:
-			if !r || (d.Placement == "name" && !strings.Contains(d.Answer.ReachedAs, "\ufffd")) {
-				t.Errorf("%s in the %s: normalised by its answer; reached %v as %q", d.Probe, d.Placement, r, d.Answer.ReachedAs)
-			}
-		case audit.VerdictAccepted:
-			if !r {
-				t.Errorf("%s in the %s: accepted by its answer, yet it did not reach middleware", d.Probe, d.Placement)
-			}
-		}
+		})
 	}
 	for _, c := range []struct {
 		what    string
@@ -104,9 +111,11 @@ func TestBareSDKBlackBoxAgreesWithWhiteBox(t *testing.T) {
 		{"before initialize", b.BeforeInitialize, b.BeforeInitializeAnswer, audit.VerdictServed},
 		{"before initialized", b.BeforeInitialized, b.BeforeInitializedAnswer, audit.VerdictServed},
 	} {
-		if (c.verdict == c.yes) != reached(c.s) {
-			t.Errorf("%s: the answers say %s, middleware reached: %v", c.what, c.verdict, reached(c.s))
-		}
+		t.Run(c.what, func(t *testing.T) { // t.Run writes the spaces as _
+			if (c.verdict == c.yes) != reached(c.s) {
+				t.Errorf("%s: the answers say %s, middleware reached: %v", c.what, c.verdict, reached(c.s))
+			}
+		})
 	}
 	dup := b.DuplicateNamesEnvelopeAnswers
 	lastWins := len(dup) == 2 && dup[0].ReachedAs != b.Carrier && dup[1].ReachedAs == b.Carrier
@@ -154,9 +163,11 @@ func TestGuardedAuditAgreesWithFrontGateRecords(t *testing.T) {
 		"tolerates.unknown-params-member":    b.UnknownParamsAnswer,
 		"tolerates.raw-control-in-string":    diff("raw_control", "arguments"),
 	} {
-		if got := b2f(reached(s)); got != recs[id].Value {
-			t.Errorf("%s: the record says %v, the audit saw it reach middleware: %v (%s)", id, recs[id].Value, got, s)
-		}
+		t.Run(id, func(t *testing.T) {
+			if got := b2f(reached(s)); got != recs[id].Value {
+				t.Errorf("%s: the record says %v, the audit saw it reach middleware: %v (%s)", id, recs[id].Value, got, s)
+			}
+		})
 	}
 	if o.ArgumentsMaxDepth == nil || float64(*o.ArgumentsMaxDepth) != recs["arguments-max-depth"].Value {
 		t.Errorf("arguments depth through the gate: audit %v, record %v", o.ArgumentsMaxDepth, recs["arguments-max-depth"].Value)

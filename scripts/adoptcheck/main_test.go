@@ -15,7 +15,7 @@ func TestREADMEProgram(t *testing.T) {
 		{"the first block that is a program", "# x\n\n```go\nv, err := f()\n```\n\n```go\npackage main\n\nfunc main() {}\n```\n\n```go\npackage main\n// later\n```\n",
 			"package main\n\nfunc main() {}\n", ""},
 		{"a comment before the package clause is not a program", "```go\n// Command x.\npackage main\n```\n", "", "no ```go block"},
-		{"another language's block is not read", "```sh\npackage main\n```\n", "", "no ```go block"},
+		{"a block of another language is not read", "```sh\npackage main\n```\n", "", "no ```go block"},
 		{"an unclosed block", "```go\npackage main\n", "", "not closed"},
 		{"none", "# nothing here\n", "", "no ```go block"},
 	} {
@@ -34,6 +34,11 @@ func TestREADMEProgram(t *testing.T) {
 	}
 }
 
+// pathName is a module path as a subtest name: its slashes as '_', since -run
+// splits a pattern at '/' and a path's elements would be levels of subtests
+// (github.com/bytedance/sonic/loader one level below .../sonic).
+func pathName(p string) string { return strings.ReplaceAll(p, "/", "_") }
+
 func TestLabModule(t *testing.T) {
 	for _, c := range []struct{ module, want string }{
 		{"github.com/bytedance/sonic", "github.com/bytedance/sonic"},
@@ -47,7 +52,7 @@ func TestLabModule(t *testing.T) {
 		{"github.com/santhosh-tekuri/jsonschema/v6", ""},
 		{"github.com/segmentio/encoding", ""},
 	} {
-		t.Run(c.module, func(t *testing.T) {
+		t.Run(pathName(c.module), func(t *testing.T) {
 			if got := labModule(c.module); got != c.want {
 				t.Errorf("labModule(%q) = %q, want %q", c.module, got, c.want)
 			}
@@ -61,7 +66,11 @@ func TestIsPatchRelease(t *testing.T) {
 		want bool
 	}{{"1.26", false}, {"1.26.0", false}, {"1.25.0", false}, {"1.27rc1", false}, {"", false},
 		{"1.26.8", true}, {"1.26.10", true}, {"1.25.1", true}} {
-		t.Run(c.v, func(t *testing.T) {
+		name := c.v
+		if name == "" {
+			name = "empty"
+		}
+		t.Run(name, func(t *testing.T) {
 			if got := isPatchRelease(c.v); got != c.want {
 				t.Errorf("isPatchRelease(%q) = %v", c.v, got)
 			}
@@ -94,7 +103,7 @@ func TestUnescape(t *testing.T) {
 		{"v0.0.0-20210112150236-f10218a38794", "v0.0.0-20210112150236-f10218a38794"},
 		{"a!", "a!"},
 	} {
-		t.Run(c.in, func(t *testing.T) {
+		t.Run(pathName(c.in), func(t *testing.T) {
 			if got := unescape(c.in); got != c.want {
 				t.Errorf("unescape(%q) = %q, want %q", c.in, got, c.want)
 			}
