@@ -12,8 +12,10 @@ import (
 	"github.com/theurian/boundlab/mcpvalidate"
 )
 
-// SearchIn is the tool's input: the go-sdk infers its JSON Schema (closed to
-// other members) and publishes it in tools/list, the contract enforced.
+// SearchIn is the tool's input. mcpvalidate.AddTool infers its JSON Schema as
+// the go-sdk does (closed to other members), tightens it to what the Go type
+// can hold (limit within int's range) and publishes that in tools/list: the
+// contract enforced.
 type SearchIn struct {
 	Query string   `json:"query" jsonschema:"the text to look for"`
 	Limit int      `json:"limit,omitempty" jsonschema:"at most this many hits"`
@@ -29,7 +31,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "the address to listen on")
 	flag.Parse()
 	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v0.1.0"}, nil)
-	mcp.AddTool(server, &mcp.Tool{Name: "search", Description: "Search the notes."}, search) // LEAD: mcpvalidate.AddTool once it lands
+	mcpvalidate.AddTool(server, &mcp.Tool{Name: "search", Description: "Search the notes."}, search) // publishes and enforces SearchIn's Go domain
 
 	v, err := mcpvalidate.Install(server, nil) // after the tools: each call is checked against what tools/list publishes
 	if err != nil {
