@@ -1,11 +1,9 @@
 package mcpvalidate
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	sdkjson "github.com/segmentio/encoding/json"
 )
 
 // The go-sdk answers params it cannot decode into a method's params type with
@@ -13,7 +11,8 @@ import (
 // request, before any middleware. The front gate decodes what the SDK will
 // decode, into the SDK's own types, with the SDK's own decoder settings
 // (segmentio/encoding, case-sensitive member matching: go-sdk's
-// internal/json), and refuses a body whose params would fail there. For
+// internal/json, as sdkUnmarshal reads it without the Decoder's 32 KiB
+// buffer per call), and refuses a body whose params would fail there. For
 // tools/call the arguments are left out (the SDK keeps them raw), so the
 // check costs only the rest of params, which the gate bounds at
 // maxOtherParamsBytes.
@@ -63,10 +62,8 @@ func sdkDecodes(method string, params []byte) bool {
 	if !ok {
 		return true
 	}
-	dec := sdkjson.NewDecoder(bytes.NewReader(params))
-	dec.DontMatchCaseInsensitiveStructFields()
 	p := newParams()
-	return dec.Decode(&p) == nil
+	return sdkUnmarshal(params, &p) == nil
 }
 
 // wireError mirrors the go-sdk's jsonrpc2 WireError, which a response's error
@@ -79,8 +76,6 @@ type wireError struct {
 
 // wireErrorDecodes reports whether the SDK decodes a response's error member.
 func wireErrorDecodes(raw []byte) bool {
-	dec := sdkjson.NewDecoder(bytes.NewReader(raw))
-	dec.DontMatchCaseInsensitiveStructFields()
 	var e *wireError
-	return dec.Decode(&e) == nil
+	return sdkUnmarshal(raw, &e) == nil
 }
