@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -326,6 +327,9 @@ func (t *sessionTable) relist(s *session, now int64) {
 // reserve takes n bytes of the table, closing least recently used idle
 // sessions (never keep) to make room. It reports whether n fits.
 func (t *sessionTable) reserve(n int64, keep *session) bool {
+	// skip: keep, and the sessions the SDK would not close, each tried once.
+	var skip [closeAttempts + 1]*session
+	skip[0] = keep
 	failed := 0
 	for {
 		t.mu.Lock()
@@ -334,8 +338,8 @@ func (t *sessionTable) reserve(n int64, keep *session) bool {
 			t.mu.Unlock()
 			return true
 		}
-		v := t.victim(time.Now().UnixNano(), keep)
-		if v == nil || failed >= closeAttempts {
+		v := t.victim(time.Now().UnixNano(), skip[:failed+1])
+		if v == nil || failed == closeAttempts {
 			t.mu.Unlock()
 			return false
 		}
@@ -344,19 +348,20 @@ func (t *sessionTable) reserve(n int64, keep *session) bool {
 		t.mu.Unlock()
 		if !t.close(v) {
 			failed++
+			skip[failed] = v
 		}
 	}
 }
 
-// victim is the least recently used idle session, nil when none is: a
-// session with nothing in flight and no stream, or whose streams have
+// victim is the least recently used idle session not in skip, nil when none
+// is: a session with nothing in flight and no stream, or whose streams have
 // written nothing for streamIdle. t.mu is held.
-func (t *sessionTable) victim(now int64, keep *session) *session {
+func (t *sessionTable) victim(now int64, skip []*session) *session {
 	q := t.quiet.head
-	if q == keep {
+	for q != nil && slices.Contains(skip, q) {
 		q = q.next
 	}
-	h := t.idleHeld(now, keep)
+	h := t.idleHeld(now, skip)
 	if q == nil || (h != nil && h.used < q.used) {
 		return h
 	}
@@ -367,7 +372,7 @@ func (t *sessionTable) victim(now int64, keep *session) *session {
 // streams have been silent for streamIdle. A stream write does not take the
 // table's lock, so the list is ordered by what relist saw: an entry found
 // to have written since moves to the back first. t.mu is held.
-func (t *sessionTable) idleHeld(now int64, keep *session) *session {
+func (t *sessionTable) idleHeld(now int64, skip []*session) *session {
 	h := t.held.head
 	for i := t.held.n; i > 0 && h != nil; i-- {
 		next := h.next
@@ -375,7 +380,7 @@ func (t *sessionTable) idleHeld(now int64, keep *session) *session {
 			t.held.remove(h)
 			h.used = a
 			t.held.push(h)
-		} else if h != keep {
+		} else if !slices.Contains(skip, h) {
 			if now-h.used >= int64(t.streamIdle) {
 				return h
 			}

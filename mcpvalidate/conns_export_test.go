@@ -1,0 +1,7 @@
+package mcpvalidate
+
+import "time"
+
+// SetWait shortens how long l's Accept waits for a slot when every
+// connection is active (gatebounds.ConnWait), so a test need not wait it out.
+func (l *ConnLimit) SetWait(d time.Duration) { l.wait = d }
