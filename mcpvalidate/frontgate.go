@@ -49,8 +49,8 @@ type FrontGateOptions struct {
 	// the gate keeps no session table and passes Mcp-Session-Id through.
 	Stateless bool
 	// SessionBytes is the memory the session table holds: a session weighs
-	// gatebounds.SessionCost with its first GET stream, each further open
-	// stream StreamCost (0: DefaultSessionBytes, 128 MiB).
+	// 16 KiB with its first GET stream 16 KiB more, each further open stream
+	// 16 KiB (measured costs rounded up; 0: 128 MiB).
 	SessionBytes int64
 	// SessionIdle closes a session after this long without a request or a
 	// stream write (0: 30 minutes; negative: never). Set the SDK's
