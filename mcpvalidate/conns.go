@@ -40,7 +40,7 @@ type ConnLimit struct {
 }
 
 // LimitConns wraps ln so hs serves at most bytes/ConnCost connections from it
-// (bytes 0: gatebounds.DefaultConnBytes, 192 MiB), and sets hs.ConnState
+// (bytes 0: gatebounds.DefaultConnBytes), and sets hs.ConnState
 // (calling the one it had) so the limit sees which connections are idle.
 // Serve hs on the returned listener.
 func LimitConns(hs *http.Server, ln net.Listener, bytes int64) (*ConnLimit, error) {

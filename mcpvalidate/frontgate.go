@@ -49,17 +49,19 @@ type FrontGateOptions struct {
 	// the gate keeps no session table and passes Mcp-Session-Id through.
 	Stateless bool
 	// SessionBytes is the memory the session table holds: a session weighs
-	// 16 KiB with its first GET stream 16 KiB more, each further open stream
-	// 16 KiB (measured costs rounded up; 0: 128 MiB).
+	// a measured cost with its first GET stream, each further open stream a
+	// measured cost more (the weights and defaults of these fields: the
+	// package's docs, "What a request leaves behind"). 0: the default.
 	SessionBytes int64
 	// SessionIdle closes a session after this long without a request or a
-	// stream write (0: 30 minutes; negative: never). Set the SDK's
+	// stream write (0: the default; negative: never). Set the SDK's
 	// StreamableHTTPOptions.SessionTimeout to it too (v.StreamableHTTPOptions).
 	SessionIdle time.Duration
-	// StreamsPerSession bounds one session's open GET streams (0: 4).
+	// StreamsPerSession bounds one session's open GET streams (0: the
+	// default).
 	StreamsPerSession int
 	// StreamIdle is how long a stream that writes nothing keeps its session
-	// from being closed to admit another (0: 5 minutes).
+	// from being closed to admit another (0: the default).
 	StreamIdle time.Duration
 }
 
