@@ -370,23 +370,31 @@ func (t *sessionTable) victim(now int64, skip []*session) *session {
 
 // idleHeld is the least recently active session of the held list if its
 // streams have been silent for streamIdle. A stream write does not take the
-// table's lock, so the list is ordered by what relist saw: an entry found
-// to have written since moves to the back first. t.mu is held.
+// table's lock, so the list is ordered by what relist saw: an entry found to
+// have written since moves to the back (so the order among sessions whose
+// streams write is approximate: by when the table noticed). t.mu is held.
 func (t *sessionTable) idleHeld(now int64, skip []*session) *session {
 	h := t.held.head
-	for i := t.held.n; i > 0 && h != nil; i-- {
-		next := h.next
+	for steps := 2 * t.held.n; steps > 0 && h != nil; steps-- {
 		if a := h.active(); a > h.used {
+			next := h.next
 			t.held.remove(h)
 			h.used = a
 			t.held.push(h)
-		} else if !slices.Contains(skip, h) {
-			if now-h.used >= int64(t.streamIdle) {
-				return h
+			if next == nil {
+				next = t.held.head // every entry moved: look again from the front
 			}
-			return nil
+			h = next
+			continue
 		}
-		h = next
+		if slices.Contains(skip, h) {
+			h = h.next
+			continue
+		}
+		if now-h.used >= int64(t.streamIdle) {
+			return h
+		}
+		return nil
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ type sessRig struct {
 	url  string
 	fg   *mcpvalidate.FrontGate
 	http *http.Client
+	srv  *mcp.Server
 
 	mu      sync.Mutex
 	calls   map[string]int // method -> requests that reached the SDK
@@ -40,9 +41,6 @@ type sessRig struct {
 	// refuseDelete makes the layer before the SDK refuse every DELETE (as
 	// an authentication layer between the gate and the SDK would).
 	refuseDelete bool
-	// holdGET holds a GET carrying X-Test-Hold here, as a stream the SDK
-	// would not keep (it keeps one standalone stream a session), until the
-	// request ends.
 }
 
 func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.StreamableHTTPOptions) *sessRig {
@@ -82,6 +80,9 @@ func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.Stre
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
 		}
+		// A GET carrying X-Test-Hold is held here, as a stream the SDK would
+		// not keep (it keeps one standalone stream a session), until the
+		// request ends.
 		if req.Method == http.MethodGet && req.Header.Get("X-Test-Hold") != "" {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
@@ -102,7 +103,7 @@ func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.Stre
 		tr.CloseIdleConnections()
 		hs.Close()
 	})
-	r.url, r.fg, r.http = hs.URL, fg, &http.Client{Transport: tr}
+	r.url, r.fg, r.http, r.srv = hs.URL, fg, &http.Client{Transport: tr}, srv
 	return r
 }
 
@@ -370,6 +371,27 @@ func TestSessionEvictionLeastRecentlyUsedIdle(t *testing.T) {
 	}
 }
 
+// TestSilentStreamsSessionInLRUOrder: a session whose stream has been silent
+// for StreamIdle is idle, and takes its place in the least-recently-used
+// order with the sessions that hold no stream.
+func TestSilentStreamsSessionInLRUOrder(t *testing.T) {
+	const streamIdle = 200 * time.Millisecond
+	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: 2 * unit, StreamIdle: streamIdle}, nil)
+	a := r.open()
+	s := r.openStream(a) // a: used at the stream's opening
+	time.Sleep(50 * time.Millisecond)
+	b := r.open() // b: used after a
+	time.Sleep(streamIdle)
+	r.open() // closes a, the least recently used, though it holds a stream
+	r.open() // closes b
+	if got, want := strings.Join(r.deleted(), ","), a+","+b; got != want {
+		t.Fatalf("closed %s, want %s", got, want)
+	}
+	if !s.endsWithin(5 * time.Second) {
+		t.Error("the closed session's stream is still open")
+	}
+}
+
 // TestUnknownSessionNotFoundWithoutTheSDK: a request naming a session the
 // table does not hold is answered 404 with a JSON-RPC error by the gate; the
 // SDK sees none of them.
@@ -476,8 +498,24 @@ func TestStreamsPerSession(t *testing.T) {
 				s := r.openStream(a, "X-Test-Hold", "1")
 				if c.want != http.StatusOK {
 					busyRefusal(t, answer{s.status, s.header, s.body}, c.want, "session-table")
-				} else if s.status != c.want {
-					t.Errorf("HTTP %d, want %d", s.status, c.want)
+					return
+				}
+				if s.status != c.want {
+					t.Fatalf("HTTP %d, want %d", s.status, c.want)
+				}
+				// Its weight comes back when it ends: another fits in its place.
+				s.cancel()
+				<-s.ended
+				deadline := time.Now().Add(5 * time.Second)
+				for {
+					again := r.openStream(a, "X-Test-Hold", "1")
+					if again.status == http.StatusOK {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("the ended stream's weight never came back: HTTP %d", again.status)
+					}
+					time.Sleep(10 * time.Millisecond)
 				}
 			})
 		}
@@ -599,5 +637,67 @@ func TestStreamableHTTPOptions(t *testing.T) {
 	}
 	if o := v.StreamableHTTPOptions(&mcp.StreamableHTTPOptions{Stateless: true}); o.SessionTimeout != 0 {
 		t.Errorf("stateless: %+v", o)
+	}
+}
+
+// TestAStreamWritingKeepsItsSession: a stream the server writes on (here the
+// SDK's tools/list_changed notification, sent when a tool is added) is
+// activity: its session is not closed to admit another, however long ago it
+// opened.
+func TestAStreamWritingKeepsItsSession(t *testing.T) {
+	const streamIdle = 300 * time.Millisecond
+	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit, StreamIdle: streamIdle}, nil)
+	a := r.open()
+	s := r.openStream(a)
+	if s.status != http.StatusOK {
+		t.Fatalf("stream: HTTP %d", s.status)
+	}
+	for i := 0; i < 8; i++ {
+		time.Sleep(streamIdle / 4)
+		r.srv.AddTool(&mcp.Tool{Name: fmt.Sprint("added", i), InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	// Twice StreamIdle since the stream opened, a quarter since it last wrote.
+	busyRefusal(t, r.do(context.Background(), http.MethodPost, "", initializeBody), http.StatusServiceUnavailable, "session-table")
+	if d := r.deleted(); len(d) != 0 {
+		t.Errorf("closed %v: a session whose stream writes", d)
+	}
+}
+
+// TestInitializeWithoutASessionGivesItsWeightBack: an initialize the SDK
+// answers without a session (here: refused for its Accept header) gives its
+// reservation back, so the table stays open to the next.
+func TestInitializeWithoutASessionGivesItsWeightBack(t *testing.T) {
+	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit}, nil)
+	for i := 0; i < 3; i++ {
+		if a := r.do(context.Background(), http.MethodPost, "", initializeBody, "Accept", "text/plain"); a.status != http.StatusBadRequest {
+			t.Fatalf("initialize %d with a bad Accept: HTTP %d", i, a.status)
+		}
+	}
+	r.open()
+	if d := r.deleted(); len(d) != 0 {
+		t.Errorf("closed %v: the refused initializes kept their weight", d)
+	}
+}
+
+// TestSessionTheSDKTimedOutIsDropped: when the SDK has closed a session on
+// its own (its SessionTimeout), the SDK's 404 drops it from the table: its
+// id is then answered by the gate, and its weight admits another.
+func TestSessionTheSDKTimedOutIsDropped(t *testing.T) {
+	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit}, &mcp.StreamableHTTPOptions{SessionTimeout: 100 * time.Millisecond})
+	a := r.open()
+	time.Sleep(300 * time.Millisecond)
+	posts := r.count(http.MethodPost)
+	if ans := r.use(a); ans.status != http.StatusNotFound || r.count(http.MethodPost) != posts+1 {
+		t.Fatalf("the SDK's closed session: HTTP %d, reached the SDK %v", ans.status, r.count(http.MethodPost) == posts+1)
+	}
+	if ans := r.use(a); ans.status != http.StatusNotFound || r.count(http.MethodPost) != posts+1 {
+		t.Errorf("dropped: HTTP %d, reached the SDK again %v", ans.status, r.count(http.MethodPost) != posts+1)
+	}
+	r.open()
+	if d := r.deleted(); len(d) != 0 {
+		t.Errorf("closed %v: the dropped session kept its weight", d)
 	}
 }
