@@ -125,11 +125,11 @@ func newSessionTable(fg *FrontGate, o *FrontGateOptions) (*sessionTable, error) 
 		return nil, errors.New("mcpvalidate: front gate: SessionBytes (" + strconv.FormatInt(t.max, 10) +
 			") cannot admit one session, which weighs " + strconv.FormatInt(t.unit, 10) + " bytes with its first stream")
 	}
+	if t.perSession < 0 {
+		return nil, errors.New("mcpvalidate: front gate: StreamsPerSession must not be negative")
+	}
 	if t.perSession == 0 {
 		t.perSession = gatebounds.DefaultStreamsPerSession
-	}
-	if t.perSession < 1 {
-		return nil, errors.New("mcpvalidate: front gate: StreamsPerSession must be at least 1")
 	}
 	if t.idle == 0 {
 		t.idle = gatebounds.DefaultSessionIdle
@@ -157,9 +157,10 @@ func (t *sessionTable) refuseUnknown(w http.ResponseWriter, r *http.Request) boo
 	if id == "" {
 		return false
 	}
+	// A session being closed is answered when the request reaches the
+	// table (serve), after the same wait any request of it has.
 	t.mu.Lock()
-	s := t.byID[id]
-	known := s != nil && !s.closing
+	known := t.byID[id] != nil
 	t.mu.Unlock()
 	if known {
 		return false

@@ -318,6 +318,12 @@ func TestSessionTableAtAndPastTheBound(t *testing.T) {
 		ids[i] = r.open()
 		releases[i] = r.hold(ids[i], fmt.Sprint("k", i))
 	}
+	// Only an initialize asks the table for room: another request without a
+	// session is the SDK's to answer.
+	posts := r.count(http.MethodPost)
+	if a := r.do(context.Background(), http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); a.status == http.StatusServiceUnavailable || r.count(http.MethodPost) != posts+1 {
+		t.Errorf("a request without a session past the bound: HTTP %d, reached the SDK %v", a.status, r.count(http.MethodPost) == posts+1)
+	}
 	inits := r.count(http.MethodPost)
 	busyRefusal(t, r.do(context.Background(), http.MethodPost, "", initializeBody), http.StatusServiceUnavailable, "session-table")
 	if a := r.do(context.Background(), http.MethodPost, "", initializeBody); a.status != http.StatusServiceUnavailable || !strings.Contains(a.body, `"id":7`) {
@@ -432,6 +438,19 @@ func TestDeleteHonoured(t *testing.T) {
 	if d := r.deleted(); len(d) != 1 || d[0] != a {
 		t.Errorf("DELETEs %v: want only the client's own", d)
 	}
+	// A stream of a deleted session ends, whoever holds it: here one held
+	// before the SDK, which the SDK's own close would not reach.
+	b := r.open()
+	s := r.openStream(b, "X-Test-Hold", "1")
+	if s.status != http.StatusOK {
+		t.Fatalf("stream: HTTP %d", s.status)
+	}
+	if ans := r.do(context.Background(), http.MethodDelete, b, ""); ans.status != http.StatusNoContent {
+		t.Fatalf("DELETE: HTTP %d", ans.status)
+	}
+	if !s.endsWithin(5 * time.Second) {
+		t.Error("the deleted session's stream is still open")
+	}
 }
 
 // TestUndeletableSessionsStayWeighed: when the SDK refuses the gate's DELETE
@@ -439,6 +458,31 @@ func TestDeleteHonoured(t *testing.T) {
 // keeps its weight: the initialize is refused rather than admitted over the
 // bound, and the session still serves its client.
 func TestUndeletableSessionsStayWeighed(t *testing.T) {
+	t.Run("one", testUndeletableOne)
+	t.Run("attempts-bounded", func(t *testing.T) {
+		// More idle sessions than one admission tries: it gives up after
+		// CloseAttempts refused DELETEs, each on another session.
+		const n = mcpvalidate.CloseAttempts + 2
+		r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: n * unit}, nil)
+		for i := 0; i < n; i++ {
+			r.open()
+		}
+		r.mu.Lock()
+		r.refuseDelete = true
+		r.mu.Unlock()
+		busyRefusal(t, r.do(context.Background(), http.MethodPost, "", initializeBody), http.StatusServiceUnavailable, "session-table")
+		d := r.deleted()
+		seen := map[string]bool{}
+		for _, id := range d {
+			seen[id] = true
+		}
+		if len(d) != mcpvalidate.CloseAttempts || len(seen) != len(d) {
+			t.Errorf("DELETEs %v: want %d, each on another session", d, mcpvalidate.CloseAttempts)
+		}
+	})
+}
+
+func testUndeletableOne(t *testing.T) {
 	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit}, nil)
 	a := r.open()
 	r.mu.Lock()
@@ -552,19 +596,29 @@ func TestSilentStreamsSessionClosedAndItsStreamEnds(t *testing.T) {
 }
 
 // TestIdleSessionsExpire: a session without activity for SessionIdle is
-// closed by the gate (a DELETE the SDK receives) and its id is then unknown;
-// one in use is kept.
+// closed by the gate (a DELETE the SDK receives), not before and not long
+// after, and its id is then unknown; one in use is kept.
 func TestIdleSessionsExpire(t *testing.T) {
-	const idle = 200 * time.Millisecond
+	const idle = time.Second
 	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionIdle: idle}, nil)
 	a, b := r.open(), r.open()
+	opened := time.Now()
 	r.hold(b, "b")
-	deadline := time.Now().Add(5 * time.Second)
-	for len(r.deleted()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(idle / 4)
+	time.Sleep(idle / 2)
+	if d := r.deleted(); len(d) != 0 {
+		t.Fatalf("closed %v after %v, before SessionIdle %v", d, time.Since(opened), idle)
+	}
+	c := r.open() // idle half a SessionIdle when a expires: kept then
+	for len(r.deleted()) == 0 && time.Since(opened) < 10*idle {
+		time.Sleep(idle / 20)
+	}
+	// The slack covers a loaded machine's timer delays; a timer armed for a
+	// multiple of SessionIdle would miss it.
+	if since := time.Since(opened); since > 3*idle {
+		t.Errorf("closed after %v, past SessionIdle %v by more than the slack", since, idle)
 	}
 	if d := r.deleted(); len(d) != 1 || d[0] != a {
-		t.Fatalf("closed %v, want [%s]", d, a)
+		t.Fatalf("closed %v, want [%s] (not %s, idle half as long)", d, a, c)
 	}
 	if ans := r.use(a); ans.status != http.StatusNotFound {
 		t.Errorf("the expired session answered HTTP %d", ans.status)
@@ -609,6 +663,7 @@ func TestSessionOptionsChecked(t *testing.T) {
 		{"one session", mcpvalidate.FrontGateOptions{SessionBytes: unit}, ""},
 		{"under one session", mcpvalidate.FrontGateOptions{SessionBytes: unit - 1}, "SessionBytes"},
 		{"negative streams", mcpvalidate.FrontGateOptions{StreamsPerSession: -1}, "StreamsPerSession"},
+		{"default streams", mcpvalidate.FrontGateOptions{StreamsPerSession: 0}, ""},
 		{"stateless ignores them", mcpvalidate.FrontGateOptions{Stateless: true, SessionBytes: unit - 1}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
