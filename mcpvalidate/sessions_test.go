@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,10 +44,10 @@ type sessRig struct {
 	refuseDelete bool
 }
 
-func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.StreamableHTTPOptions) *sessRig {
+func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.StreamableHTTPOptions, sopts ...*mcp.ServerOptions) *sessRig {
 	t.Helper()
 	r := &sessRig{t: t, calls: map[string]int{}, holds: map[string]chan struct{}{}, entered: make(chan string, 16)}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "sessions", Version: "v0"}, nil)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "sessions", Version: "v0"}, append(sopts, nil)[0])
 	tool := &mcp.Tool{Name: "hold", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}}}
 	srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args struct{ Key string }
@@ -754,5 +755,23 @@ func TestSessionTheSDKTimedOutIsDropped(t *testing.T) {
 	r.open()
 	if d := r.deleted(); len(d) != 0 {
 		t.Errorf("closed %v: the dropped session kept its weight", d)
+	}
+}
+
+// TestAnIDTheSDKReusesIsOneSession: a server whose GetSessionID repeats an
+// id has one session under it in the SDK; the table holds one entry and one
+// weight for it, so the next session fits without closing any.
+func TestAnIDTheSDKReusesIsOneSession(t *testing.T) {
+	ids := []string{"same", "same", "other"}
+	var next atomic.Int32
+	sopts := &mcp.ServerOptions{GetSessionID: func() string { return ids[min(int(next.Add(1)), len(ids))-1] }}
+	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: 2 * unit}, nil, sopts)
+	for _, want := range ids {
+		if got := r.open(); got != want {
+			t.Fatalf("session %q, want %q", got, want)
+		}
+	}
+	if d := r.deleted(); len(d) != 0 {
+		t.Errorf("closed %v: the repeated id was weighed twice", d)
 	}
 }
