@@ -42,6 +42,7 @@ type FrontGateOptions struct {
 	// its body holds its weight for a bounded time.
 	BodyReadBase time.Duration
 	MinBodyRate  int64
+
 	// What requests leave behind (stateful mode; see "Sessions" in the
 	// package doc).
 	//

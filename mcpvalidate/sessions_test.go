@@ -19,6 +19,10 @@ import (
 	"github.com/theurian/boundlab/mcpvalidate"
 )
 
+// sessVersion is the protocol the rig's raw requests speak: the newest a
+// stateful go-sdk handler serves.
+const sessVersion = "2025-11-25"
+
 // unit is what a session weighs in the table with its first stream.
 const unit = gatebounds.SessionCost + gatebounds.StreamCost
 
@@ -48,7 +52,7 @@ func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.Stre
 	t.Helper()
 	r := &sessRig{t: t, calls: map[string]int{}, holds: map[string]chan struct{}{}, entered: make(chan string, 16)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sessions", Version: "v0"}, append(sopts, nil)[0])
-	tool := &mcp.Tool{Name: "hold", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}}}
+	tool := &mcp.Tool{Name: "hold", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}, "additionalProperties": false}}
 	srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args struct{ Key string }
 		_ = json.Unmarshal(req.Params.Arguments, &args)
@@ -64,7 +68,7 @@ func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.Stre
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "held " + args.Key}}}, nil
 	})
-	v, err := mcpvalidate.New(mcpvalidate.WithTools(tool))
+	v, err := mcpvalidate.New(mcpvalidate.Tools(tool), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +145,7 @@ func (r *sessRig) do(ctx context.Context, method, session, body string, hdr ...s
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", rawVersion)
+		req.Header.Set("Mcp-Protocol-Version", sessVersion)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
@@ -158,7 +162,7 @@ func (r *sessRig) do(ctx context.Context, method, session, body string, hdr ...s
 	return answer{resp.StatusCode, resp.Header, string(b)}
 }
 
-const initializeBody = `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"` + rawVersion + `","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}}`
+const initializeBody = `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"` + sessVersion + `","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}}`
 
 // open initializes a session and sends notifications/initialized.
 func (r *sessRig) open() string {
@@ -232,7 +236,7 @@ func (r *sessRig) openStream(id string, hdr ...string) *stream {
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Mcp-Session-Id", id)
-	req.Header.Set("Mcp-Protocol-Version", rawVersion)
+	req.Header.Set("Mcp-Protocol-Version", sessVersion)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
@@ -652,7 +656,7 @@ func TestStatelessUntouched(t *testing.T) {
 // TestSessionOptionsChecked: options that cannot admit one session or one
 // stream fail FrontGate, naming the bound.
 func TestSessionOptionsChecked(t *testing.T) {
-	v, err := mcpvalidate.New(mcpvalidate.WithTools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}))
+	v, err := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "additionalProperties": false}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,7 +683,7 @@ func TestSessionOptionsChecked(t *testing.T) {
 // TestStreamableHTTPOptions: the helper fills the body cap and, for a
 // stateful handler, the session timeout, and keeps what the caller set.
 func TestStreamableHTTPOptions(t *testing.T) {
-	v, err := mcpvalidate.New(mcpvalidate.WithTools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}))
+	v, err := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "additionalProperties": false}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -710,7 +714,7 @@ func TestAStreamWritingKeepsItsSession(t *testing.T) {
 	}
 	for i := 0; i < 8; i++ {
 		time.Sleep(streamIdle / 4)
-		r.srv.AddTool(&mcp.Tool{Name: fmt.Sprint("added", i), InputSchema: map[string]any{"type": "object"}},
+		r.srv.AddTool(&mcp.Tool{Name: fmt.Sprint("added", i), InputSchema: map[string]any{"type": "object", "additionalProperties": false}},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{}, nil
 			})

@@ -37,7 +37,8 @@ func init() {
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("serve", []string{"serve [--addr HOST:PORT] [--go-clients] [--stateless] [--json]\n" +
-		"                [--front-gate=false | --in-flight-budget SIZE --session-bytes SIZE --conn-bytes SIZE] [LIMITS]"},
+		"                [--front-gate=false | --in-flight-budget SIZE\n" +
+		"                 --session-bytes SIZE --conn-bytes SIZE] [LIMITS]"},
 		"Serves the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every tools/call is validated "+
 			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.\n\n"+
 			"The tools: "+strings.Join(demo.ToolNames(), ", ")+", over a small in-memory store with a project demo. "+
