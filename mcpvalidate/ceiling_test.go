@@ -120,7 +120,7 @@ func frontNames(t *testing.T) (bounds, units, paths []string) {
 	t.Helper()
 	pathLit := regexp.MustCompile(`^(/[A-Za-z_*]+)+/?$`)
 	fset := token.NewFileSet()
-	for _, f := range []string{"envelope.go", "frontgate.go", "frontrefusal.go"} {
+	for _, f := range []string{"envelope.go", "frontgate.go", "frontrefusal.go", "sessions.go"} {
 		file, err := parser.ParseFile(fset, filepath.Join(".", f), nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +199,7 @@ func frontCodes(t *testing.T) []string {
 	t.Helper()
 	var codes []string
 	fset := token.NewFileSet()
-	for _, f := range []string{"envelope.go", "frontgate.go", "frontrefusal.go"} {
+	for _, f := range []string{"envelope.go", "frontgate.go", "frontrefusal.go", "sessions.go"} {
 		file, err := parser.ParseFile(fset, filepath.Join(".", f), nil, 0)
 		if err != nil {
 			t.Fatal(err)

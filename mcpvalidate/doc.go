@@ -88,6 +88,24 @@
 // [MaxFrontRefusalBytes] that echoes only a checked id; the bytes it admits
 // go to the SDK unchanged, and the middleware stays the validation seat.
 //
+// # Sessions
+//
+// In front of a stateful handler the front gate also bounds what requests
+// leave behind. A session table weighs each session with its first GET
+// stream, and each further stream, in bytes ([FrontGateOptions].SessionBytes;
+// the number of sessions derived from weights boundlab's memory lab
+// measures). An initialize that does not fit closes the least recently used
+// idle session — a DELETE the gate sends the SDK, so the SDK frees it — and
+// is refused (503, Retry-After, a JSON-RPC error without the count) only
+// when every session is active. Sessions idle past SessionIdle are closed
+// the same way; a request naming a session the table does not hold is
+// answered 404 without reaching the SDK; a session holds at most
+// StreamsPerSession streams. Set Stateless in front of a stateless handler:
+// the gate then keeps no table. [Validator.StreamableHTTPOptions] fills the
+// SDK's options the gate assumes; [LimitConns] bounds an http.Server's open
+// connections, closing idle keep-alive ones first. The table holds counts
+// and weights, not the memory: what a session costs is the SDK's.
+//
 // # Open schemas
 //
 // An object schema is open where it admits a member it neither names

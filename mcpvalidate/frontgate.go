@@ -42,19 +42,42 @@ type FrontGateOptions struct {
 	// its body holds its weight for a bounded time.
 	BodyReadBase time.Duration
 	MinBodyRate  int64
+
+	// What requests leave behind (stateful mode; see "Sessions" in the
+	// package doc).
+	//
+	// Stateless says next serves statelessly (StreamableHTTPOptions.Stateless):
+	// the gate keeps no session table and passes Mcp-Session-Id through.
+	Stateless bool
+	// SessionBytes is the memory the session table holds: a session weighs
+	// a measured cost with its first GET stream, each further open stream a
+	// measured cost more (the weights and defaults of these fields: the
+	// package's docs, "What a request leaves behind"). 0: the default.
+	SessionBytes int64
+	// SessionIdle closes a session after this long without a request or a
+	// stream write (0: the default; negative: never). Set the SDK's
+	// StreamableHTTPOptions.SessionTimeout to it too (v.StreamableHTTPOptions).
+	SessionIdle time.Duration
+	// StreamsPerSession bounds one session's open GET streams (0: the
+	// default).
+	StreamsPerSession int
+	// StreamIdle is how long a stream that writes nothing keeps its session
+	// from being closed to admit another (0: the default).
+	StreamIdle time.Duration
 }
 
 // FrontGate is the HTTP handler in front of an MCP server's streamable HTTP
 // handler: it bounds the whole request before the SDK decodes a byte.
 type FrontGate struct {
-	v       *Validator
-	next    http.Handler
-	budget  *InFlight
-	env     *charge.Gate
-	maxWait time.Duration
-	base    time.Duration
-	rate    int64
-	bufs    sync.Pool // *pooledBody
+	v        *Validator
+	next     http.Handler
+	budget   *InFlight
+	env      *charge.Gate
+	maxWait  time.Duration
+	base     time.Duration
+	rate     int64
+	bufs     sync.Pool     // *pooledBody
+	sessions *sessionTable // nil: stateless
 }
 
 // pooledBody is a body buffer and the reader the SDK reads it through,
@@ -99,6 +122,11 @@ func (v *Validator) FrontGate(next http.Handler, o *FrontGateOptions) (*FrontGat
 	}
 	if fg.rate <= 0 {
 		fg.rate = defaultMinBodyRate
+	}
+	if !o.Stateless {
+		if fg.sessions, err = newSessionTable(fg, o); err != nil {
+			return nil, err
+		}
 	}
 	return fg, nil
 }
@@ -148,10 +176,13 @@ func (v *Validator) envelopeGate() (*charge.Gate, error) {
 }
 
 // ServeHTTP gates POST requests; every other method passes through (they
-// carry no body the SDK reads).
+// carry no body the SDK reads), past the session table.
 func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if fg.sessions != nil && fg.sessions.refuseUnknown(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost {
-		fg.next.ServeHTTP(w, r)
+		fg.pass(w, r, nil)
 		return
 	}
 	limit := fg.v.body.Cap
@@ -196,7 +227,7 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// which goes back to the pool only after it returns.
 	body.rd.Reset(body.buf)
 	r.Body, r.ContentLength = body, int64(len(body.buf))
-	fg.next.ServeHTTP(w, r)
+	fg.pass(w, r, &e)
 }
 
 func boundOf(status int) string {

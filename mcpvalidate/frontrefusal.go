@@ -20,7 +20,7 @@ const codeServerBusy = -32000
 // by MaxFrontRefusalBytes and holds no caller value; ID is the request's id
 // token when it passed its check (maxIDBytes), else absent.
 type FrontRefusal struct {
-	Status int    // HTTP status: 400, 408, 413 or 503
+	Status int    // HTTP status: 400, 404, 408, 413, 429 or 503
 	Code   int64  // JSON-RPC error code
 	Bound  string // which bound, e.g. duplicate-name, body-bytes, in-flight-budget
 	Where  string // an envelope path, e.g. /params/name, with the gate's pointer beneath it

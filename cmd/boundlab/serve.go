@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,14 +37,18 @@ func init() {
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("serve", []string{"serve [--addr HOST:PORT] [--go-clients] [--stateless] [--json]\n" +
-		"                [--front-gate=false | --in-flight-budget SIZE] [LIMITS]"},
+		"                [--front-gate=false | --in-flight-budget SIZE\n" +
+		"                 --session-bytes SIZE --conn-bytes SIZE] [LIMITS]"},
 		"Serves the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every tools/call is validated "+
 			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.\n\n"+
 			"The tools: "+strings.Join(demo.ToolNames(), ", ")+", over a small in-memory store with a project demo. "+
 			"docs/mcpvalidate.md has a curl session and, for protocol 2026-07-28 (--stateless), a tested one with the "+
 			"headers and params._meta that revision requires. --json announces the server as "+jsonFields(serveAnnouncement{})+".\n\n"+
 			"With LIMITS the validator and the front gate enforce them, and the body cap is derived from them. --budget is "+
-			"the render budget here as in every verb; the front gate's memory budget is --in-flight-budget.\n\n"+limitsAbout)
+			"the render budget here as in every verb; the front gate's memory budget is --in-flight-budget.\n\n"+
+			"With the front gate, what requests leave behind is bounded too: sessions and their GET streams by --session-bytes "+
+			"(idle sessions closed least recently used first to admit new ones), open connections by --conn-bytes (idle "+
+			"keep-alive connections closed first). The memory ceiling printed is the sum of the three and a baseline.\n\n"+limitsAbout)
 	addr := c.String("addr", "127.0.0.1:8080", "address to listen on")
 	goClients := c.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6, not 3)")
 	stateless := c.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 needs over HTTP")
@@ -51,6 +56,10 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	frontGate := c.Bool("front-gate", true, "bound the whole request before the SDK reads it (false: middleware only)")
 	inflight := &sizeFlag{}
 	c.Var(inflight, "in-flight-budget", "the front gate's in-flight memory budget, a `SIZE` (default: one request at the body cap + 32 MiB)")
+	sessions := &sizeFlag{}
+	c.Var(sessions, "session-bytes", "the memory sessions and their GET streams may hold, a `SIZE` (default "+formatSize(gatebounds.DefaultSessionBytes)+"; stateful only)")
+	conns := &sizeFlag{}
+	c.Var(conns, "conn-bytes", "the memory open connections may hold, a `SIZE` (default "+formatSize(gatebounds.DefaultConnBytes)+")")
 	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -62,6 +71,12 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if inflight.err != nil {
 		return c.limitsError(stderr, fmt.Errorf("--in-flight-budget: %w", inflight.err))
 	}
+	if sessions.err != nil {
+		return c.limitsError(stderr, fmt.Errorf("--session-bytes: %w", sessions.err))
+	}
+	if conns.err != nil {
+		return c.limitsError(stderr, fmt.Errorf("--conn-bytes: %w", conns.err))
+	}
 	if c.NArg() != 0 {
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
 	}
@@ -72,7 +87,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serveOn(ctx, ln, serveOptions{goClients: *goClients, stateless: *stateless, json: *asJSON,
-		frontGate: *frontGate, budget: inflight.v, limits: l}, stdout, stderr); err != nil {
+		frontGate: *frontGate, budget: inflight.v, sessionBytes: sessions.v, connBytes: conns.v, limits: l}, stdout, stderr); err != nil {
 		return c.fail(stderr, err)
 	}
 	return exitOK
@@ -84,14 +99,37 @@ type serveOptions struct {
 	json      bool  // announce as JSON, log JSON lines
 	frontGate bool  // the front gate in front of the SDK
 	budget    int64 // its in-flight budget, bytes
-	limits    charge.Limits
+	// What requests leave behind, bytes (0: the defaults): sessions and their
+	// streams, open connections.
+	sessionBytes int64
+	connBytes    int64
+	limits       charge.Limits
 }
 
-// baselineAllowance is what the process holds besides in-flight requests
-// (runtime, SDK, demo store, idle buffers): the stated ceiling is the budget
-// plus this, and the Go runtime's soft memory limit is set to it. The load
-// lab measures the real peak against it (records load.*).
+// baselineAllowance is what the process holds besides what the front gate
+// weighs (runtime, SDK, demo store, the listener): the stated ceiling is the
+// gate's budgets plus this. The load lab measures the real peak against it
+// (records load.*).
 const baselineAllowance = 64 << 20
+
+// The http.Server's own bounds. No server-wide ReadTimeout or WriteTimeout:
+// either would also end long-lived SSE streams; the front gate gives each
+// POST body its own read deadline, and the session table bounds streams.
+const (
+	// maxHeaderBytes bounds a request's header block: what
+	// gatebounds.ConnCost weighs a connection reading one at (net/http's
+	// default, 1 MiB, would cost about 2 MB a connection).
+	maxHeaderBytes = gatebounds.MaxHeaderBytes
+	// readHeaderTimeout bounds how long a connection may take to send its
+	// headers, which arrive in one round trip from any client: so a
+	// connection that sends nothing, or trickles its headers, holds its
+	// slot under the connection bound for at most this long.
+	readHeaderTimeout = 10 * time.Second
+	// idleTimeout closes a keep-alive connection idle this long: long enough
+	// for a client's next call to reuse it, and idle connections are the
+	// first closed anyway when the connection bound is reached.
+	idleTimeout = 2 * time.Minute
+)
 
 // serveAnnouncement is what `boundlab serve --json` prints on stdout.
 type serveAnnouncement struct {
@@ -99,8 +137,11 @@ type serveAnnouncement struct {
 	Tools               []string `json:"tools"`
 	MaxRequestBodyBytes int64    `json:"max_request_body_bytes"`
 	FrontGate           bool     `json:"front_gate"`
-	BudgetBytes         int64    `json:"budget_bytes,omitempty"`
-	CeilingBytes        int64    `json:"ceiling_bytes,omitempty"`
+	BudgetBytes         int64    `json:"budget_bytes,omitempty"`  // in flight
+	SessionBytes        int64    `json:"session_bytes,omitempty"` // sessions and their streams (stateful)
+	ConnBytes           int64    `json:"conn_bytes,omitempty"`    // open connections
+	BaselineBytes       int64    `json:"baseline_bytes,omitempty"`
+	CeilingBytes        int64    `json:"ceiling_bytes,omitempty"` // the sum
 }
 
 // serveOn serves the demo on ln until ctx ends. Logs go to stderr and never
@@ -154,6 +195,10 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	var hopts *mcp.StreamableHTTPOptions
 	if so.stateless {
 		hopts = demo.Stateless()
+	} else if so.frontGate {
+		// The SDK's own idle timeout as the backstop to the gate's (which
+		// closes idle sessions itself): what v.StreamableHTTPOptions sets.
+		hopts = v.StreamableHTTPOptions(nil)
 	}
 	var httpHandler http.Handler = demo.Handler(v, srv, hopts)
 	ann := serveAnnouncement{URL: "http://" + ln.Addr().String() + demo.Path, Tools: v.Tools(),
@@ -167,18 +212,33 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		if err != nil {
 			return err
 		}
-		fgo := &mcpvalidate.FrontGateOptions{InFlight: b}
+		fgo := &mcpvalidate.FrontGateOptions{InFlight: b, Stateless: so.stateless, SessionBytes: so.sessionBytes}
 		if httpHandler, _, err = demo.Guarded(v, srv, fgo, hopts); err != nil {
 			return err
 		}
-		ann.BudgetBytes, ann.CeilingBytes = b.Total(), b.Total()+baselineAllowance
-		// The soft limit makes the collector work before the heap passes
-		// the stated ceiling rather than after.
+		ann.BudgetBytes, ann.BaselineBytes = b.Total(), baselineAllowance
+		if !so.stateless {
+			ann.SessionBytes = cmp.Or(so.sessionBytes, gatebounds.DefaultSessionBytes)
+		}
+	}
+	hs := &http.Server{Handler: httpHandler, MaxHeaderBytes: maxHeaderBytes, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+	if so.frontGate {
+		cl, err := mcpvalidate.LimitConns(hs, ln, so.connBytes)
+		if err != nil {
+			return err
+		}
+		ln = cl
+		ann.ConnBytes = int64(cl.Max()) * gatebounds.ConnCost
+		ann.CeilingBytes = ann.BudgetBytes + ann.SessionBytes + ann.ConnBytes + ann.BaselineBytes
+		// What holds the process under the ceiling is the gate's admission:
+		// every byte it weighs is admitted against one of the three budgets.
+		// The soft memory limit does not bound anything by itself (past it
+		// the collector works harder and the process grows anyway, as issue
+		// 24's flood measured); set at the ceiling it makes the collector
+		// return freed memory and keep garbage from carrying the heap past
+		// what is live, so that RSS follows the admitted bytes.
 		debug.SetMemoryLimit(ann.CeilingBytes)
 	}
-	// No server-wide ReadTimeout: it would also end long-lived SSE streams.
-	// The front gate gives each POST body its own read deadline.
-	hs := &http.Server{Handler: httpHandler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	url := ann.URL
 	if so.json {
 		writeJSON(stdout, ann)
@@ -189,7 +249,12 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		if so.frontGate {
 			fmt.Fprintf(stdout, "  front gate: in-flight budget %d bytes (a request weighs %d + %dx its body + %d per node it can hold)\n",
 				ann.BudgetBytes, gatebounds.FixedCost, gatebounds.PeakFactor, gatebounds.NodeCost)
-			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (budget + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(baselineAllowance))
+			if ann.SessionBytes > 0 {
+				fmt.Fprintf(stdout, "  sessions: %d bytes (%d sessions with a stream each at %d + %d; idle ones closed least recently used first, after %v idle at the latest)\n",
+					ann.SessionBytes, ann.SessionBytes/(gatebounds.SessionCost+gatebounds.StreamCost), gatebounds.SessionCost, gatebounds.StreamCost, gatebounds.DefaultSessionIdle)
+			}
+			fmt.Fprintf(stdout, "  connections: %d bytes (%d at %d each; idle ones closed first)\n", ann.ConnBytes, ann.ConnBytes/gatebounds.ConnCost, gatebounds.ConnCost)
+			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (in-flight + sessions + connections + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(baselineAllowance))
 		} else {
 			fmt.Fprintln(stdout, "  front gate: off (the SDK reads every body; no in-flight bound)")
 		}

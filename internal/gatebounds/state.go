@@ -1,0 +1,79 @@
+package gatebounds
+
+import "time"
+
+// What a request leaves behind, as the front gate weighs it: a session of the
+// go-sdk's stateful streamable HTTP handler, an open GET stream, an open
+// connection. Like the in-flight weights they are measured figures rounded
+// up, not derivations. The memory lab's records (memmodel, issue 24 item 1)
+// are the authority: its check fails when a measured row exceeds the weight
+// here, and then the weight is raised, never the other way.
+//
+// The figures they were sized from (go-sdk v1.8.0, go1.26, one fresh server
+// process, 2,000 of each, heap and stack in use after two forced collections,
+// a throwaway probe rather than a record): an initialized idle session about
+// 7.3 KB (4.7 KB heap, one goroutine's stack); an open standalone GET stream
+// about 25.5 KB together with the connection it holds, about 8 KB beyond an
+// idle keep-alive connection; an idle keep-alive connection about 17.7 KB
+// (its goroutine's stack, bufio reader and writer); a connection holding a
+// 15 KiB header block it has not finished sending about 30 KB. The issue's
+// flood measured about 7.5 KB of RSS a session.
+const (
+	// SessionCost is one session: the SDK's ServerSession, transport and
+	// connection goroutine, and the gate's own entry. About 2x the measured
+	// 7.3 KB.
+	SessionCost = 16 << 10
+	// StreamCost is one open GET (SSE) stream beyond the connection it
+	// holds: the SDK's stream state, the request it hangs on and the
+	// server's background read. About 2x the measured 8 KB.
+	StreamCost = 16 << 10
+	// ConnCost is one open connection at its costliest state not weighed
+	// elsewhere: reading a header block of MaxHeaderBytes. About 1.6x the
+	// measured 30 KB at a 15 KiB block.
+	ConnCost = 48 << 10
+	// MaxHeaderBytes is the header block ConnCost covers, and what
+	// `boundlab serve` sets http.Server.MaxHeaderBytes to. An MCP request's
+	// own headers take a few hundred bytes; 16 KiB leaves room for a bearer
+	// token and a proxy's additions (Node's default, a quarter of Envoy's)
+	// while keeping a slow client's header block far from net/http's 1 MiB
+	// default, which would cost about 2 MB a connection.
+	MaxHeaderBytes = 16 << 10
+)
+
+// Session table defaults (stateful mode).
+const (
+	// DefaultSessionBytes is the memory the session table holds by default.
+	// A session is weighed with its first stream (SessionCost + StreamCost),
+	// so the count it admits is derived from the weights, never typed: at
+	// least twice the load lab's 2,000 held streams (TestDefaultsAdmit), so a
+	// new client is admitted while they are all held. Idle sessions never
+	// lock a client out whatever the size: the least recently used idle one
+	// is closed to admit it.
+	DefaultSessionBytes = 128 << 20
+	// DefaultSessionIdle closes a session after this long without a request
+	// or a stream write: the common MCP server default (30 minutes).
+	// Clients keep a session alive with pings.
+	DefaultSessionIdle = 30 * time.Minute
+	// DefaultStreamsPerSession bounds one session's open GET streams: the
+	// standalone stream the go-sdk allows once per session, and resumptions
+	// (Last-Event-ID) of a few request streams beside it.
+	DefaultStreamsPerSession = 4
+	// DefaultStreamIdle is how long a stream that writes nothing keeps its
+	// session from eviction. The go-sdk's own standalone stream writes only
+	// when the server notifies, so on a quiet server a held stream stops
+	// protecting its session after this long.
+	DefaultStreamIdle = 5 * time.Minute
+)
+
+// Connection bound defaults (`boundlab serve` and mcpvalidate.LimitConns).
+const (
+	// DefaultConnBytes is the memory open connections may hold by default,
+	// at ConnCost each: a connection for every session the default table
+	// admits to hold its stream on (HTTP/1.1 holds one per connection)
+	// (TestDefaultsAdmit).
+	DefaultConnBytes = 192 << 20
+	// ConnWait is how long a new connection waits for a slot when every open
+	// connection is active (idle ones are closed first, at once) before it
+	// is closed unanswered.
+	ConnWait = 5 * time.Second
+)

@@ -1,0 +1,214 @@
+package mcpvalidate
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/theurian/boundlab/internal/gatebounds"
+)
+
+// ConnLimit is a net.Listener that bounds the open connections of one
+// http.Server by memory: each weighs ConnCost (a connection reading a header
+// block of gatebounds.MaxHeaderBytes, measured), so the bytes given admit
+// bytes/ConnCost connections. At the bound, a new connection is admitted by
+// closing the least recently used idle keep-alive connection (net/http's
+// StateIdle: between requests, which HTTP lets a server close at any time);
+// when every open connection is active — reading a request, serving one,
+// holding a stream — it waits up to gatebounds.ConnWait for one to close or
+// go idle, and is closed unanswered past it.
+//
+// What one client alone can take: every connection. Idle ones are taken back
+// at once; active ones only as their own bounds end them — a request's
+// headers by http.Server.ReadHeaderTimeout, its body by the front gate's read
+// deadline, a call by the in-flight budget, a stream by the session table.
+// Per-client shares belong in front of the process (a proxy's limit_conn).
+type ConnLimit struct {
+	net.Listener
+	max  int
+	wait time.Duration
+
+	mu     sync.Mutex
+	open   int
+	idle   connList // StateIdle, least recently idle first
+	freed  chan struct{}
+	closed chan struct{}
+	once   sync.Once
+}
+
+// LimitConns wraps ln so hs serves at most bytes/ConnCost connections from it
+// (bytes 0: gatebounds.DefaultConnBytes), and sets hs.ConnState
+// (calling the one it had) so the limit sees which connections are idle.
+// Serve hs on the returned listener.
+func LimitConns(hs *http.Server, ln net.Listener, bytes int64) (*ConnLimit, error) {
+	if bytes == 0 {
+		bytes = gatebounds.DefaultConnBytes
+	}
+	n := bytes / gatebounds.ConnCost
+	if n < 1 {
+		return nil, errors.New("mcpvalidate: LimitConns: " + strconv.FormatInt(bytes, 10) +
+			" bytes cannot admit one connection, which weighs " + strconv.Itoa(gatebounds.ConnCost))
+	}
+	l := &ConnLimit{Listener: ln, max: int(n), wait: gatebounds.ConnWait,
+		freed: make(chan struct{}, 1), closed: make(chan struct{})}
+	prev := hs.ConnState
+	hs.ConnState = func(c net.Conn, s http.ConnState) {
+		under := c
+		if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
+			under = tc.NetConn() // served over TLS: the limit counts the TCP connection under it
+		}
+		if lc, ok := under.(*limitedConn); ok && lc.l == l {
+			l.state(lc, s)
+		}
+		if prev != nil {
+			prev(c, s)
+		}
+	}
+	return l, nil
+}
+
+// Max is how many connections the limit admits.
+func (l *ConnLimit) Max() int { return l.max }
+
+// Open is how many connections are open.
+func (l *ConnLimit) Open() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open
+}
+
+// Accept admits the next connection within the limit.
+func (l *ConnLimit) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if lc := l.admit(c); lc != nil {
+			return lc, nil
+		}
+		_ = c.Close() // every connection stayed active for ConnWait
+	}
+}
+
+// admit counts c in, closing the least recently used idle connection when
+// the limit is reached, or waiting for a slot; nil when none came.
+func (l *ConnLimit) admit(c net.Conn) *limitedConn {
+	var timer *time.Timer
+	for {
+		l.mu.Lock()
+		if l.open < l.max {
+			l.open++
+			l.mu.Unlock()
+			if timer != nil {
+				timer.Stop()
+			}
+			return &limitedConn{Conn: c, l: l}
+		}
+		v := l.idle.head
+		if v != nil {
+			l.idle.remove(v)
+		}
+		l.mu.Unlock()
+		if v != nil {
+			_ = v.Close() // frees its slot
+			continue
+		}
+		if timer == nil {
+			timer = time.NewTimer(l.wait)
+		}
+		select {
+		case <-l.freed:
+		case <-timer.C:
+			return nil
+		case <-l.closed:
+			timer.Stop()
+			return nil
+		}
+	}
+}
+
+// Close closes the listener and ends any wait for a slot.
+func (l *ConnLimit) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// signal wakes a waiting Accept.
+func (l *ConnLimit) signal() {
+	select {
+	case l.freed <- struct{}{}:
+	default:
+	}
+}
+
+func (l *ConnLimit) state(c *limitedConn, s http.ConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.gone {
+		return
+	}
+	if c.list != nil {
+		c.list.remove(c)
+	}
+	if s == http.StateIdle {
+		l.idle.push(c)
+		l.signal()
+	}
+}
+
+// limitedConn is a connection the limit counts until it is closed.
+type limitedConn struct {
+	net.Conn
+	l          *ConnLimit
+	gone       bool
+	list       *connList
+	prev, next *limitedConn
+}
+
+func (c *limitedConn) Close() error {
+	l := c.l
+	l.mu.Lock()
+	if !c.gone {
+		c.gone = true
+		if c.list != nil {
+			c.list.remove(c)
+		}
+		l.open--
+		l.signal()
+	}
+	l.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// connList is an intrusive doubly linked list, least recently idle first.
+type connList struct {
+	head, tail *limitedConn
+}
+
+func (q *connList) push(c *limitedConn) {
+	c.list, c.prev, c.next = q, q.tail, nil
+	if q.tail != nil {
+		q.tail.next = c
+	} else {
+		q.head = c
+	}
+	q.tail = c
+}
+
+func (q *connList) remove(c *limitedConn) {
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		q.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		q.tail = c.prev
+	}
+	c.list, c.prev, c.next = nil, nil, nil
+}
