@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"bufio"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/theurian/boundlab/internal/gatebounds"
-	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // connRig is an http.Server on 127.0.0.1 behind LimitConns. /block holds
@@ -19,7 +18,7 @@ import (
 type connRig struct {
 	t       *testing.T
 	addr    string
-	l       *mcpvalidate.ConnLimit
+	l       *ConnLimit
 	entered chan struct{}
 	release chan struct{}
 	states  chan http.ConnState // every state the previous ConnState hook saw
@@ -44,7 +43,7 @@ func newConnRig(t *testing.T, bytes int64, wait time.Duration) *connRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.l, err = mcpvalidate.LimitConns(hs, ln, bytes); err != nil {
+	if r.l, err = LimitConns(hs, ln, bytes); err != nil {
 		t.Fatal(err)
 	}
 	r.l.SetWait(wait)
@@ -103,6 +102,27 @@ func (c *conn) closed(d time.Duration) bool {
 	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
 }
 
+// waitIdle waits until n connections are idle in the limit's list.
+func (r *connRig) waitIdle(n int) {
+	r.t.Helper()
+	count := func() int {
+		r.l.mu.Lock()
+		defer r.l.mu.Unlock()
+		k := 0
+		for c := r.l.idle.head; c != nil; c = c.next {
+			k++
+		}
+		return k
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() != n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := count(); got != n {
+		r.t.Fatalf("%d connections idle, want %d", got, n)
+	}
+}
+
 func (r *connRig) waitOpen(n int) {
 	r.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
@@ -125,13 +145,16 @@ func TestLimitConnsAtAndPastTheBound(t *testing.T) {
 	if r.l.Max() != 2 {
 		t.Fatalf("Max %d, want 2", r.l.Max())
 	}
-	// At the bound: two connections, both served, both idle after.
+	// At the bound: two connections, both served, both idle after, a
+	// before b (each waited idle before the next is used, so the order is
+	// the test's, not the scheduler's).
 	a, b := r.dial(), r.dial()
-	for _, c := range []*conn{a, b} {
+	for i, c := range []*conn{a, b} {
 		c.send("/")
 		if s, err := c.answer(5 * time.Second); s != http.StatusOK {
 			t.Fatalf("at the bound: %d %v", s, err)
 		}
+		r.waitIdle(i + 1)
 	}
 	r.waitOpen(2)
 	// One past: a third closes a (the least recently idle) and is served.
@@ -203,10 +226,10 @@ func TestLimitConnsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	if _, err := mcpvalidate.LimitConns(&http.Server{}, ln, gatebounds.ConnCost-1); err == nil || !strings.Contains(err.Error(), "cannot admit one connection") {
+	if _, err := LimitConns(&http.Server{}, ln, gatebounds.ConnCost-1); err == nil || !strings.Contains(err.Error(), "cannot admit one connection") {
 		t.Errorf("under one connection: %v", err)
 	}
-	l, err := mcpvalidate.LimitConns(&http.Server{}, ln, 0)
+	l, err := LimitConns(&http.Server{}, ln, 0)
 	if err != nil || l.Max() != int(gatebounds.DefaultConnBytes/gatebounds.ConnCost) {
 		t.Errorf("default: %v", err)
 	}
