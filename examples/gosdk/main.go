@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"time"
 
@@ -37,17 +38,24 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes(), SessionTimeout: 10 * time.Minute})
-	front, err := v.FrontGate(sdk, nil) // the body, the envelope and the memory in flight, bounded before the SDK reads
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, v.StreamableHTTPOptions(nil))
+	front, err := v.FrontGate(sdk, nil) // body, envelope, memory in flight, sessions and streams: bounded before the SDK reads
 	if err != nil {
 		log.Fatal(err)
 	}
 	http.Handle("/mcp", front)
-	hs := &http.Server{Addr: *addr, MaxHeaderBytes: 64 << 10,
+	hs := &http.Server{MaxHeaderBytes: 16 << 10,
 		ReadHeaderTimeout: 10 * time.Second, // the front gate bounds the body's read itself
 		IdleTimeout:       2 * time.Minute,  // and no WriteTimeout: a GET stream stays open
 	}
-	log.Printf("serving MCP at http://%s/mcp", *addr)
-	log.Fatal(hs.ListenAndServe())
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	conns, err := mcpvalidate.LimitConns(hs, ln, 0) // open connections weighed too; idle ones closed first
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("serving MCP at http://%s/mcp", ln.Addr())
+	log.Fatal(hs.Serve(conns))
 }
