@@ -150,7 +150,7 @@ type StateCost struct {
 	// Cost is what the gate's weight must cover: the higher of Governed and
 	// RSS per unit (the soft limit is set on the first, the ceiling is read
 	// on the second).
-	Cost float64
+	Cost   float64
 	Points int // the counts fitted over
 }
 
