@@ -294,6 +294,17 @@ func (r FloodResult) Refusals() (all, other int) {
 	return all, other
 }
 
+// Ran reports whether the flood reached a phase (a kill ends the flood
+// where it is).
+func (r FloodResult) Ran(phase string) bool {
+	for _, p := range r.Phases {
+		if p.Phase == phase {
+			return true
+		}
+	}
+	return false
+}
+
 // RSSPer is the server's VmRSS growth over a phase (PhaseSessions,
 // PhaseStreams or PhaseConns) per unit the phase opened; false when the
 // phase did not run, opened nothing or did not grow the RSS. A phase cut by

@@ -108,7 +108,7 @@ func floodCrashWord(v FloodResult) string {
 
 // FloodRecords turns a saved flood into measured records, per measured
 // variant: peak RSS, the kill, what the server took (sessions, streams,
-// connections) and still held at the end, its RSS growth per session, the
+// connections, each when its phase ran) and still held at the end, its RSS growth per session, the
 // refusals that were not 503 with Retry-After, a new client served
 // afterwards, the ceiling serve printed; and, when the server was not
 // killed, the share of new clients' conversations served during the flood
@@ -148,7 +148,7 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 				rec("rss-per-session", "the server's VmRSS growth over the sessions phase per session opened", math.Round(per), "bytes per session", math.Round(per/4))
 			}
 		}
-		if r.Settings.Streams > 0 {
+		if v.Ran(PhaseStreams) {
 			rec("streams-held", fmt.Sprintf("standalone GET streams the server answered 200 with an event stream, of %d asked", r.Settings.Streams*r.Settings.StreamsPerSession),
 				float64(v.Streams), "streams", tenth(v.Streams))
 			rec("streams-alive-at-end", "of those, still held open by the server after the hold", float64(v.StreamsAlive), "streams", tenth(v.StreamsAlive))
@@ -156,7 +156,7 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 				rec("rss-per-stream", "the server's VmRSS growth over the streams phase per stream held (its connection included)", math.Round(per), "bytes per stream", math.Round(per/4))
 			}
 		}
-		if r.Settings.Conns > 0 {
+		if v.Ran(PhaseConns) {
 			rec("conns-held", fmt.Sprintf("idle keep-alive connections the server answered and kept, of %d asked", r.Settings.Conns),
 				float64(v.Conns), "connections", tenth(v.Conns))
 			rec("conns-alive-at-end", "of those, still held open by the server after the hold", float64(v.ConnsAlive), "connections", tenth(v.ConnsAlive))
