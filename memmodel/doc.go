@@ -50,13 +50,14 @@
 // MeasureState measures what a stateful go-sdk server behind the front gate
 // keeps between requests (StateKinds: an idle session, one that served a
 // call, a standalone GET stream on its own connection, an idle keep-alive
-// connection): each count in fresh children (ServeStateChild), the driver
+// connection, a connection holding an unfinished header block): each count in fresh children (ServeStateChild), the driver
 // the client; the child reads its live memory before and after (heap
 // objects, stacks, what the soft memory limit counts, VmRSS); a unit's cost
 // is the slope over the counts. CheckStateWeights fails when a pinned row
 // (staterows.json) costs more than the weight the gate charges for it
 // (StateWeights: a stream on its own connection charged the stream's and
-// the connection's).
+// the connection's), or a stream more beyond its connection than the
+// stream's weight.
 //
 // # Where it ends
 //

@@ -48,10 +48,30 @@ const (
 	// StateConn is an idle keep-alive connection: one GET without a session
 	// (answered 400, the connection kept alive), read whole, then nothing.
 	StateConn StateKind = "conn"
+	// StateConnHeader is a connection in its costliest state the front gate
+	// does not weigh as a request: it has sent HeaderBlockBytes of a header
+	// block and not the blank line that ends it, so the server holds what it
+	// has read while it waits (until serve's ReadHeaderTimeout).
+	StateConnHeader StateKind = "conn-header"
 )
 
 // StateKinds lists every kind, in the order they are measured.
-var StateKinds = []StateKind{StateSession, StateSessionCalled, StateStream, StateConn}
+var StateKinds = []StateKind{StateSession, StateSessionCalled, StateStream, StateConn, StateConnHeader}
+
+// HeaderBlockBytes is the header block a conn-header unit sends: a kilobyte
+// under childMaxHeaderBytes, so the server reads it all and refuses none.
+const HeaderBlockBytes = childMaxHeaderBytes - 1<<10
+
+// childMaxHeaderBytes is the http.Server.MaxHeaderBytes the measured child
+// serves with: the header block a connection may hold, which the session
+// bounds set `boundlab serve` to (gatebounds.MaxHeaderBytes once the
+// module-internal package states it).
+const childMaxHeaderBytes = 16 << 10
+
+// headerCountDiv divides the counts for conn-header: all of its header
+// blocks must be read and held within serve's ReadHeaderTimeout, and a
+// quarter of the counts opens well inside it.
+const headerCountDiv = 4
 
 // StreamsAsked is how many standalone GET streams the stream row asks each
 // session for: more than one, to record what the SDK does with the second.
@@ -191,17 +211,20 @@ func (w StateWeights) Of(k StateKind) (int64, error) {
 		return w.Session, nil
 	case StateStream:
 		return w.Stream + w.Conn, nil
-	case StateConn:
+	case StateConn, StateConnHeader:
 		return w.Conn, nil
 	}
 	return 0, fmt.Errorf("no weight for state kind %q", k)
 }
 
 // CheckStateWeights fails when a measured row costs more per unit than the
-// weight the front gate charges for it (StateWeights.Of), and when a kind
-// the gate weighs has no row.
+// weight the front gate charges for it (StateWeights.Of), when a stream
+// costs more beyond its connection (the stream row less the idle
+// connection's) than Stream, and when a kind the gate weighs has no row.
+// The second holds because the gate charges a stream's weight and its
+// connection's to different budgets: each must cover its own part.
 func CheckStateWeights(rows []StateRow, w StateWeights) error {
-	seen := map[StateKind]bool{}
+	costs := map[StateKind]StateCost{}
 	for _, r := range rows {
 		c, err := r.Cost()
 		if err != nil {
@@ -215,12 +238,16 @@ func CheckStateWeights(rows []StateRow, w StateWeights) error {
 			return fmt.Errorf("memmodel: one %s costs %.0f bytes (governed %.0f, RSS %.0f per unit over %d counts), above the %d bytes the front gate charges for it: raise the weight",
 				r.Kind, c.Cost, c.Governed.PerUnit, c.RSS.PerUnit, len(r.Points), weight)
 		}
-		seen[r.Kind] = true
+		costs[r.Kind] = c
 	}
 	for _, k := range StateKinds {
-		if !seen[k] {
+		if _, ok := costs[k]; !ok {
 			return fmt.Errorf("memmodel: no measured %s row: re-run measure-state", k)
 		}
+	}
+	if alone := costs[StateStream].Cost - costs[StateConn].Cost; alone > float64(w.Stream) {
+		return fmt.Errorf("memmodel: one stream costs %.0f bytes beyond its connection (stream %.0f less conn %.0f), above the %d bytes the front gate charges a stream: raise the stream weight",
+			alone, costs[StateStream].Cost, costs[StateConn].Cost, w.Stream)
 	}
 	return nil
 }
@@ -260,7 +287,7 @@ func ServeStateChild(in io.Reader, out io.Writer) error {
 		return err
 	}
 	// As `boundlab serve` sets them (cmd/boundlab/serve.go).
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: childMaxHeaderBytes}
 	go hs.Serve(ln)
 	defer hs.Close()
 	enc := json.NewEncoder(out)
@@ -571,10 +598,16 @@ func measurePoint(ctx context.Context, argv []string, kind StateKind, n int) (St
 		})
 		pt.Refused = mergeCounts(pt.Refused, refused)
 		pt.Held = int(streams.Load())
-	case StateConn:
+	case StateConn, StateConnHeader:
 		var conns atomic.Int64
 		pt.Refused, err = parallel(ctx, n, func(c context.Context, i int) error {
-			h, err := sessclient.HoldIdle(c, ch.url)
+			var h *sessclient.Held
+			var err error
+			if kind == StateConn {
+				h, err = sessclient.HoldIdle(c, ch.url)
+			} else {
+				h, err = sessclient.HoldHeader(c, ch.url, HeaderBlockBytes)
+			}
 			if err == nil {
 				keep(h)
 				conns.Add(1)
@@ -596,7 +629,7 @@ func measurePoint(ctx context.Context, argv []string, kind StateKind, n int) (St
 		return pt, err
 	}
 	pt.Growth = after.minus(before)
-	if kind == StateStream || kind == StateConn {
+	if kind != StateSession && kind != StateSessionCalled {
 		alive := 0
 		for _, h := range held {
 			if h.Alive(time.Millisecond) {
@@ -674,6 +707,9 @@ func MeasureState(ctx context.Context, argv []string, kinds []StateKind, counts 
 		row := StateRow{Kind: k, Go: runtime.Version(),
 			Modules: linkedModules("github.com/modelcontextprotocol/go-sdk")}
 		for _, n := range counts {
+			if k == StateConnHeader {
+				n = max(1, n/headerCountDiv)
+			}
 			var pt StatePoint
 			for p := 0; p < procs; p++ {
 				one, err := measurePoint(ctx, argv, k, n)
@@ -710,12 +746,16 @@ func GateStateWeights() StateWeights {
 	return StateWeights{Session: provisionalSessionCost, Stream: provisionalStreamCost, Conn: provisionalConnCost}
 }
 
-// The provisional weights, set from the first pinned state rows
-// (StateRowsFile; records memmodel.go.state.KIND.cost) with a margin
-// (memmodel.go.state.KIND.weight-margin), to be replaced by gatebounds'
-// constants.
+// The provisional weights, held here until the module-internal package
+// gatebounds states SessionCost, StreamCost and ConnCost on this branch;
+// then GateStateWeights returns gatebounds' constants and these go. Session
+// and connection are the values the session table and the connection bound
+// are built with; the stream's is raised to cover the pinned stream row
+// beyond its connection (record memmodel.go.state.stream-alone.cost), which
+// a stream weight of 16 KiB does not. The pinned rows' margins over them
+// are the records memmodel.go.state.KIND.weight-margin.
 const (
-	provisionalSessionCost = 10 << 10
-	provisionalStreamCost  = 12 << 10
-	provisionalConnCost    = 24 << 10
+	provisionalSessionCost = 16 << 10
+	provisionalStreamCost  = 24 << 10
+	provisionalConnCost    = 48 << 10
 )

@@ -107,7 +107,8 @@ func flatRow(k StateKind, cost int64) StateRow {
 func TestCheckStateWeights(t *testing.T) {
 	w := StateWeights{Session: 10000, Stream: 12000, Conn: 20000}
 	rows := func(session, called, stream, conn int64) []StateRow {
-		return []StateRow{flatRow(StateSession, session), flatRow(StateSessionCalled, called), flatRow(StateStream, stream), flatRow(StateConn, conn)}
+		return []StateRow{flatRow(StateSession, session), flatRow(StateSessionCalled, called), flatRow(StateStream, stream),
+			flatRow(StateConn, conn), flatRow(StateConnHeader, conn)}
 	}
 	for _, c := range []struct {
 		name string
@@ -119,8 +120,11 @@ func TestCheckStateWeights(t *testing.T) {
 		{"called-past", rows(10000, 10001, 32000, 20000), StateSessionCalled},
 		{"stream-past-both", rows(10000, 10000, 32001, 20000), StateStream},
 		{"stream-past-its-own-alone", rows(10000, 10000, 12001, 20000), ""},
+		{"stream-alone-at-weight", rows(10000, 10000, 32000, 20000), ""},
+		{"stream-alone-past-weight", rows(10000, 10000, 30001, 18000), "stream"},
 		{"conn-past", rows(10000, 10000, 32000, 20001), StateConn},
-		{"missing-conn", rows(1, 1, 1, 1)[:3], StateConn},
+		{"header-past", append(rows(10000, 10000, 32000, 20000)[:4], flatRow(StateConnHeader, 20001)), StateConnHeader},
+		{"missing-header", rows(1, 1, 1, 1)[:4], StateConnHeader},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := CheckStateWeights(c.rows, w)
@@ -156,17 +160,40 @@ func TestPinnedStateRowsFitTheirWeights(t *testing.T) {
 			under.Session = int64(c.Cost) - 1
 		case StateStream:
 			under.Stream = int64(c.Cost) - under.Conn - 1
-		case StateConn:
+			// Beyond its connection too: the stream alone one byte over.
+			conn, _ := rowOf(t, rows, StateConn).Cost()
+			alone := w
+			alone.Stream = int64(c.Cost-conn.Cost) - 1
+			if err := CheckStateWeights(rows, alone); err == nil || !strings.Contains(err.Error(), "beyond its connection") {
+				t.Errorf("a stream weight one byte under the stream alone: %v", err)
+			}
+		case StateConn, StateConnHeader:
 			under.Conn = int64(c.Cost) - 1
 		}
 		if err := CheckStateWeights(rows, under); err == nil {
 			t.Errorf("%s at %.0f bytes passed a weight one byte under it", r.Kind, c.Cost)
 		}
-		// Three counts, each at least 1,000 units, each in fresh processes.
-		if len(r.Points) < 3 || r.Points[0].Held < 1000 || r.Points[0].Processes < 2 {
+		// Three counts, the first at least a thousand units (conn-header a
+		// quarter of that), each in fresh processes.
+		least := 1000
+		if r.Kind == StateConnHeader {
+			least /= headerCountDiv
+		}
+		if len(r.Points) < 3 || r.Points[0].Held < least || r.Points[0].Processes < 2 {
 			t.Errorf("%s: pinned at %d points, the first holding %d units in %d processes", r.Kind, len(r.Points), r.Points[0].Held, r.Points[0].Processes)
 		}
 	}
+}
+
+func rowOf(t *testing.T, rows []StateRow, k StateKind) StateRow {
+	t.Helper()
+	for _, r := range rows {
+		if r.Kind == k {
+			return r
+		}
+	}
+	t.Fatalf("no %s row", k)
+	return StateRow{}
 }
 
 // The stream records say what the SDK does with a second stream, and the
@@ -218,8 +245,9 @@ func TestReplaceStateRows(t *testing.T) {
 
 // CI's small-scale measurement: every kind at two small counts in fresh
 // children (this test binary as TestStateChild). The server holds every
-// unit asked, one goroutine per session and per idle connection, two per
-// stream, and a second stream per session is answered 409.
+// unit asked, one goroutine per session and per connection, two per
+// stream, and a second stream per session is answered 409; conn-header at a
+// quarter of the counts.
 func TestMeasureStateSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child servers")
@@ -234,9 +262,12 @@ func TestMeasureStateSmall(t *testing.T) {
 	if len(rows) != len(StateKinds) {
 		t.Fatalf("%d rows", len(rows))
 	}
-	goroutines := map[StateKind]float64{StateSession: 1, StateSessionCalled: 1, StateStream: 2, StateConn: 1}
+	goroutines := map[StateKind]float64{StateSession: 1, StateSessionCalled: 1, StateStream: 2, StateConn: 1, StateConnHeader: 1}
 	for _, r := range rows {
-		for _, p := range r.Points {
+		for i, p := range r.Points {
+			if want := []int{40, 120}[i]; r.Kind == StateConnHeader && p.N != want/headerCountDiv || r.Kind != StateConnHeader && p.N != want {
+				t.Errorf("%s: point %d at %d units", r.Kind, i, p.N)
+			}
 			if p.Held != p.N || p.Growth.Governed <= 0 || p.Processes != 1 {
 				t.Errorf("%s at %d: %+v", r.Kind, p.N, p)
 			}

@@ -14,6 +14,7 @@ var stateWhat = map[StateKind]string{
 	StateSessionCalled: "an idle session that has served one tools/call (project.list)",
 	StateStream:        fmt.Sprintf("a standalone GET stream held on a connection of its own, above its session (each session asked for %d)", StreamsAsked),
 	StateConn:          "an idle keep-alive connection (one GET without a session, answered 400 and read whole, then nothing)",
+	StateConnHeader:    fmt.Sprintf("a connection that has sent %d bytes of a GET's header block and not the blank line that ends it (http.Server.MaxHeaderBytes %d)", HeaderBlockBytes, childMaxHeaderBytes),
 }
 
 // stateRecords are the pinned state rows as measured records: each kind's
@@ -83,11 +84,19 @@ func stateRecords() ([]results.Record, error) {
 		}
 	}
 	s, c := costs[StateStream], costs[StateConn]
+	alone := s.Cost - c.Cost
 	out = append(out, results.Record{ID: "memmodel.go.state.stream-alone.cost",
-		Title: "what a standalone GET stream costs without its connection: the stream row's cost less the idle connection's",
-		Value: math.Round(s.Cost - c.Cost), Unit: "bytes per stream", Method: results.Measured,
+		Title: "what a standalone GET stream costs beyond its connection: the stream row's cost less the idle connection's",
+		Value: math.Round(alone), Unit: "bytes per stream", Method: results.Measured,
 		Instance: "memmodel.go.state.stream.cost - memmodel.go.state.conn.cost",
-		Source:   "the two records' values, as " + StateRowsFile + " pins them", Tolerance: round1((s.Cost - c.Cost) / 5), Build: build(rows[0].Modules)})
+		Source:   "the two records' values, as " + StateRowsFile + " pins them", Tolerance: math.Round(alone / 5), Build: build(rows[0].Modules)},
+		results.Record{ID: "memmodel.go.state.stream-alone.weight", Title: "what the front gate charges a stream beyond its connection",
+			Value: float64(w.Stream), Unit: "bytes", Instance: "memmodel.GateStateWeights", Method: results.Derived,
+			Source: "memmodel.GateStateWeights().Stream", Build: build(nil)},
+		results.Record{ID: "memmodel.go.state.stream-alone.weight-margin", Title: "the front gate's stream weight over what a stream costs beyond its connection",
+			Value: round2(float64(w.Stream) / alone), Unit: "x cost", Method: results.Measured,
+			Instance: "memmodel.go.state.stream-alone.weight / memmodel.go.state.stream-alone.cost",
+			Source:   "the two records' values", Tolerance: round2(float64(w.Stream) / alone / 5), Build: build(rows[0].Modules)})
 	return out, nil
 }
 

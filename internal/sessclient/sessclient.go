@@ -61,6 +61,7 @@ const (
 	StepDelete      = "delete"
 	StepStream      = "get-stream"
 	StepConn        = "idle-conn"
+	StepHeader      = "header-block"
 )
 
 // Failure is why a step did not succeed.
@@ -326,6 +327,53 @@ func HoldStream(ctx context.Context, rawURL, sid string) (*Held, error) {
 // the whole answer and returns the connection, idle.
 func HoldIdle(ctx context.Context, rawURL string) (*Held, error) {
 	return hold(ctx, rawURL, StepConn, "", false)
+}
+
+// HoldHeader opens a connection of its own and sends the head of a GET
+// whose header block is at most n bytes and within one line's framing of it
+// (the request line, Host, then X-Pad lines of at most a kilobyte), without
+// the blank line that ends it: the server holds
+// what it has read while it waits for the rest. Nothing is answered, so it
+// returns as soon as the bytes are written.
+func HoldHeader(ctx context.Context, rawURL string, n int) (*Held, error) {
+	u, err := CheckURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return nil, &Failure{Step: StepHeader, Err: err}
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	if _, err := conn.Write(HeaderBlock(u, n)); err != nil {
+		conn.Close()
+		return nil, &Failure{Step: StepHeader, Err: err}
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return &Held{conn: conn, br: bufio.NewReaderSize(conn, heldBuffer)}, nil
+}
+
+// HeaderBlock is the unfinished head HoldHeader sends: at most n bytes, at
+// least n less one line's framing, or the request line and Host alone when n
+// is smaller.
+func HeaderBlock(u *url.URL, n int) []byte {
+	b := []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+	for i := 0; len(b) < n; i++ {
+		line := "X-Pad-" + strconv.Itoa(i) + ": "
+		pad := min(1024, n-len(b)-len(line)-2)
+		if pad < 1 {
+			break
+		}
+		b = append(b, line...)
+		for range pad {
+			b = append(b, 'a')
+		}
+		b = append(b, "\r\n"...)
+	}
+	return b
 }
 
 func hold(ctx context.Context, rawURL, step, sid string, stream bool) (*Held, error) {

@@ -1,6 +1,7 @@
 package sessclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -230,5 +231,36 @@ func TestStreamChunksAcrossTimeouts(t *testing.T) {
 	close(step)
 	if h.Alive(200 * time.Millisecond) {
 		t.Fatal("the stream reads alive after its last chunk")
+	}
+}
+
+// An unfinished header block is held until the server gives up on it
+// (ReadHeaderTimeout); its size is n within one line's framing.
+func TestHoldHeader(t *testing.T) {
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.Config.ReadHeaderTimeout = 300 * time.Millisecond
+	ts.Start()
+	defer ts.Close()
+	h, err := HoldHeader(ctx(t), ts.URL+"/mcp", 15<<10)
+	if err != nil || h.Stream {
+		t.Fatalf("header: %v", err)
+	}
+	defer h.Close()
+	if !h.Alive(100 * time.Millisecond) {
+		t.Fatal("the unfinished header reads closed at once")
+	}
+	if h.Alive(time.Second) {
+		t.Fatal("the connection reads alive past the server's ReadHeaderTimeout")
+	}
+	u, _ := CheckURL(ts.URL + "/mcp")
+	for _, n := range []int{0, 100, 1100, 15 << 10, 64 << 10} {
+		b := HeaderBlock(u, n)
+		head := len("GET /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+		if n > head && (len(b) > n || len(b) < n-len("X-Pad-99: \r\n")) || n <= head && len(b) != head {
+			t.Errorf("%d asked: %d bytes", n, len(b))
+		}
+		if bytes.Contains(b, []byte("\r\n\r\n")) {
+			t.Errorf("%d asked: the block is finished", n)
+		}
 	}
 }
