@@ -118,7 +118,9 @@ func floodCrashWord(v FloodResult) string {
 // peak RSS within a quarter or 64 MiB; counts within a tenth (a killed
 // run's counts move with when the kill came); RSS per session within a
 // quarter; the served fraction within 0.05; a p99 within its own value or
-// 20 ms.
+// 100 ms (a conversation is three requests on a new connection: two runs of
+// the same connection flood on the shared 2-CPU lab machine put its p99 a
+// few tens of milliseconds apart, nearly three times one another).
 func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 	r, err := ParseFloodRun(data)
 	if err != nil {
@@ -179,7 +181,7 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 				round3(float64(served)/float64(sent)), "fraction", 0.05)
 			if served > 0 {
 				p99 := v.ProbeP99()
-				rec("probes.p99-ms", "the p99 latency of the new clients' served conversations during the flood", p99, "ms", math.Max(20, p99))
+				rec("probes.p99-ms", "the p99 latency of the new clients' served conversations during the flood", p99, "ms", math.Max(100, p99))
 			}
 		}
 	}
