@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/theurian/boundlab/internal/demo"
+	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/internal/sessclient"
+	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 // StateKind is a piece of state a request leaves behind in a stateful
@@ -59,19 +61,22 @@ const (
 var StateKinds = []StateKind{StateSession, StateSessionCalled, StateStream, StateConn, StateConnHeader}
 
 // HeaderBlockBytes is the header block a conn-header unit sends: a kilobyte
-// under childMaxHeaderBytes, so the server reads it all and refuses none.
-const HeaderBlockBytes = childMaxHeaderBytes - 1<<10
-
-// childMaxHeaderBytes is the http.Server.MaxHeaderBytes the measured child
-// serves with: the header block a connection may hold, which the session
-// bounds set `boundlab serve` to (gatebounds.MaxHeaderBytes once the
-// module-internal package states it).
-const childMaxHeaderBytes = 16 << 10
+// under the MaxHeaderBytes serve sets (gatebounds.MaxHeaderBytes), so the
+// server reads it all and refuses none.
+const HeaderBlockBytes = gatebounds.MaxHeaderBytes - 1<<10
 
 // headerCountDiv divides the counts for conn-header: all of its header
 // blocks must be read and held within serve's ReadHeaderTimeout, and a
 // quarter of the counts opens well inside it.
 const headerCountDiv = 4
+
+// The measured child's session table and connection bound hold every unit
+// of the largest count, so that none is evicted or refused before it is
+// read: sizes are accounting, not memory the gate allocates.
+const (
+	childSessionBytes = 4 << 30
+	childConnBytes    = 4 << 30
+)
 
 // StreamsAsked is how many standalone GET streams the stream row asks each
 // session for: more than one, to record what the SDK does with the second.
@@ -264,11 +269,14 @@ type stateHello struct {
 	Go  string `json:"go"`
 }
 
-// ServeStateChild is the measured process: the demo server, stateful, behind
-// the default front gate (demo.Guarded without demo.Stateless), on
-// 127.0.0.1:0 with the http.Server settings `boundlab serve` uses. It prints
-// its URL as one JSON line, then answers each "read" line on in with one
-// StateReading JSON line, until in ends.
+// ServeStateChild is the measured process: the demo server, stateful, as
+// `boundlab serve` runs it by default — the SDK's options from
+// v.StreamableHTTPOptions, the default front gate with its session table
+// (demo.Guarded), the http.Server's header bound and timeouts, and the
+// connection bound (mcpvalidate.LimitConns) — on 127.0.0.1:0, the table and
+// the bound sized to hold every unit (childSessionBytes, childConnBytes). It
+// prints its URL as one JSON line, then answers each "read" line on in with
+// one StateReading JSON line, until in ends.
 func ServeStateChild(in io.Reader, out io.Writer) error {
 	v, err := demo.NewValidator(nil)
 	if err != nil {
@@ -278,7 +286,7 @@ func ServeStateChild(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, _, err := demo.Guarded(v, srv, nil, nil)
+	h, _, err := demo.Guarded(v, srv, &mcpvalidate.FrontGateOptions{SessionBytes: childSessionBytes}, v.StreamableHTTPOptions(nil))
 	if err != nil {
 		return err
 	}
@@ -287,8 +295,13 @@ func ServeStateChild(in io.Reader, out io.Writer) error {
 		return err
 	}
 	// As `boundlab serve` sets them (cmd/boundlab/serve.go).
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: childMaxHeaderBytes}
-	go hs.Serve(ln)
+	hs := &http.Server{Handler: h, MaxHeaderBytes: gatebounds.MaxHeaderBytes, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	cl, err := mcpvalidate.LimitConns(hs, ln, childConnBytes)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	go hs.Serve(cl)
 	defer hs.Close()
 	enc := json.NewEncoder(out)
 	if err := enc.Encode(stateHello{URL: "http://" + ln.Addr().String() + demo.Path, Go: runtime.Version()}); err != nil {
@@ -738,24 +751,8 @@ func MeasureState(ctx context.Context, argv []string, kinds []StateKind, counts 
 	return rows, nil
 }
 
-// GateStateWeights are the weights the front gate charges for state, until
-// the module-internal package gatebounds states them (SessionCost,
-// StreamCost, ConnCost): then this returns those constants and the check
-// holds the gate's own numbers.
+// GateStateWeights are the weights the front gate charges for state: the
+// module-internal gatebounds' SessionCost, StreamCost and ConnCost.
 func GateStateWeights() StateWeights {
-	return StateWeights{Session: provisionalSessionCost, Stream: provisionalStreamCost, Conn: provisionalConnCost}
+	return StateWeights{Session: gatebounds.SessionCost, Stream: gatebounds.StreamCost, Conn: gatebounds.ConnCost}
 }
-
-// The provisional weights, held here until the module-internal package
-// gatebounds states SessionCost, StreamCost and ConnCost on this branch;
-// then GateStateWeights returns gatebounds' constants and these go. Session
-// and connection are the values the session table and the connection bound
-// are built with; the stream's is raised to cover the pinned stream row
-// beyond its connection (record memmodel.go.state.stream-alone.cost), which
-// a stream weight of 16 KiB does not. The pinned rows' margins over them
-// are the records memmodel.go.state.KIND.weight-margin.
-const (
-	provisionalSessionCost = 16 << 10
-	provisionalStreamCost  = 24 << 10
-	provisionalConnCost    = 48 << 10
-)
