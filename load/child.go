@@ -16,10 +16,20 @@ import (
 )
 
 // Variant is one server under test: `boundlab serve --addr 127.0.0.1:0
-// --stateless` plus Flags.
+// --stateless` plus Flags; without --stateless when Stateful (serve's
+// default: sessions, what the floods pile up).
 type Variant struct {
-	Name  string   `json:"name"`
-	Flags []string `json:"flags"`
+	Name     string   `json:"name"`
+	Flags    []string `json:"flags"`
+	Stateful bool     `json:"stateful,omitempty"`
+}
+
+// args are serve's arguments after --addr.
+func (v Variant) args() []string {
+	if v.Stateful {
+		return v.Flags
+	}
+	return append([]string{"--stateless"}, v.Flags...)
 }
 
 // Variant names.
@@ -68,7 +78,7 @@ const (
 // startChild runs bin as the variant and waits for its banner: the URL, which
 // must be on 127.0.0.1, and the body cap.
 func startChild(bin string, v Variant) (*child, error) {
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--stateless"}, v.Flags...)
+	args := append([]string{"serve", "--addr", "127.0.0.1:0"}, v.args()...)
 	cmd := exec.Command(bin, args...)
 	c := &child{cmd: cmd, exited: make(chan struct{}), stdout: &head{max: 64 << 10}, stderr: &head{max: 8 << 10}}
 	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr

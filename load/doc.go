@@ -29,8 +29,16 @@
 //     one-member objects (memmodel.NodeChain) filling the arguments' node
 //     bound, whatever the size under test, in a member the schema refuses;
 //     a slow-trickle valid call; a valid ~1 KB call.
-//   - A saved run (Run, as JSON) becomes measured records (RunRecords);
-//     verify reads the saved run and never re-runs the load.
+//   - Floods (Flood, FloodShapes): against a stateful serve (Variant.Stateful,
+//     StatefulVariants), sessions opened and never closed, standalone GET
+//     streams held on the newest of them, idle keep-alive connections, each
+//     bounded in count (MaxFloodSessions, MaxFloodHeld) and time
+//     (MaxFloodDuration), with a new client's whole conversation
+//     (initialize, initialized, tools/call; internal/sessclient) timed every
+//     FloodConfig.ProbeEvery and once more afterwards, everything still held.
+//   - A saved run (Run, as JSON) becomes measured records (RunRecords), a
+//     saved flood (FloodRun) too (FloodRecords); verify reads the saved runs
+//     and never re-runs the load.
 //
 // # Where it ends
 //

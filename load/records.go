@@ -25,6 +25,13 @@ func init() {
 			}
 			out = append(out, recs...)
 		}
+		for _, s := range loaddata.Floods() {
+			recs, err := FloodRecords(s.Data, s.File, s.Label)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, recs...)
+		}
 		return out, nil
 	}})
 }

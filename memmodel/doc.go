@@ -45,6 +45,20 @@
 // and GoHTTPModel are fitted bounds that the producer holds every pinned row
 // (gorows.json) under.
 //
+// # The state rows
+//
+// MeasureState measures what a stateful go-sdk server behind the front gate
+// keeps between requests (StateKinds: an idle session, one that served a
+// call, a standalone GET stream on its own connection, an idle keep-alive
+// connection, a connection holding an unfinished header block): each count in fresh children (ServeStateChild), the driver
+// the client; the child reads its live memory before and after (heap
+// objects, stacks, what the soft memory limit counts, VmRSS); a unit's cost
+// is the slope over the counts. CheckStateWeights fails when a pinned row
+// (staterows.json) costs more than the weight the gate charges for it
+// (StateWeights: a stream on its own connection charged the stream's and
+// the connection's), or a stream more beyond its connection than the
+// stream's weight.
+//
 // # Where it ends
 //
 // The model is an upper bound on the tracemalloc-visible heap of single-
@@ -58,5 +72,7 @@
 // differently, and the shapes avoid them. The Go fits are fitted to this
 // machine's rows (go1.26.8, go-sdk v1.8.0, sonic v1.15.5, jsonschema/v6
 // v6.0.3), not derived from those libraries' source, and a sampled peak can
-// miss a spike shorter than the sampler's period.
+// miss a spike shorter than the sampler's period. The state rows are a quiet
+// server's live memory: under a flood the collector's headroom comes on top
+// (the load lab's floods measure it from outside).
 package memmodel

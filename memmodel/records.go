@@ -165,6 +165,11 @@ func Records() ([]results.Record, error) {
 		return nil, err
 	}
 	out = append(out, goRecs...)
+	stateRecs, err := stateRecords()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, stateRecs...)
 	ret, err := retired(cal, byName, sc)
 	if err != nil {
 		return nil, err

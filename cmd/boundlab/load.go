@@ -29,8 +29,15 @@ type loadJSON struct {
 const loadAbout = `Starts boundlab serve --stateless as a child process on 127.0.0.1, once per variant (guarded: serve's default, the front gate in front of the SDK; middleware-only: serve --front-gate=false), sends hostile tools/call requests just under the body cap (node-chains at the arguments' node bound), mixed over the shapes, with small valid calls beside them, and measures from outside: the child's peak RSS (VmHWM), every answer's size and whether it echoes the caller's bytes, statuses, resets, p50/p99 latency per shape, the valid calls served during the attack, and a valid call afterwards. The child is killed when its RSS passes the guard, and that is reported as a result. Given FILE (a run saved with --out) it reports that run instead. The pinned run is ` + "results/load/run.json" + `. Exit 1 when the guarded server misses a target of issue 9.`
 
 func runLoad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("load", []string{"load [--variants LIST] [--out PATH] [--json] [flags]", "load [--json] FILE|-"},
-		loadAbout+"\n\nThe shapes (--shapes):\n\n"+shapeList()+"\n\nWhat the targets are and the pinned run's reading: docs/load.md. "+
+	if len(args) > 0 {
+		if f, ok := load.FloodShapeNamed(args[0]); ok {
+			return runFlood(f, args[1:], stdin, stdout, stderr)
+		}
+	}
+	c := newCommand("load", []string{"load [--variants LIST] [--out PATH] [--json] [flags]", "load [--json] FILE|-",
+		"load FLOOD [flags]  (run `boundlab load FLOOD -h`)"},
+		loadAbout+"\n\nThe shapes (--shapes):\n\n"+shapeList()+"\n\nThe floods (stateful serve; a run of their own):\n\n"+floodList()+
+			"\n\nWhat the targets are and the pinned run's reading: docs/load.md. "+
 			"--json prints one object: "+jsonFields(loadJSON{})+".")
 	d := load.DefaultConfig()
 	bin := c.String("bin", "", "the boundlab `PATH` to run as serve (default: go build this module's ./cmd/boundlab)")

@@ -27,6 +27,7 @@ var memmodelSynopsis = []string{
 	"memmodel calibrate --python PATH [--div N] [--out FILE] [--json]",
 	"memmodel measure-go [--div N] [--shapes NAMES] [--out FILE]\n                [--json]",
 	"memmodel measure-go --row SHAPE [--path check|http|guarded]\n                [--div N]",
+	measureStateSynopsis,
 }
 
 const memmodelAbout = `Prints the model's rows at transport cap N (default: the cap derived from the limits), with the pinned calibration beside them (python) or our validator's measured rows (go). With LIMITS the python rows are built at those limits' cap and budget (printed, not pinned; the calibration and the Go rows exist at the defaults only).
@@ -36,6 +37,9 @@ const memmodelAbout = `Prints the model's rows at transport cap N (default: the 
   measure-go  measure our validator's per-request memory, one child
               process per row; --row measures one row here and prints
               it as JSON (what each child runs)
+  measure-state
+              measure what a stateful server's sessions, GET streams
+              and idle connections cost, one child process per point
 
 Run ` + "`boundlab memmodel SUBCOMMAND -h`" + ` for a subcommand's flags. To pin the memmodel records: ` + "`boundlab derive --only memmodel --out results`" + `.
 
@@ -48,6 +52,8 @@ func runMemmodel(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return memmodelCalibrate(args[1:], stdout, stderr)
 		case "measure-go":
 			return memmodelMeasureGo(args[1:], stdout, stderr)
+		case "measure-state":
+			return memmodelMeasureState(args[1:], stdin, stdout, stderr)
 		}
 	}
 	c := newCommand("memmodel", memmodelSynopsis, memmodelAbout+"\n\n--json prints the rows: with --dialect python "+

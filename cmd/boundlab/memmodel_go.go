@@ -13,7 +13,7 @@ import (
 )
 
 func memmodelMeasureGo(args []string, stdout, stderr io.Writer) int {
-	c := newCommand("memmodel measure-go", memmodelSynopsis[2:],
+	c := newCommand("memmodel measure-go", memmodelSynopsis[2:4],
 		"Measures our validator's per-request memory, one fresh child process per row (the child is this binary "+
 			"with --row), through the middleware's Check and through the whole HTTP path. With --row SHAPE it "+
 			"measures that one row in this process and prints it as one JSON object, as each child does.\n\n"+

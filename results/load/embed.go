@@ -24,6 +24,15 @@ var (
 	runInFlight64 []byte
 	//go:embed run-node-chains.json
 	runNodeChains []byte
+
+	//go:embed session-flood.json
+	sessionFlood []byte
+	//go:embed stream-flood.json
+	streamFlood []byte
+	//go:embed connection-flood.json
+	connectionFlood []byte
+	//go:embed session-flood-1m.json
+	sessionFlood1M []byte
 )
 
 // Runs are the saved runs: the main one (both variants; middleware-only with
@@ -36,5 +45,19 @@ func Runs() []Saved {
 		{Label: "", File: "results/load/run.json", Data: append([]byte(nil), run...)},
 		{Label: "in-flight-64", File: "results/load/run-in-flight-64.json", Data: append([]byte(nil), runInFlight64...)},
 		{Label: "node-chains", File: "results/load/run-node-chains.json", Data: append([]byte(nil), runNodeChains...)},
+	}
+}
+
+// Floods are the saved floods (`boundlab load FLOOD --out`), each a FloodRun
+// of package load against a stateful serve, labelled by its flood: the
+// session flood at issue 24's size (200,000 sessions, then 2,000 streams on
+// the newest), the stream flood and the connection flood at their defaults,
+// and the session flood of 1,000,000 sessions.
+func Floods() []Saved {
+	return []Saved{
+		{Label: "session-flood", File: "results/load/session-flood.json", Data: append([]byte(nil), sessionFlood...)},
+		{Label: "stream-flood", File: "results/load/stream-flood.json", Data: append([]byte(nil), streamFlood...)},
+		{Label: "connection-flood", File: "results/load/connection-flood.json", Data: append([]byte(nil), connectionFlood...)},
+		{Label: "session-flood-1m", File: "results/load/session-flood-1m.json", Data: append([]byte(nil), sessionFlood1M...)},
 	}
 }
