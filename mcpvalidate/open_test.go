@@ -101,7 +101,7 @@ func TestOpenObjects(t *testing.T) {
 		{"ref open", `{"$ref":"#/$defs/o","$defs":{"o":` + openObj + `}}`, "#/$defs/o"},
 		{"then and else closed", `{"type":"object","if":{"required":["a"]},"then":` + closedObj + `,"else":{"type":"object","maxProperties":0}}`, ""},
 		{"then closed, no else", `{"type":"object","if":{"required":["a"]},"then":` + closedObj + `}`, "#"},
-		{"then open under untyped", `{"if":{"type":"string"},"then":{"minLength":1},"else":` + openObj + `}`, "#/else"},
+		{"else open under untyped", `{"if":{"type":"string"},"then":{"minLength":1},"else":` + openObj + `}`, "#/else"},
 		{"dependentSchemas declare objects", `{"dependentSchemas":{"a":` + openObj + `}}`, "#"},
 		{"dependentSchemas walked", `{"type":"object","properties":{"a":{}},"dependentSchemas":{"a":{"properties":{"n":` + openObj + `}}},"unevaluatedProperties":false}`, "#/dependentSchemas/a/properties/n"},
 		{"dependentSchemas covered", `{"type":"object","properties":{"a":{}},"dependentSchemas":{"a":` + openObj + `},"unevaluatedProperties":false}`, ""},
@@ -138,7 +138,7 @@ func TestOpenObjects(t *testing.T) {
 		{"dynamicRef target walked", `{"type":"object","properties":{"x":{"$dynamicRef":"#/$defs/d"}},"additionalProperties":false,"$defs":{"d":` + openObj + `}}`, "#/$defs/d"},
 		{"dynamicRef never closes", `{"type":"object","$dynamicAnchor":"n","$dynamicRef":"#n","additionalProperties":true}`, "#"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			if got := openDisplayed(t, c.doc, nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
@@ -159,7 +159,7 @@ func TestOpenObjectsDraft7(t *testing.T) {
 		{"items one schema", `{` + d7 + `"type":"object","additionalProperties":false,"properties":{"l":{"items":` + openObj + `}}}`, "#/properties/l/items"},
 		{"dependencies walked", `{` + d7 + `"type":"object","additionalProperties":false,"properties":{"a":{}},"dependencies":{"a":{"properties":{"n":` + openObj + `}},"b":["a"]}}`, "#/dependencies/a/properties/n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			if got := openDisplayed(t, c.doc, nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
@@ -205,7 +205,7 @@ func TestDisplayLocation(t *testing.T) {
 		n    int
 		cut  bool
 	}{{"url at the cut", openURLCut, false}, {"url past the cut", openURLCut + 1, true}} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			base := "https://x.invalid/" + strings.Repeat("u", c.n-len("https://x.invalid/"))
 			got := displayLocation(base+"#/a", "https://own.invalid/t.json")
 			want := base + "#/a"
@@ -284,7 +284,7 @@ func TestOpenError(t *testing.T) {
 		{"pointers at the cap", openPointersShown, ""},
 		{"pointers past the cap", openPointersShown + 1, " and 1 more"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			err := openError(openTools(t, map[string]string{"t": props(c.n)}), nil)
 			if err == nil {
 				t.Fatal("admitted")
@@ -307,7 +307,7 @@ func TestOpenError(t *testing.T) {
 		{"name at the cut", toolCut, strings.Repeat("n", toolCut) + `"`},
 		{"name past the cut", toolCut + 1, strings.Repeat("n", toolCut) + `..."`},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			err := openError(openTools(t, map[string]string{strings.Repeat("n", c.n): openObj}), nil)
 			if err == nil || !strings.Contains(err.Error(), `"`+c.want+` at #`) {
 				t.Errorf("want %q in %v", c.want, err)
@@ -332,7 +332,7 @@ func TestOpenTypedShapes(t *testing.T) {
 		{"map[string]any", `{"type":"object","additionalProperties":true}`, "#"},
 		{"map[string]struct", `{"type":"object","additionalProperties":{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}}`, ""},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			if got := openDisplayed(t, c.doc, nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
@@ -425,7 +425,7 @@ func TestDeclaresObject(t *testing.T) {
 		{`"type":["object","string"]`, "#/properties/x"},
 		{`"minLength":1,"items":{},"minimum":0`, ""},
 	} {
-		t.Run(c.kw, func(t *testing.T) {
+		t.Run(caseName(c.kw), func(t *testing.T) {
 			if got := openDisplayed(t, closedTop(`{"x":{`+c.kw+`}}`), nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
