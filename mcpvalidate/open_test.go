@@ -259,7 +259,7 @@ func TestOpenError(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	})
-	t.Run("every tool named, sorted, schema never quoted", func(t *testing.T) {
+	t.Run("every_tool_named_sorted_schema_never_quoted", func(t *testing.T) {
 		secret := `{"type":"object","description":"SECRET-DESCRIPTION","properties":{"q":{"pattern":"SECRET-PATTERN"}}}`
 		err := openError(openTools(t, map[string]string{"zeta": secret, "alpha": openObj, "mid": closedTop(`{}`)}), nil)
 		if err == nil {
@@ -609,7 +609,7 @@ func TestOpenTypedMaps(t *testing.T) {
 		})
 		return srv
 	}
-	t.Run("map[string]int installs closed", func(t *testing.T) {
+	t.Run("map_string_int_installs_closed", func(t *testing.T) {
 		var h handled
 		srv := intMap(&h)
 		if _, err := Install(srv, nil); err != nil {
@@ -625,13 +625,13 @@ func TestOpenTypedMaps(t *testing.T) {
 			t.Fatalf("a member of the wrong type: err %v, isError %v, ran %d", err, res != nil && res.IsError, h.ran)
 		}
 	})
-	t.Run("map[string]any refused to install", func(t *testing.T) {
+	t.Run("map_string_any_refused_to_install", func(t *testing.T) {
 		var h handled
 		if _, err := Install(anyMap(&h), nil); err == nil || !strings.Contains(err.Error(), `"bag" at #`) {
 			t.Fatalf("%v", err)
 		}
 	})
-	t.Run("map[string]any opted open", func(t *testing.T) {
+	t.Run("map_string_any_opted_open", func(t *testing.T) {
 		var h handled
 		srv := anyMap(&h)
 		if _, err := Install(srv, &Options{OpenTools: []string{"bag"}}); err != nil {
