@@ -251,17 +251,19 @@ func TestKindBounds(t *testing.T) {
 		}
 		cs := connect(t, srv)
 		for name, k := range map[string]reflect.Kind{"i": reflect.Int, "i64": reflect.Int64, "u64": reflect.Uint64, "f32": reflect.Float32, "f64": reflect.Float64, "up": reflect.Uintptr} {
-			for _, edge := range []float64{bounds[k].min, bounds[k].max} {
-				at, _ := json.Marshal(edge)
-				if got := answer(t, cs, "scalars", `{"`+name+`":`+string(at)+`}`); got != servedText {
-					t.Errorf("%s at %s: %q", name, at, got)
+			t.Run(name, func(t *testing.T) {
+				for _, edge := range []float64{bounds[k].min, bounds[k].max} {
+					at, _ := json.Marshal(edge)
+					if got := answer(t, cs, "scalars", `{"`+name+`":`+string(at)+`}`); got != servedText {
+						t.Errorf("%s at %s: %q", name, at, got)
+					}
+					args := `{"` + name + `":` + pastBound(edge) + `}`
+					r := refusalOf(t, v, "scalars", []byte(args))
+					if r == nil || r.Stage != StageSchema || len(r.Leaves) != 1 || r.Leaves[0].Pointer != "/"+name {
+						t.Errorf("%s: %v", args, r)
+					}
 				}
-				args := `{"` + name + `":` + pastBound(edge) + `}`
-				r := refusalOf(t, v, "scalars", []byte(args))
-				if r == nil || r.Stage != StageSchema || len(r.Leaves) != 1 || r.Leaves[0].Pointer != "/"+name {
-					t.Errorf("%s: %v", args, r)
-				}
-			}
+			})
 		}
 	})
 }
@@ -295,14 +297,16 @@ func TestStringOpaqueTypesRefuseEveryOtherKind(t *testing.T) {
 		types = append(types, typ)
 	}
 	for _, typ := range types {
-		if !textOnly(typ) && !stringOpaque[typ] {
-			t.Fatalf("%v is neither", typ)
-		}
-		for _, v := range []string{`0`, `12`, `-1.5`, `1e3`, `true`, `false`, `{}`, `{"a":"b"}`, `[]`, `["x"]`} {
-			if sdkDecodesInto(json.RawMessage(v), typ) {
-				t.Errorf("%v decodes %s", typ, v)
+		t.Run(caseName(typ.String()), func(t *testing.T) {
+			if !textOnly(typ) && !stringOpaque[typ] {
+				t.Fatalf("%v is neither", typ)
 			}
-		}
+			for _, v := range []string{`0`, `12`, `-1.5`, `1e3`, `true`, `false`, `{}`, `{"a":"b"}`, `[]`, `["x"]`} {
+				if sdkDecodesInto(json.RawMessage(v), typ) {
+					t.Errorf("%v decodes %s", typ, v)
+				}
+			}
+		})
 	}
 	// The control: big.Int, which jsonschema-go publishes as a string,
 	// refuses every string and takes a number.
