@@ -15,18 +15,20 @@ import (
 func TestCountNodesIsTheGatesCount(t *testing.T) {
 	g := defaultGate(t)
 	docs := append(treeCases(), zeros(keepStack+1, ""), members(keepStack+1))
-	for _, c := range docs {
-		rep, err := g.Check([]byte(c))
-		if err != nil {
-			t.Fatalf("the gate refuses %.60q: %v", c, err)
-		}
-		want, err := stdTree([]byte(c))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := countNodes(want); got != rep.Nodes {
-			t.Errorf("%.60q: countNodes %d, the gate counted %d", c, got, rep.Nodes)
-		}
+	for i, c := range docs {
+		t.Run(docName(i, c), func(t *testing.T) {
+			rep, err := g.Check([]byte(c))
+			if err != nil {
+				t.Fatalf("the gate refuses %.60q: %v", c, err)
+			}
+			want, err := stdTree([]byte(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := countNodes(want); got != rep.Nodes {
+				t.Errorf("%.60q: countNodes %d, the gate counted %d", c, got, rep.Nodes)
+			}
+		})
 	}
 }
 
@@ -74,9 +76,11 @@ func TestStackCap(t *testing.T) {
 		{"a node count above the byte bound: not used", keepStack, 1000, 2, keepStack + 502, keepStack + 1 + 500},
 		{"zero: not known", 4 * keepStack, 1000, 2, 0, 4*keepStack + 1 + 500},
 	} {
-		if got := stackCap(c.n, c.bytesLeft, c.perEntry, c.lim); got != c.want {
-			t.Errorf("%s: stackCap(%d, %d, %d, %d) = %d, want %d", c.name, c.n, c.bytesLeft, c.perEntry, c.lim, got, c.want)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			if got := stackCap(c.n, c.bytesLeft, c.perEntry, c.lim); got != c.want {
+				t.Errorf("%s: stackCap(%d, %d, %d, %d) = %d, want %d", c.name, c.n, c.bytesLeft, c.perEntry, c.lim, got, c.want)
+			}
+		})
 	}
 }
 
@@ -113,16 +117,18 @@ func TestTreeGrowsAStackOnceToTheDocument(t *testing.T) {
 		{"keepStack+1 members, white space after", members(keepStack+1) + strings.Repeat(" ", 100), 0, 0, keepStack + 1 + 20, false},
 		{"keepStack+1 members, white space after, their node count", members(keepStack+1) + strings.Repeat(" ", 100), 1 + 2*(keepStack+1), 0, keepStack + 1, false},
 	} {
-		d := new(decoder)
-		if _, ok := d.decode([]byte(c.doc), 64, c.nodes); !ok {
-			t.Fatalf("%s: not decoded", c.name)
-		}
-		if cap(d.items) != c.items || cap(d.members) != c.members {
-			t.Errorf("%s: stacks of %d elements and %d members, want %d and %d", c.name, cap(d.items), cap(d.members), c.items, c.members)
-		}
-		if got := d.release(); got != c.pooled {
-			t.Errorf("%s: pooled %v, want %v", c.name, got, c.pooled)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			d := new(decoder)
+			if _, ok := d.decode([]byte(c.doc), 64, c.nodes); !ok {
+				t.Fatalf("%s: not decoded", c.name)
+			}
+			if cap(d.items) != c.items || cap(d.members) != c.members {
+				t.Errorf("%s: stacks of %d elements and %d members, want %d and %d", c.name, cap(d.items), cap(d.members), c.items, c.members)
+			}
+			if got := d.release(); got != c.pooled {
+				t.Errorf("%s: pooled %v, want %v", c.name, got, c.pooled)
+			}
+		})
 	}
 }
 
@@ -149,19 +155,22 @@ func TestTreeNodeDenseAllocation(t *testing.T) {
 
 func TestOwnsStack(t *testing.T) {
 	for _, c := range []struct {
+		name       string
 		base, n, c int
 		want       bool
 	}{
-		{0, keepStack, keepStack, false},         // a pooled stack stays the pool's
-		{0, keepStack + 1, keepStack + 1, true},  // grown past keepStack, filled
-		{1, keepStack + 1, keepStack + 1, false}, // the elements of an enclosing array below it
-		{0, keepStack / 2, keepStack, false},     // a pooled stack, half filled
-		{0, 8 * keepStack, 9 * keepStack, true},  // an eighth left over
-		{0, 8*keepStack - 1, 9 * keepStack, false},
+		{"pooled_stays_the_pools", 0, keepStack, keepStack, false},
+		{"grown_past_keepStack_filled", 0, keepStack + 1, keepStack + 1, true},
+		{"above_an_enclosing_arrays_elements", 1, keepStack + 1, keepStack + 1, false},
+		{"pooled_half_filled", 0, keepStack / 2, keepStack, false},
+		{"an_eighth_left_over", 0, 8 * keepStack, 9 * keepStack, true},
+		{"more_than_an_eighth_left_over", 0, 8*keepStack - 1, 9 * keepStack, false},
 	} {
-		if got := ownsStack(c.base, c.n, c.c); got != c.want {
-			t.Errorf("ownsStack(%d, %d, %d) = %v, want %v", c.base, c.n, c.c, got, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := ownsStack(c.base, c.n, c.c); got != c.want {
+				t.Errorf("ownsStack(%d, %d, %d) = %v, want %v", c.base, c.n, c.c, got, c.want)
+			}
+		})
 	}
 }
 
@@ -186,36 +195,38 @@ func TestTreeArrayTakesItsOwnStack(t *testing.T) {
 		{"after an element of an enclosing array", "[1," + zeros(keepStack+1, "") + "]", [2]bool{false, false}},
 		{"a member's value, another array after", `{"a":` + zeros(keepStack+1, "") + `,"b":[1,2]}`, [2]bool{true, true}},
 	} {
-		want, err := stdTree([]byte(c.doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, nodes := range []int{0, countNodes(want)} {
-			d := new(decoder)
-			got, ok := d.decode([]byte(c.doc), 64, nodes)
-			if !ok {
-				t.Fatalf("%s: not decoded", c.name)
+		t.Run(caseName(c.name), func(t *testing.T) {
+			want, err := stdTree([]byte(c.doc))
+			if err != nil {
+				t.Fatal(err)
 			}
-			big := bigArray(got)
-			if cap(big) != len(big) {
-				t.Errorf("%s: the array's capacity is %d for %d elements", c.name, cap(big), len(big))
+			for i, nodes := range []int{0, countNodes(want)} {
+				d := new(decoder)
+				got, ok := d.decode([]byte(c.doc), 64, nodes)
+				if !ok {
+					t.Fatalf("%s: not decoded", c.name)
+				}
+				big := bigArray(got)
+				if cap(big) != len(big) {
+					t.Errorf("%s: the array's capacity is %d for %d elements", c.name, cap(big), len(big))
+				}
+				stack := d.items[:cap(d.items)]
+				shared := len(stack) > 0 && &stack[0] == &big[:1][0]
+				if shared {
+					t.Errorf("%s: the decoder's stack still holds the array", c.name)
+				}
+				// Past keepStack a stack the array did not take stays the
+				// decoder's; one it took leaves the decoder none or a new small one.
+				if owned := cap(d.items) < keepStack; owned != c.owned[i] {
+					t.Errorf("%s (%d nodes): the decoder holds a stack of %d elements; want the array to own its stack: %v", c.name, nodes, cap(d.items), c.owned[i])
+				}
+				d.release()
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: tree and encoding/json differ", c.name)
+				}
 			}
-			stack := d.items[:cap(d.items)]
-			shared := len(stack) > 0 && &stack[0] == &big[:1][0]
-			if shared {
-				t.Errorf("%s: the decoder's stack still holds the array", c.name)
-			}
-			// Past keepStack a stack the array did not take stays the
-			// decoder's; one it took leaves the decoder none or a new small one.
-			if owned := cap(d.items) < keepStack; owned != c.owned[i] {
-				t.Errorf("%s (%d nodes): the decoder holds a stack of %d elements; want the array to own its stack: %v", c.name, nodes, cap(d.items), c.owned[i])
-			}
-			d.release()
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s: tree and encoding/json differ", c.name)
-			}
-		}
-		sameTree(t, []byte(c.doc), 64)
+			sameTree(t, []byte(c.doc), 64)
+		})
 	}
 }
 
@@ -276,17 +287,23 @@ func TestCheckDecodesWithTheGatesNodeCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range []string{`{"data":1}`, `{"data":` + zeros(3*keepStack, "") + `}`} {
-		got = got[:0]
-		rep, err := g.Check([]byte(args))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := v.Check(context.Background(), "open", []byte(args)); err != nil {
-			t.Fatalf("%.40s: %v", args, err)
-		}
-		if len(got) != 1 || got[0] != rep.Nodes {
-			t.Errorf("%.40s: decoded with node counts %v, the gate counted %d", args, got, rep.Nodes)
-		}
+	for _, c := range []struct{ name, args string }{
+		{"one_member", `{"data":1}`},
+		{"3keepStack_zeros", `{"data":` + zeros(3*keepStack, "") + `}`},
+	} {
+		args := c.args
+		t.Run(c.name, func(t *testing.T) {
+			got = got[:0]
+			rep, err := g.Check([]byte(args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Check(context.Background(), "open", []byte(args)); err != nil {
+				t.Fatalf("%.40s: %v", args, err)
+			}
+			if len(got) != 1 || got[0] != rep.Nodes {
+				t.Errorf("%.40s: decoded with node counts %v, the gate counted %d", args, got, rep.Nodes)
+			}
+		})
 	}
 }

@@ -103,11 +103,13 @@ func countNodes(v any) int {
 
 func TestTreeEqualsEncodingJSONAndSonic(t *testing.T) {
 	g := defaultGate(t)
-	for _, c := range treeCases() {
-		if _, err := g.Check([]byte(c)); err != nil {
-			t.Fatalf("the gate refuses case %.60q: %v", c, err)
-		}
-		sameTree(t, []byte(c), charge.DefaultLimits().MaxParamsNesting)
+	for i, c := range treeCases() {
+		t.Run(docName(i, c), func(t *testing.T) {
+			if _, err := g.Check([]byte(c)); err != nil {
+				t.Fatalf("the gate refuses case %.60q: %v", c, err)
+			}
+			sameTree(t, []byte(c), charge.DefaultLimits().MaxParamsNesting)
+		})
 	}
 }
 
@@ -185,7 +187,7 @@ func TestTreeNestingBound(t *testing.T) {
 // with errNotDecoded — no panic, no loop, no value.
 func TestTreeRefusesWhatItCannotRead(t *testing.T) {
 	g := defaultGate(t)
-	for _, c := range []string{
+	for i, c := range []string{
 		"", " ", "{", "[", "}", "]", ",", ":", "x", `{"a"`, `{"a":`, `{"a":1`, `{"a":1,`, `{"a":1,}`,
 		`[1,`, `[1 2]`, `[1,]`, `{"a" 1}`, `{1:2}`, `{"a":1 "b":2}`, `tru`, `nul`, `fals`, `truex`,
 		`"abc`, `"\`, `"\"`, `"a\"`, `"\x"`, `"\u12"`, `"\u12g4"`, `"\ud800"`, `"\ud800x"`,
@@ -193,12 +195,14 @@ func TestTreeRefusesWhatItCannotRead(t *testing.T) {
 		`[tru`, `[t`, `{"a":nul`, `{"a":[fals`, // a literal cut by the end of the document, after its first byte
 		`[1`, `[[1]`, `{"a":[1`, `[""`, // an array cut after an element
 	} {
-		if _, err := g.Check([]byte(c)); err == nil {
-			t.Fatalf("the gate admits %q", c)
-		}
-		if v, err := tree([]byte(c), 64, 0); err != errNotDecoded || v != nil {
-			t.Errorf("%q: tree gave %#v, %v; want errNotDecoded", c, v, err)
-		}
+		t.Run(docName(i, c), func(t *testing.T) {
+			if _, err := g.Check([]byte(c)); err == nil {
+				t.Fatalf("the gate admits %q", c)
+			}
+			if v, err := tree([]byte(c), 64, 0); err != errNotDecoded || v != nil {
+				t.Errorf("%q: tree gave %#v, %v; want errNotDecoded", c, v, err)
+			}
+		})
 	}
 }
 
@@ -318,19 +322,21 @@ func TestTreeLeavesNothingOnItsStacks(t *testing.T) {
 		}
 		return d.doc == nil
 	}
-	for _, c := range []string{
+	for i, c := range []string{
 		`{"a":[1,"x",{"b":["y","z"]}],"c":"w"}`,
 		`{"a":[1,"x",{"b":["y","z"]}],"c":"w"`, // cut short: the stacks still hold entries
 	} {
-		d := new(decoder)
-		d.decode([]byte(c), 64, 0)
-		if cap(d.members) == 0 || cap(d.items) == 0 {
-			t.Fatalf("%s: the stacks were not used", c)
-		}
-		d.release()
-		if !clean(d) {
-			t.Errorf("%s: the stacks still reference the document after release", c)
-		}
+		t.Run([]string{"whole", "cut_short"}[i], func(t *testing.T) {
+			d := new(decoder)
+			d.decode([]byte(c), 64, 0)
+			if cap(d.members) == 0 || cap(d.items) == 0 {
+				t.Fatalf("%s: the stacks were not used", c)
+			}
+			d.release()
+			if !clean(d) {
+				t.Errorf("%s: the stacks still reference the document after release", c)
+			}
+		})
 	}
 }
 
@@ -338,17 +344,20 @@ func TestTreeLeavesNothingOnItsStacks(t *testing.T) {
 // not with larger ones.
 func TestTreePoolsOnlySmallStacks(t *testing.T) {
 	for _, c := range []struct {
+		name           string
 		members, items int
 		pooled         bool
 	}{
-		{keepStack, keepStack, true},
-		{keepStack + 1, 0, false},
-		{0, keepStack + 1, false},
+		{"keepStack_each", keepStack, keepStack, true},
+		{"keepStack-plus-1_members", keepStack + 1, 0, false},
+		{"keepStack-plus-1_items", 0, keepStack + 1, false},
 	} {
-		d := &decoder{members: make([]member, 0, c.members), items: make([]any, 0, c.items)}
-		if got := d.release(); got != c.pooled {
-			t.Errorf("stacks of %d members and %d items: pooled %v, want %v", c.members, c.items, got, c.pooled)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			d := &decoder{members: make([]member, 0, c.members), items: make([]any, 0, c.items)}
+			if got := d.release(); got != c.pooled {
+				t.Errorf("stacks of %d members and %d items: pooled %v, want %v", c.members, c.items, got, c.pooled)
+			}
+		})
 	}
 }
 
@@ -357,19 +366,21 @@ func TestTreePoolsOnlySmallStacks(t *testing.T) {
 // many there are, and equal encoding/json's value.
 func TestTreeSiblingsDoNotDeepen(t *testing.T) {
 	for _, sib := range []string{`{}`, `[]`, `{"a":1}`, `[1]`} {
-		doc := "[" + strings.TrimSuffix(strings.Repeat(sib+",", 100), ",") + "]"
-		got, err := tree([]byte(doc), 2, 0)
-		if err != nil {
-			t.Fatalf("100 siblings %s under a nesting bound of 2: %v", sib, err)
-		}
-		var want any
-		dec := json.NewDecoder(strings.NewReader(doc))
-		dec.UseNumber()
-		if err := dec.Decode(&want); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("100 siblings %s: tree and encoding/json differ", sib)
-		}
+		t.Run(caseName(sib), func(t *testing.T) {
+			doc := "[" + strings.TrimSuffix(strings.Repeat(sib+",", 100), ",") + "]"
+			got, err := tree([]byte(doc), 2, 0)
+			if err != nil {
+				t.Fatalf("100 siblings %s under a nesting bound of 2: %v", sib, err)
+			}
+			var want any
+			dec := json.NewDecoder(strings.NewReader(doc))
+			dec.UseNumber()
+			if err := dec.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("100 siblings %s: tree and encoding/json differ", sib)
+			}
+		})
 	}
 }

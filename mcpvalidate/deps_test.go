@@ -129,7 +129,7 @@ func TestAdopterDownloadsNoLabModule(t *testing.T) {
 		{root + "mcpvalidate/mcpvalidatetest", nil},
 		{root + "mcpvalidate/mark3labs", []string{"github.com/mark3labs/mcp-go", "github.com/google/uuid", "github.com/spf13/cast"}},
 	} {
-		t.Run(strings.TrimPrefix(c.pkg, root), func(t *testing.T) {
+		t.Run(caseName(strings.TrimPrefix(c.pkg, root)), func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", "-test", "-f", `{{.ImportPath}} {{if .Module}}{{.Module.Path}}{{end}}`, c.pkg).Output()
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package mcpvalidate
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,32 +88,34 @@ func TestFrontGateEnvelope(t *testing.T) {
 		{"too many envelope members", `{"jsonrpc":"2.0","id":1,"method":"ping"` + strings.Repeat(`,"x`+canary+`":1`, 0) + manyMembers(maxEnvelopeMembers) + `}`, 400, "envelope-members", "1"},
 		{"an envelope name past its bound", `{"jsonrpc":"2.0","id":1,"method":"ping","` + strings.Repeat("k", maxEnvelopeNameBytes+1) + `":1}`, 400, "envelope-name-bytes", "1"},
 	} {
-		e, err := fg.check([]byte(c.body))
-		if c.status == 0 {
-			if err != nil {
-				t.Errorf("%s: refused: %v", c.name, err)
+		t.Run(caseName(c.name), func(t *testing.T) {
+			e, err := fg.check([]byte(c.body))
+			if c.status == 0 {
+				if err != nil {
+					t.Errorf("%s: refused: %v", c.name, err)
+				}
+				return
 			}
-			continue
-		}
-		var f *FrontRefusal
-		if !errors.As(err, &f) {
-			t.Errorf("%s: want a refusal, got %v (envelope %q)", c.name, err, e.Method())
-			continue
-		}
-		got := f.Bound
-		if f.Tool != nil {
-			got = f.Tool.Gate.Bound.String()
-		}
-		if f.Status != c.status || got != c.bound || f.ID() != c.id {
-			t.Errorf("%s: status %d bound %s id %q; want %d %s %q (%v)", c.name, f.Status, got, f.ID(), c.status, c.bound, c.id, f)
-		}
-		body := string(f.AppendJSON(nil))
-		if strings.Contains(body, canary) || strings.Contains(body, "CANARY") {
-			t.Errorf("%s: the answer echoes a caller value: %s", c.name, body)
-		}
-		if len(body) > MaxFrontRefusalBytes() {
-			t.Errorf("%s: answer of %d bytes past MaxFrontRefusalBytes %d", c.name, len(body), MaxFrontRefusalBytes())
-		}
+			var f *FrontRefusal
+			if !errors.As(err, &f) {
+				t.Errorf("%s: want a refusal, got %v (envelope %q)", c.name, err, e.Method())
+				return
+			}
+			got := f.Bound
+			if f.Tool != nil {
+				got = f.Tool.Gate.Bound.String()
+			}
+			if f.Status != c.status || got != c.bound || f.ID() != c.id {
+				t.Errorf("%s: status %d bound %s id %q; want %d %s %q (%v)", c.name, f.Status, got, f.ID(), c.status, c.bound, c.id, f)
+			}
+			body := string(f.AppendJSON(nil))
+			if strings.Contains(body, canary) || strings.Contains(body, "CANARY") {
+				t.Errorf("%s: the answer echoes a caller value: %s", c.name, body)
+			}
+			if len(body) > MaxFrontRefusalBytes() {
+				t.Errorf("%s: answer of %d bytes past MaxFrontRefusalBytes %d", c.name, len(body), MaxFrontRefusalBytes())
+			}
+		})
 	}
 }
 
@@ -194,14 +197,16 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 		{"name bytes", name(maxEnvelopeNameBytes), name(maxEnvelopeNameBytes + 1), "envelope-name-bytes"},
 		{"nodes", nodes(maxEnvelopeNodes), nodes(maxEnvelopeNodes + 1), "envelope-nodes"},
 	} {
-		if _, err := fg.check([]byte(c.at)); err != nil {
-			t.Errorf("%s at the bound: %v", c.name, err)
-		}
-		_, err := fg.check([]byte(c.past))
-		var f *FrontRefusal
-		if !errors.As(err, &f) || f.Bound != c.bound {
-			t.Errorf("%s one past: want %q, got %v", c.name, c.bound, err)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			if _, err := fg.check([]byte(c.at)); err != nil {
+				t.Errorf("%s at the bound: %v", c.name, err)
+			}
+			_, err := fg.check([]byte(c.past))
+			var f *FrontRefusal
+			if !errors.As(err, &f) || f.Bound != c.bound {
+				t.Errorf("%s one past: want %q, got %v", c.name, c.bound, err)
+			}
+		})
 	}
 }
 
@@ -209,16 +214,18 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 // message object, whatever whitespace it holds.
 func TestEmptyAndBlankBodies(t *testing.T) {
 	fg := frontGate(t)
-	for _, b := range []string{"", " ", "\t\r\n ", "[", " ["} {
-		_, err := fg.check([]byte(b))
-		var f *FrontRefusal
-		want := "message-object"
-		if strings.HasSuffix(b, "[") {
-			want = "batch"
-		}
-		if !errors.As(err, &f) || f.Bound != want {
-			t.Errorf("%q: %v, want %s", b, err, want)
-		}
+	for i, b := range []string{"", " ", "\t\r\n ", "[", " ["} {
+		t.Run(docName(i, b), func(t *testing.T) {
+			_, err := fg.check([]byte(b))
+			var f *FrontRefusal
+			want := "message-object"
+			if strings.HasSuffix(b, "[") {
+				want = "batch"
+			}
+			if !errors.As(err, &f) || f.Bound != want {
+				t.Errorf("%q: %v, want %s", b, err, want)
+			}
+		})
 	}
 }
 
@@ -233,7 +240,7 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 	ping := func(params string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + params + `}}`
 	}
-	for _, c := range []struct {
+	for i, c := range []struct {
 		params string
 		dup    bool
 	}{
@@ -248,11 +255,13 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 		{`"\b":1,"\f":2`, false}, {`"\n":1,"\r":2`, false}, {`"\t":1,"\n":2`, false},
 		{`"ab":1,"a":2`, false}, {`"a":1,"ab":2`, false}, {`"\u0061b":1,"a":2`, false},
 	} {
-		_, err := fg.check([]byte(ping(c.params)))
-		var f *FrontRefusal
-		if got := errors.As(err, &f) && f.Bound == "duplicate-name"; got != c.dup || (!c.dup && err != nil) {
-			t.Errorf("%s: %v, want duplicate %v", c.params, err, c.dup)
-		}
+		t.Run(docName(i, c.params), func(t *testing.T) {
+			_, err := fg.check([]byte(ping(c.params)))
+			var f *FrontRefusal
+			if got := errors.As(err, &f) && f.Bound == "duplicate-name"; got != c.dup || (!c.dup && err != nil) {
+				t.Errorf("%s: %v, want duplicate %v", c.params, err, c.dup)
+			}
+		})
 	}
 	e, err := fg.check([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"\u006e\u0061\u006d\u0065":"t","arguments":{}}}`))
 	if err != nil || !e.IsToolCall() || e.Tool() != "t" {
@@ -333,10 +342,12 @@ func TestToolNameDecoded(t *testing.T) {
 	for raw, want := range map[string]string{
 		`t\ud83d\ude00`: "t😀", `\ud83d\ude00t`: "😀t", `\u0074\/\"\\\b\f\n\r\t`: "t/\"\\\b\f\n\r\t", `\u00e9`: "é",
 	} {
-		e, err := fg.check([]byte(toolCall("1", `"`+raw+`"`, `{}`)))
-		if err != nil || e.Tool() != want {
-			t.Errorf("%s: %v, tool %q, want %q", raw, err, e.Tool(), want)
-		}
+		t.Run(caseName(raw), func(t *testing.T) {
+			e, err := fg.check([]byte(toolCall("1", `"`+raw+`"`, `{}`)))
+			if err != nil || e.Tool() != want {
+				t.Errorf("%s: %v, tool %q, want %q", raw, err, e.Tool(), want)
+			}
+		})
 	}
 }
 
@@ -347,24 +358,26 @@ func TestToolNameDecoded(t *testing.T) {
 func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
 	fg := frontGate(t)
 	for _, members := range [][]string{{`"name":"t"`, `"_meta":{"x":"%s"}`}, {`"_meta":{"x":"%s"}`, `"name":"t"`, `"requestState":"s"`}} {
-		rest := func(n int) []byte { // a body whose rebuilt rest of params is n bytes
-			fixed := "{" + strings.Replace(strings.Join(members, ","), "%s", "", 1) + "}"
-			filled := strings.Replace(strings.Join(members, ","), "%s", strings.Repeat("a", n-len(fixed)), 1)
-			obj := "{" + filled + "}"
-			if len(obj) != n {
-				t.Fatalf("fixture: %d bytes, want %d", len(obj), n)
+		t.Run(fmt.Sprintf("%d_members", len(members)), func(t *testing.T) {
+			rest := func(n int) []byte { // a body whose rebuilt rest of params is n bytes
+				fixed := "{" + strings.Replace(strings.Join(members, ","), "%s", "", 1) + "}"
+				filled := strings.Replace(strings.Join(members, ","), "%s", strings.Repeat("a", n-len(fixed)), 1)
+				obj := "{" + filled + "}"
+				if len(obj) != n {
+					t.Fatalf("fixture: %d bytes, want %d", len(obj), n)
+				}
+				return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{},` + filled + `}}`)
 			}
-			return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{},` + filled + `}}`)
-		}
-		at := rest(maxOtherParamsBytes)
-		if _, err := fg.check(at); err != nil {
-			t.Fatalf("%d members, the rest of params of maxOtherParamsBytes: %v", len(members), err)
-		}
-		past := rest(maxOtherParamsBytes + 1)
-		_, err := fg.check(past)
-		var f *FrontRefusal
-		if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
-			t.Fatalf("%d members, the rest of params one byte past maxOtherParamsBytes: %v", len(members), err)
-		}
+			at := rest(maxOtherParamsBytes)
+			if _, err := fg.check(at); err != nil {
+				t.Fatalf("%d members, the rest of params of maxOtherParamsBytes: %v", len(members), err)
+			}
+			past := rest(maxOtherParamsBytes + 1)
+			_, err := fg.check(past)
+			var f *FrontRefusal
+			if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
+				t.Fatalf("%d members, the rest of params one byte past maxOtherParamsBytes: %v", len(members), err)
+			}
+		})
 	}
 }

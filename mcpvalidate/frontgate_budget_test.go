@@ -99,17 +99,23 @@ func TestFrontGateBudgetMustHoldOneAtCapRequest(t *testing.T) {
 	}
 	atCap := requestWeight(v.MaxRequestBodyBytes(), v.Limits())
 	for _, c := range []struct {
+		name    string
 		general int64
 		ok      bool
-	}{{atCap, true}, {atCap - 1, false}} {
-		b, err := NewInFlight(c.general+1000, 1000, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = v.FrontGate(http.NotFoundHandler(), &FrontGateOptions{InFlight: b})
-		if (err == nil) != c.ok {
-			t.Errorf("general capacity %d (one at-cap request weighs %d): err %v", c.general, atCap, err)
-		}
+	}{
+		{"at-cap", atCap, true},
+		{"one_below", atCap - 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := NewInFlight(c.general+1000, 1000, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = v.FrontGate(http.NotFoundHandler(), &FrontGateOptions{InFlight: b})
+			if (err == nil) != c.ok {
+				t.Errorf("general capacity %d (one at-cap request weighs %d): err %v", c.general, atCap, err)
+			}
+		})
 	}
 	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
 	if err != nil {
@@ -127,16 +133,19 @@ func TestRequestWeight(t *testing.T) {
 	l := charge.DefaultLimits()
 	maxNodes := int64(l.MaxParamsNodes) + maxEnvelopeNodes
 	for _, c := range []struct {
+		name    string
 		n, want int64
 	}{
-		{0, requestFixedCost + requestNodeCost},
-		{1024, requestFixedCost + requestPeakFactor*1024 + requestNodeCost*513},
-		{2 * maxNodes, requestFixedCost + requestPeakFactor*2*maxNodes + requestNodeCost*maxNodes},
-		{2*maxNodes + 2, requestFixedCost + requestPeakFactor*(2*maxNodes+2) + requestNodeCost*maxNodes},
+		{"empty", 0, requestFixedCost + requestNodeCost},
+		{"1024_bytes", 1024, requestFixedCost + requestPeakFactor*1024 + requestNodeCost*513},
+		{"nodes_at_the_bound", 2 * maxNodes, requestFixedCost + requestPeakFactor*2*maxNodes + requestNodeCost*maxNodes},
+		{"nodes_past_the_bound", 2*maxNodes + 2, requestFixedCost + requestPeakFactor*(2*maxNodes+2) + requestNodeCost*maxNodes},
 	} {
-		if got := requestWeight(c.n, l); got != c.want {
-			t.Errorf("requestWeight(%d) = %d, want %d", c.n, got, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := requestWeight(c.n, l); got != c.want {
+				t.Errorf("requestWeight(%d) = %d, want %d", c.n, got, c.want)
+			}
+		})
 	}
 }
 

@@ -37,11 +37,13 @@ func TestFrontRefusalCodes(t *testing.T) {
 		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`, specInvalidRequest},
 		{"arguments the gate refuses, the id unread", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{"a":1,"a":2}},"id":1}`, specInvalidParams},
 	} {
-		_, err := fg.check([]byte(c.body))
-		var f *FrontRefusal
-		if !errors.As(err, &f) || f.Tool != nil || f.Code != c.code {
-			t.Errorf("%s: %v (code %+v), want code %d", c.name, err, f, c.code)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			_, err := fg.check([]byte(c.body))
+			var f *FrontRefusal
+			if !errors.As(err, &f) || f.Tool != nil || f.Code != c.code {
+				t.Errorf("%s: %v (code %+v), want code %d", c.name, err, f, c.code)
+			}
+		})
 	}
 
 	// Over HTTP: a declared length past the cap is an invalid request; no

@@ -81,22 +81,24 @@ func TestFrontGateReadDeadline(t *testing.T) {
 		{"declared 5,000 bytes", msg + strings.Repeat(" ", 5000-len(msg)), 5000, 5 * time.Second},
 		{"unknown length (weighed and timed at the cap)", msg, -1, time.Duration(limit/rate) * time.Second},
 	} {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
-		req.ContentLength = c.declared
-		rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
-		before := time.Now()
-		fg.ServeHTTP(rec, req)
-		after := time.Now()
-		if rec.Code != http.StatusOK {
-			t.Fatalf("%s: HTTP %d %.200s", c.name, rec.Code, rec.Body)
-		}
-		if len(rec.deadlines) != 2 || !rec.deadlines[1].IsZero() {
-			t.Fatalf("%s: deadlines set %v, want the read's then none", c.name, rec.deadlines)
-		}
-		want := base + c.allow
-		if d := rec.deadlines[0]; d.Before(before.Add(want)) || d.After(after.Add(want)) {
-			t.Errorf("%s: read deadline %v after the request, want %v", c.name, d.Sub(before), want)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+			req.ContentLength = c.declared
+			rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+			before := time.Now()
+			fg.ServeHTTP(rec, req)
+			after := time.Now()
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s: HTTP %d %.200s", c.name, rec.Code, rec.Body)
+			}
+			if len(rec.deadlines) != 2 || !rec.deadlines[1].IsZero() {
+				t.Fatalf("%s: deadlines set %v, want the read's then none", c.name, rec.deadlines)
+			}
+			want := base + c.allow
+			if d := rec.deadlines[0]; d.Before(before.Add(want)) || d.After(after.Add(want)) {
+				t.Errorf("%s: read deadline %v after the request, want %v", c.name, d.Sub(before), want)
+			}
+		})
 	}
 }
 
@@ -119,37 +121,39 @@ func TestFrontGateReadFailures(t *testing.T) {
 		{"client gone", io.ErrUnexpectedEOF, 0, ""},
 		{"connection reset", errors.New("connection reset by peer"), 0, ""},
 	} {
-		for _, declared := range []int64{100, -1} {
-			req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
-			req.Body = io.NopCloser(&failingBody{data: []byte(`{"jsonrpc":"2.0",`), err: c.err})
-			req.ContentLength = declared
-			rec := httptest.NewRecorder()
-			fg.ServeHTTP(rec, req)
-			if got := b.InUse(); got != 0 {
-				t.Fatalf("%s: %d bytes of budget held after the answer", c.name, got)
-			}
-			if c.status == 0 {
-				if rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != "" {
-					t.Errorf("%s (declared %d): answered a client that is gone: HTTP %d %s", c.name, declared, rec.Code, rec.Body)
+		t.Run(caseName(c.name), func(t *testing.T) {
+			for _, declared := range []int64{100, -1} {
+				req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+				req.Body = io.NopCloser(&failingBody{data: []byte(`{"jsonrpc":"2.0",`), err: c.err})
+				req.ContentLength = declared
+				rec := httptest.NewRecorder()
+				fg.ServeHTTP(rec, req)
+				if got := b.InUse(); got != 0 {
+					t.Fatalf("%s: %d bytes of budget held after the answer", c.name, got)
 				}
-				continue
-			}
-			var m struct {
-				Error struct {
-					Message string
-					Data    map[string]json.RawMessage
+				if c.status == 0 {
+					if rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != "" {
+						t.Errorf("%s (declared %d): answered a client that is gone: HTTP %d %s", c.name, declared, rec.Code, rec.Body)
+					}
+					continue
+				}
+				var m struct {
+					Error struct {
+						Message string
+						Data    map[string]json.RawMessage
+					}
+				}
+				if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil || rec.Code != c.status {
+					t.Fatalf("%s (declared %d): HTTP %d %s", c.name, declared, rec.Code, rec.Body)
+				}
+				if _, has := m.Error.Data["offset"]; has || strings.Contains(m.Error.Message, "byte ") ||
+					string(m.Error.Data["bound"]) != strconv.Quote(c.bound) || string(m.Error.Data["limit"]) != strconv.FormatInt(limit, 10) {
+					t.Errorf("%s (declared %d): %s", c.name, declared, rec.Body)
+				}
+				if rec.Header().Get("Connection") != "close" {
+					t.Errorf("%s (declared %d): the connection is kept: %v", c.name, declared, rec.Header())
 				}
 			}
-			if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil || rec.Code != c.status {
-				t.Fatalf("%s (declared %d): HTTP %d %s", c.name, declared, rec.Code, rec.Body)
-			}
-			if _, has := m.Error.Data["offset"]; has || strings.Contains(m.Error.Message, "byte ") ||
-				string(m.Error.Data["bound"]) != strconv.Quote(c.bound) || string(m.Error.Data["limit"]) != strconv.FormatInt(limit, 10) {
-				t.Errorf("%s (declared %d): %s", c.name, declared, rec.Body)
-			}
-			if rec.Header().Get("Connection") != "close" {
-				t.Errorf("%s (declared %d): the connection is kept: %v", c.name, declared, rec.Header())
-			}
-		}
+		})
 	}
 }

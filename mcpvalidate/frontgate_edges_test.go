@@ -91,24 +91,27 @@ func TestFrontGateWeighsAnEmptyBodyAsEmpty(t *testing.T) {
 func TestFrontGateMaxWait(t *testing.T) {
 	body := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 	for _, c := range []struct {
+		name    string
 		maxWait time.Duration
 		status  int
-	}{{0, http.StatusOK}, {50 * time.Millisecond, http.StatusServiceUnavailable}} {
-		fg, b, _ := edgeGate(t, c.maxWait)
-		g1, _ := b.tryAcquire(b.General())
-		g2, _ := b.tryAcquire(b.SmallWeight())
-		done := make(chan *httptest.ResponseRecorder)
-		go func() { done <- serveOne(fg, body, int64(len(body))) }()
-		time.Sleep(300 * time.Millisecond)
-		g1.Release()
-		g2.Release()
-		rec := <-done
-		if rec.Code != c.status {
-			t.Errorf("MaxWait %v, budget freed after 300 ms: HTTP %d, want %d", c.maxWait, rec.Code, c.status)
-		}
-		if c.status == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") != "1" {
-			t.Errorf("MaxWait %v: Retry-After %q", c.maxWait, rec.Header().Get("Retry-After"))
-		}
+	}{{"MaxWait=0", 0, http.StatusOK}, {"MaxWait=50ms", 50 * time.Millisecond, http.StatusServiceUnavailable}} {
+		t.Run(c.name, func(t *testing.T) {
+			fg, b, _ := edgeGate(t, c.maxWait)
+			g1, _ := b.tryAcquire(b.General())
+			g2, _ := b.tryAcquire(b.SmallWeight())
+			done := make(chan *httptest.ResponseRecorder)
+			go func() { done <- serveOne(fg, body, int64(len(body))) }()
+			time.Sleep(300 * time.Millisecond)
+			g1.Release()
+			g2.Release()
+			rec := <-done
+			if rec.Code != c.status {
+				t.Errorf("MaxWait %v, budget freed after 300 ms: HTTP %d, want %d", c.maxWait, rec.Code, c.status)
+			}
+			if c.status == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") != "1" {
+				t.Errorf("MaxWait %v: Retry-After %q", c.maxWait, rec.Header().Get("Retry-After"))
+			}
+		})
 	}
 }
 
@@ -117,38 +120,41 @@ func TestFrontGateMaxWait(t *testing.T) {
 // none, an empty where is nowhere.
 func TestFrontRefusalFieldsWhenKnown(t *testing.T) {
 	for _, c := range []struct {
+		name    string
 		f       FrontRefusal
 		has     []string
 		hasNot  []string
 		jsonHas []string
 		jsonNot []string
 	}{
-		{FrontRefusal{Bound: "b", Offset: 0}, []string{", byte 0"}, []string{" at ", ", limit"},
+		{"offset=0_no_where_no_limit", FrontRefusal{Bound: "b", Offset: 0}, []string{", byte 0"}, []string{" at ", ", limit"},
 			[]string{`"offset":0`}, []string{`"where"`, `"limit"`, `"unit"`}},
-		{FrontRefusal{Bound: "b", Where: "/x", Offset: -1, Limit: 5, Unit: "u"}, []string{" at /x", ", limit 5 u"}, []string{", byte"},
+		{"where_and_limit_no_offset", FrontRefusal{Bound: "b", Where: "/x", Offset: -1, Limit: 5, Unit: "u"}, []string{" at /x", ", limit 5 u"}, []string{", byte"},
 			[]string{`"where":"/x"`, `"limit":5`, `"unit":"u"`}, []string{`"offset"`}},
 	} {
-		msg, js := c.f.Error(), string(c.f.AppendJSON(nil))
-		for _, s := range c.has {
-			if !strings.Contains(msg, s) {
-				t.Errorf("%+v: message %q lacks %q", c.f, msg, s)
+		t.Run(c.name, func(t *testing.T) {
+			msg, js := c.f.Error(), string(c.f.AppendJSON(nil))
+			for _, s := range c.has {
+				if !strings.Contains(msg, s) {
+					t.Errorf("%+v: message %q lacks %q", c.f, msg, s)
+				}
 			}
-		}
-		for _, s := range c.hasNot {
-			if strings.Contains(msg, s) {
-				t.Errorf("%+v: message %q holds %q", c.f, msg, s)
+			for _, s := range c.hasNot {
+				if strings.Contains(msg, s) {
+					t.Errorf("%+v: message %q holds %q", c.f, msg, s)
+				}
 			}
-		}
-		for _, s := range c.jsonHas {
-			if !strings.Contains(js, s) {
-				t.Errorf("%+v: answer %s lacks %s", c.f, js, s)
+			for _, s := range c.jsonHas {
+				if !strings.Contains(js, s) {
+					t.Errorf("%+v: answer %s lacks %s", c.f, js, s)
+				}
 			}
-		}
-		for _, s := range c.jsonNot {
-			if strings.Contains(js, s) {
-				t.Errorf("%+v: answer %s holds %s", c.f, js, s)
+			for _, s := range c.jsonNot {
+				if strings.Contains(js, s) {
+					t.Errorf("%+v: answer %s holds %s", c.f, js, s)
+				}
 			}
-		}
+		})
 	}
 	// A refusal of the frame, not of a scanned value, has no offset.
 	fg, _, _ := edgeGate(t, 0)
@@ -164,17 +170,27 @@ func TestFrontRefusalFieldsWhenKnown(t *testing.T) {
 func TestFrontRefusalShapeByProtocol(t *testing.T) {
 	fg, _, limit := edgeGate(t, 0)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","arguments":{"query":"a","query":"b"}}}`
-	for version, want := range map[string]bool{"2026-07-28": true, "2026-07-29": true, "2025-11-25": false, "": false} {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-		req.Header.Set("Mcp-Protocol-Version", version)
-		rec := httptest.NewRecorder()
-		fg.ServeHTTP(rec, req)
-		if got := strings.Contains(rec.Body.String(), `"resultType":"complete"`); got != want || !strings.Contains(rec.Body.String(), `"isError":true`) {
-			t.Errorf("version %q: %s (want resultType %v)", version, rec.Body, want)
-		}
-		if rec.Header().Get("Connection") == "close" {
-			t.Errorf("version %q: a scan refusal closes the connection", version)
-		}
+	for _, c := range []struct {
+		name, version string
+		want          bool
+	}{
+		{"2026-07-28", "2026-07-28", true},
+		{"2026-07-29", "2026-07-29", true},
+		{"2025-11-25", "2025-11-25", false},
+		{"empty_version", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+			req.Header.Set("Mcp-Protocol-Version", c.version)
+			rec := httptest.NewRecorder()
+			fg.ServeHTTP(rec, req)
+			if got := strings.Contains(rec.Body.String(), `"resultType":"complete"`); got != c.want || !strings.Contains(rec.Body.String(), `"isError":true`) {
+				t.Errorf("version %q: %s (want resultType %v)", c.version, rec.Body, c.want)
+			}
+			if rec.Header().Get("Connection") == "close" {
+				t.Errorf("version %q: a scan refusal closes the connection", c.version)
+			}
+		})
 	}
 	if rec := serveOne(fg, "{}", limit+1); rec.Header().Get("Connection") != "close" {
 		t.Errorf("a 413 keeps the connection: %v", rec.Header())

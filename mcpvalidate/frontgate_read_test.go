@@ -27,19 +27,21 @@ func TestReadBuffersUnknownLengthsSmall(t *testing.T) {
 		{"long, unknown length", strings.Repeat(" ", 3*unknownLengthStart), -1, 8 * unknownLengthStart},
 		{"declared", strings.Repeat(" ", 1000), 1000, 1001},
 	} {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
-		req.ContentLength = c.declared
-		weighed := c.declared
-		if weighed < 0 {
-			weighed = limit
-		}
-		bp, status := fg.read(httptest.NewRecorder(), req, weighed, limit)
-		if bp == nil || status != 0 || string(bp.buf) != c.body {
-			t.Fatalf("%s: status %d", c.name, status)
-		}
-		if cap(bp.buf) > c.maxCap {
-			t.Errorf("%s: a %d-byte body buffered in %d bytes (at most %d)", c.name, len(c.body), cap(bp.buf), c.maxCap)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+			req.ContentLength = c.declared
+			weighed := c.declared
+			if weighed < 0 {
+				weighed = limit
+			}
+			bp, status := fg.read(httptest.NewRecorder(), req, weighed, limit)
+			if bp == nil || status != 0 || string(bp.buf) != c.body {
+				t.Fatalf("%s: status %d", c.name, status)
+			}
+			if cap(bp.buf) > c.maxCap {
+				t.Errorf("%s: a %d-byte body buffered in %d bytes (at most %d)", c.name, len(c.body), cap(bp.buf), c.maxCap)
+			}
+		})
 	}
 }
 
@@ -61,21 +63,23 @@ func TestReadReusesAPooledBufferThatFits(t *testing.T) {
 		{"larger", 2 * size, true},
 		{"one byte short", size, false},
 	} {
-		fg, err := v.FrontGate(http.NotFoundHandler(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pooled := make([]byte, 0, c.cap)
-		fg.bufs.New = func() any { return &pooledBody{buf: pooled} }
-		body := strings.Repeat(" ", size)
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-		req.ContentLength = size
-		bp, status := fg.read(httptest.NewRecorder(), req, size, limit)
-		if bp == nil || status != 0 || string(bp.buf) != body {
-			t.Fatalf("%s: status %d", c.name, status)
-		}
-		if reused := &bp.buf[:1][0] == &pooled[:1][0]; reused != c.reused {
-			t.Errorf("%s: a %d-byte body in a pooled buffer of %d bytes: reused %v, want %v", c.name, size, c.cap, reused, c.reused)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pooled := make([]byte, 0, c.cap)
+			fg.bufs.New = func() any { return &pooledBody{buf: pooled} }
+			body := strings.Repeat(" ", size)
+			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+			req.ContentLength = size
+			bp, status := fg.read(httptest.NewRecorder(), req, size, limit)
+			if bp == nil || status != 0 || string(bp.buf) != body {
+				t.Fatalf("%s: status %d", c.name, status)
+			}
+			if reused := &bp.buf[:1][0] == &pooled[:1][0]; reused != c.reused {
+				t.Errorf("%s: a %d-byte body in a pooled buffer of %d bytes: reused %v, want %v", c.name, size, c.cap, reused, c.reused)
+			}
+		})
 	}
 }

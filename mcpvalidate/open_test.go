@@ -101,7 +101,7 @@ func TestOpenObjects(t *testing.T) {
 		{"ref open", `{"$ref":"#/$defs/o","$defs":{"o":` + openObj + `}}`, "#/$defs/o"},
 		{"then and else closed", `{"type":"object","if":{"required":["a"]},"then":` + closedObj + `,"else":{"type":"object","maxProperties":0}}`, ""},
 		{"then closed, no else", `{"type":"object","if":{"required":["a"]},"then":` + closedObj + `}`, "#"},
-		{"then open under untyped", `{"if":{"type":"string"},"then":{"minLength":1},"else":` + openObj + `}`, "#/else"},
+		{"else open under untyped", `{"if":{"type":"string"},"then":{"minLength":1},"else":` + openObj + `}`, "#/else"},
 		{"dependentSchemas declare objects", `{"dependentSchemas":{"a":` + openObj + `}}`, "#"},
 		{"dependentSchemas walked", `{"type":"object","properties":{"a":{}},"dependentSchemas":{"a":{"properties":{"n":` + openObj + `}}},"unevaluatedProperties":false}`, "#/dependentSchemas/a/properties/n"},
 		{"dependentSchemas covered", `{"type":"object","properties":{"a":{}},"dependentSchemas":{"a":` + openObj + `},"unevaluatedProperties":false}`, ""},
@@ -138,7 +138,7 @@ func TestOpenObjects(t *testing.T) {
 		{"dynamicRef target walked", `{"type":"object","properties":{"x":{"$dynamicRef":"#/$defs/d"}},"additionalProperties":false,"$defs":{"d":` + openObj + `}}`, "#/$defs/d"},
 		{"dynamicRef never closes", `{"type":"object","$dynamicAnchor":"n","$dynamicRef":"#n","additionalProperties":true}`, "#"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			if got := openDisplayed(t, c.doc, nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
@@ -159,7 +159,7 @@ func TestOpenObjectsDraft7(t *testing.T) {
 		{"items one schema", `{` + d7 + `"type":"object","additionalProperties":false,"properties":{"l":{"items":` + openObj + `}}}`, "#/properties/l/items"},
 		{"dependencies walked", `{` + d7 + `"type":"object","additionalProperties":false,"properties":{"a":{}},"dependencies":{"a":{"properties":{"n":` + openObj + `}},"b":["a"]}}`, "#/dependencies/a/properties/n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			if got := openDisplayed(t, c.doc, nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
@@ -205,7 +205,7 @@ func TestDisplayLocation(t *testing.T) {
 		n    int
 		cut  bool
 	}{{"url at the cut", openURLCut, false}, {"url past the cut", openURLCut + 1, true}} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			base := "https://x.invalid/" + strings.Repeat("u", c.n-len("https://x.invalid/"))
 			got := displayLocation(base+"#/a", "https://own.invalid/t.json")
 			want := base + "#/a"
@@ -259,7 +259,7 @@ func TestOpenError(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	})
-	t.Run("every tool named, sorted, schema never quoted", func(t *testing.T) {
+	t.Run("every_tool_named_sorted_schema_never_quoted", func(t *testing.T) {
 		secret := `{"type":"object","description":"SECRET-DESCRIPTION","properties":{"q":{"pattern":"SECRET-PATTERN"}}}`
 		err := openError(openTools(t, map[string]string{"zeta": secret, "alpha": openObj, "mid": closedTop(`{}`)}), nil)
 		if err == nil {
@@ -284,7 +284,7 @@ func TestOpenError(t *testing.T) {
 		{"pointers at the cap", openPointersShown, ""},
 		{"pointers past the cap", openPointersShown + 1, " and 1 more"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			err := openError(openTools(t, map[string]string{"t": props(c.n)}), nil)
 			if err == nil {
 				t.Fatal("admitted")
@@ -307,7 +307,7 @@ func TestOpenError(t *testing.T) {
 		{"name at the cut", toolCut, strings.Repeat("n", toolCut) + `"`},
 		{"name past the cut", toolCut + 1, strings.Repeat("n", toolCut) + `..."`},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			err := openError(openTools(t, map[string]string{strings.Repeat("n", c.n): openObj}), nil)
 			if err == nil || !strings.Contains(err.Error(), `"`+c.want+` at #`) {
 				t.Errorf("want %q in %v", c.want, err)
@@ -332,7 +332,7 @@ func TestOpenTypedShapes(t *testing.T) {
 		{"map[string]any", `{"type":"object","additionalProperties":true}`, "#"},
 		{"map[string]struct", `{"type":"object","additionalProperties":{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}}`, ""},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(caseName(c.name), func(t *testing.T) {
 			if got := openDisplayed(t, c.doc, nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
@@ -425,7 +425,7 @@ func TestDeclaresObject(t *testing.T) {
 		{`"type":["object","string"]`, "#/properties/x"},
 		{`"minLength":1,"items":{},"minimum":0`, ""},
 	} {
-		t.Run(c.kw, func(t *testing.T) {
+		t.Run(caseName(c.kw), func(t *testing.T) {
 			if got := openDisplayed(t, closedTop(`{"x":{`+c.kw+`}}`), nil); got != c.want {
 				t.Errorf("open at %q, want %q", got, c.want)
 			}
@@ -609,7 +609,7 @@ func TestOpenTypedMaps(t *testing.T) {
 		})
 		return srv
 	}
-	t.Run("map[string]int installs closed", func(t *testing.T) {
+	t.Run("map_string_int_installs_closed", func(t *testing.T) {
 		var h handled
 		srv := intMap(&h)
 		if _, err := Install(srv, nil); err != nil {
@@ -625,13 +625,13 @@ func TestOpenTypedMaps(t *testing.T) {
 			t.Fatalf("a member of the wrong type: err %v, isError %v, ran %d", err, res != nil && res.IsError, h.ran)
 		}
 	})
-	t.Run("map[string]any refused to install", func(t *testing.T) {
+	t.Run("map_string_any_refused_to_install", func(t *testing.T) {
 		var h handled
 		if _, err := Install(anyMap(&h), nil); err == nil || !strings.Contains(err.Error(), `"bag" at #`) {
 			t.Fatalf("%v", err)
 		}
 	})
-	t.Run("map[string]any opted open", func(t *testing.T) {
+	t.Run("map_string_any_opted_open", func(t *testing.T) {
 		var h handled
 		srv := anyMap(&h)
 		if _, err := Install(srv, &Options{OpenTools: []string{"bag"}}); err != nil {

@@ -10,7 +10,7 @@ import (
 // empty token included, is refused without a panic.
 func TestSafeInteger(t *testing.T) {
 	const safe = 1<<53 - 1
-	for _, c := range []struct {
+	for i, c := range []struct {
 		tok string
 		ok  bool
 	}{
@@ -21,8 +21,10 @@ func TestSafeInteger(t *testing.T) {
 		{"", false}, {"-", false}, {"01", false}, {"-01", false}, {"00", false},
 		{"1.0", false}, {"1e3", false}, {"+1", false}, {"--1", false}, {"1-", false},
 	} {
-		if got := safeInteger([]byte(c.tok)); got != c.ok {
-			t.Errorf("safeInteger(%q) = %v, want %v", c.tok, got, c.ok)
-		}
+		t.Run(docName(i, c.tok), func(t *testing.T) {
+			if got := safeInteger([]byte(c.tok)); got != c.ok {
+				t.Errorf("safeInteger(%q) = %v, want %v", c.tok, got, c.ok)
+			}
+		})
 	}
 }

@@ -47,16 +47,18 @@ func TestWithTools(t *testing.T) {
 		{"raw", `{}`, StageSchema},
 		{"unpublished", `{}`, StageUnknownTool},
 	} {
-		err := v.Check(ctx, c.tool, []byte(c.args))
-		var r *Refusal
-		switch {
-		case c.stage == 0 && err != nil:
-			t.Errorf("%s %s: refused: %v", c.tool, c.args, err)
-		case c.stage != 0 && !errors.As(err, &r):
-			t.Errorf("%s %s: want a refusal at %v, got %v", c.tool, c.args, c.stage, err)
-		case c.stage != 0 && r.Stage != c.stage:
-			t.Errorf("%s %s: refused at %v, want %v", c.tool, c.args, r.Stage, c.stage)
-		}
+		t.Run(c.tool+"_"+caseName(c.args), func(t *testing.T) {
+			err := v.Check(ctx, c.tool, []byte(c.args))
+			var r *Refusal
+			switch {
+			case c.stage == 0 && err != nil:
+				t.Errorf("%s %s: refused: %v", c.tool, c.args, err)
+			case c.stage != 0 && !errors.As(err, &r):
+				t.Errorf("%s %s: want a refusal at %v, got %v", c.tool, c.args, c.stage, err)
+			case c.stage != 0 && r.Stage != c.stage:
+				t.Errorf("%s %s: refused at %v, want %v", c.tool, c.args, r.Stage, c.stage)
+			}
+		})
 	}
 	for _, c := range []struct {
 		name string
@@ -68,9 +70,11 @@ func TestWithTools(t *testing.T) {
 		{"remote ref", &mcp.Tool{Name: "s", InputSchema: map[string]any{"type": "object", "$ref": "https://example.com/s.json"}}, "nothing is fetched"},
 		{"duplicate member", &mcp.Tool{Name: "s", InputSchema: json.RawMessage(`{"type":"object","type":"string"}`)}, "not strict JSON"},
 	} {
-		if _, err := New(Tools(c.tool), nil); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: want an error containing %q, got %v", c.name, c.want, err)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			if _, err := New(Tools(c.tool), nil); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: want an error containing %q, got %v", c.name, c.want, err)
+			}
+		})
 	}
 	two := &mcp.Tool{Name: "d", InputSchema: map[string]any{"type": "object"}}
 	if _, err := New(Tools(two, two), nil); err == nil || !strings.Contains(err.Error(), "listed twice") {
@@ -126,13 +130,15 @@ func TestInstallOnATypedServer(t *testing.T) {
 		{`{"n":"one"}`, true},
 		{`{"n":1,"n":2}`, true},
 	} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: rawArgs(c.args)})
-		if err != nil {
-			t.Fatalf("%s: %v", c.args, err)
-		}
-		if res.IsError != c.refused {
-			t.Errorf("%s: isError %v, want %v", c.args, res.IsError, c.refused)
-		}
+		t.Run(caseName(c.args), func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: rawArgs(c.args)})
+			if err != nil {
+				t.Fatalf("%s: %v", c.args, err)
+			}
+			if res.IsError != c.refused {
+				t.Errorf("%s: isError %v, want %v", c.args, res.IsError, c.refused)
+			}
+		})
 	}
 	if ran != 1 {
 		t.Errorf("the handler ran %d times, want 1", ran)

@@ -50,11 +50,13 @@ func TestEmbeddedSchemasLoad(t *testing.T) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
 	for _, name := range want {
-		b, _ := v.InputSchema(name)
-		var doc map[string]any
-		if err := json.Unmarshal(b, &doc); err != nil || doc["type"] != "object" || doc[schemas.ToolKey] != name {
-			t.Errorf("%s: bundled schema %v (%v)", name, doc, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			b, _ := v.InputSchema(name)
+			var doc map[string]any
+			if err := json.Unmarshal(b, &doc); err != nil || doc["type"] != "object" || doc[schemas.ToolKey] != name {
+				t.Errorf("%s: bundled schema %v (%v)", name, doc, err)
+			}
+		})
 	}
 }
 
@@ -113,10 +115,12 @@ func TestLoadFailsOnAnyProblem(t *testing.T) {
 		{"no tool at all", map[string]string{"ctx.schema.json": good["ctx.schema.json"]}, "names a tool"},
 		{"no files", map[string]string{}, "no *.schema.json"},
 	} {
-		_, err := New(SchemaFiles(mapFS(c.files), "s"), nil)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: want an error holding %q, got %v", c.name, c.want, err)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			_, err := New(SchemaFiles(mapFS(c.files), "s"), nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: want an error holding %q, got %v", c.name, c.want, err)
+			}
+		})
 	}
 }
 
@@ -137,24 +141,26 @@ func TestCompositionTable(t *testing.T) {
 			extra = `,"additionalProperties":false`
 		}
 		for form, body := range forms {
-			c := jsonschema.NewCompiler()
-			c.UseLoader(refuseLoader{})
-			ctx, _ := jsonschema.UnmarshalJSON(strings.NewReader(strings.Replace(ctxFile, "%s", extra, 1)))
-			tool, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/t.json",` + body + `}`))
-			if err := c.AddResource("https://x.test/ctx.schema.json", ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.AddResource("https://x.test/t.json", tool); err != nil {
-				t.Fatal(err)
-			}
-			s, err := c.Compile("https://x.test/t.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			works := s.Validate(valid) == nil && s.Validate(unknown) != nil
-			if want := form == "allOf+unevaluated" && !closed; works != want {
-				t.Errorf("referent closed=%v, %s: works=%v, want %v", closed, form, works, want)
-			}
+			t.Run(fmt.Sprintf("referent-closed=%v_%s", closed, caseName(form)), func(t *testing.T) {
+				c := jsonschema.NewCompiler()
+				c.UseLoader(refuseLoader{})
+				ctx, _ := jsonschema.UnmarshalJSON(strings.NewReader(strings.Replace(ctxFile, "%s", extra, 1)))
+				tool, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/t.json",` + body + `}`))
+				if err := c.AddResource("https://x.test/ctx.schema.json", ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.AddResource("https://x.test/t.json", tool); err != nil {
+					t.Fatal(err)
+				}
+				s, err := c.Compile("https://x.test/t.json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				works := s.Validate(valid) == nil && s.Validate(unknown) != nil
+				if want := form == "allOf+unevaluated" && !closed; works != want {
+					t.Errorf("referent closed=%v, %s: works=%v, want %v", closed, form, works, want)
+				}
+			})
 		}
 	}
 }
@@ -197,17 +203,19 @@ func TestGateBoundsAtAndPast(t *testing.T) {
 		{"number bytes", num(strings.Repeat("9", l.MaxNumberBytes)), num(strings.Repeat("9", l.MaxNumberBytes+1)), charge.BoundNumberBytes},
 		{"number exponent", num("1e999"), num("1e1000"), charge.BoundNumberExponent},
 	} {
-		v := v
-		if c.pastBound == charge.BoundCharge {
-			v = small
-		}
-		if r := refusalOf(t, v, "open", []byte(c.at)); r != nil {
-			t.Errorf("%s at the bound: refused: %v", c.name, r)
-		}
-		r := refusalOf(t, v, "open", []byte(c.past))
-		if r == nil || r.Stage != StageGate || r.Gate.Bound != c.pastBound {
-			t.Errorf("%s one past: want the gate's %v, got %v", c.name, c.pastBound, r)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			v := v
+			if c.pastBound == charge.BoundCharge {
+				v = small
+			}
+			if r := refusalOf(t, v, "open", []byte(c.at)); r != nil {
+				t.Errorf("%s at the bound: refused: %v", c.name, r)
+			}
+			r := refusalOf(t, v, "open", []byte(c.past))
+			if r == nil || r.Stage != StageGate || r.Gate.Bound != c.pastBound {
+				t.Errorf("%s one past: want the gate's %v, got %v", c.name, c.pastBound, r)
+			}
+		})
 	}
 }
 
@@ -226,13 +234,15 @@ func TestStrictnessAndNumbers(t *testing.T) {
 		{"2^53+1 admitted exactly", `{"data":9007199254740993}`, 0},
 		{"negative exponent at the bound", `{"data":1e-999}`, 0},
 	} {
-		r := refusalOf(t, v, "open", []byte(c.args))
-		switch {
-		case c.bound == 0 && r != nil:
-			t.Errorf("%s: refused: %v", c.name, r)
-		case c.bound != 0 && (r == nil || r.Gate == nil || r.Gate.Bound != c.bound):
-			t.Errorf("%s: want %v, got %v", c.name, c.bound, r)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			r := refusalOf(t, v, "open", []byte(c.args))
+			switch {
+			case c.bound == 0 && r != nil:
+				t.Errorf("%s: refused: %v", c.name, r)
+			case c.bound != 0 && (r == nil || r.Gate == nil || r.Gate.Bound != c.bound):
+				t.Errorf("%s: want %v, got %v", c.name, c.bound, r)
+			}
+		})
 	}
 	// 2^53+1 is compared exactly (big.Rat over json.Number), not through float64.
 	r := refusalOf(t, v, "open", []byte(`{"n":101}`))
@@ -262,18 +272,20 @@ func TestRefusalIsBounded(t *testing.T) {
 		"deep long keys":                 {"knowledge.search", deepKeys},
 		"gate refusal deep in long keys": {"knowledge.search", `{"` + long + `":` + strings.Repeat(`{"`+long[:300]+`":`, 70) + `0` + strings.Repeat("}", 71)},
 	} {
-		r := refusalOf(t, v, c.tool, []byte(c.args))
-		if r == nil {
-			t.Fatalf("%s: admitted", name)
-		}
-		msg := r.Error()
-		if len(msg) > ceiling {
-			t.Errorf("%s: %d bytes > ceiling %d", name, len(msg), ceiling)
-		}
-		if strings.Contains(msg, "\u0600") {
-			t.Errorf("%s: refusal holds raw caller text", name)
-		}
-		t.Logf("%s: %d bytes, stage %v, %d leaves + %d elided", name, len(msg), r.Stage, len(r.Leaves), r.Elided)
+		t.Run(caseName(name), func(t *testing.T) {
+			r := refusalOf(t, v, c.tool, []byte(c.args))
+			if r == nil {
+				t.Fatalf("%s: admitted", name)
+			}
+			msg := r.Error()
+			if len(msg) > ceiling {
+				t.Errorf("%s: %d bytes > ceiling %d", name, len(msg), ceiling)
+			}
+			if strings.Contains(msg, "\u0600") {
+				t.Errorf("%s: refusal holds raw caller text", name)
+			}
+			t.Logf("%s: %d bytes, stage %v, %d leaves + %d elided", name, len(msg), r.Stage, len(r.Leaves), r.Elided)
+		})
 	}
 	r := refusalOf(t, v, "knowledge.search", []byte(many.String()))
 	if len(r.Leaves) != maxLeaves || r.Elided != 5000-maxLeaves || !strings.Contains(r.Error(), "and 4996 more") {

@@ -181,7 +181,7 @@ func TestRefusalsMatchTheGoSDK(t *testing.T) {
 	ctx := context.Background()
 	for tname, call := range m3Transports(t, s) {
 		for _, c := range refusals {
-			t.Run(tname+"/"+c.name, func(t *testing.T) {
+			t.Run(tname+"_"+strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 				var want *mcpvalidate.Refusal
 				if err := v.Check(ctx, c.tool, json.RawMessage(c.args)); !errors.As(err, &want) || want.Stage != c.stage {
 					t.Fatalf("Check: %v, want a %v refusal", err, c.stage)

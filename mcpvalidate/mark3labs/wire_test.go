@@ -104,24 +104,26 @@ func TestDecodedArgumentsFallback(t *testing.T) {
 		{"unencodable", map[string]any{"name": make(chan int)}, "tools/call refused: arguments the validator cannot read"},
 	}
 	for _, c := range cases {
-		before := h.n.Load()
-		res, err := call(context.Background(), m3.CallToolRequest{Params: m3.CallToolParams{Name: "item.put", Arguments: c.args}})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		ran := h.n.Load() != before
-		if c.refused == "" {
-			if res.IsError || !ran {
-				t.Fatalf("%s: refused (%v) or the handler did not run", c.name, res.Content)
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			before := h.n.Load()
+			res, err := call(context.Background(), m3.CallToolRequest{Params: m3.CallToolParams{Name: "item.put", Arguments: c.args}})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
 			}
-			continue
-		}
-		if !res.IsError || ran || len(res.Content) != 1 || res.Content[0].(m3.TextContent).Text != c.refused {
-			t.Fatalf("%s: %+v (handler ran %v), want %q", c.name, res, ran, c.refused)
-		}
-		if strings.Contains(c.refused, canary) {
-			t.Fatalf("%s: the refusal holds the canary", c.name)
-		}
+			ran := h.n.Load() != before
+			if c.refused == "" {
+				if res.IsError || !ran {
+					t.Fatalf("%s: refused (%v) or the handler did not run", c.name, res.Content)
+				}
+				return
+			}
+			if !res.IsError || ran || len(res.Content) != 1 || res.Content[0].(m3.TextContent).Text != c.refused {
+				t.Fatalf("%s: %+v (handler ran %v), want %q", c.name, res, ran, c.refused)
+			}
+			if strings.Contains(c.refused, canary) {
+				t.Fatalf("%s: the refusal holds the canary", c.name)
+			}
+		})
 	}
 }
 
@@ -171,13 +173,15 @@ func TestConvert(t *testing.T) {
 	closed := m3.NewTool("closed", m3.WithString("name", m3.Required(), m3.MaxLength(16)), m3.WithSchemaAdditionalProperties(false))
 	tools := toolsOf(t, open, closed, m3.Tool{Name: "zero"})
 	for i, def := range []m3.Tool{open, closed} {
-		enc, _ := json.Marshal(def)
-		var published struct{ InputSchema json.RawMessage }
-		_ = json.Unmarshal(enc, &published)
-		got, _ := json.Marshal(tools[i].InputSchema)
-		if tools[i].Name != def.Name || !bytes.Equal(got, published.InputSchema) {
-			t.Fatalf("%s: converted %s, published %s", def.Name, got, published.InputSchema)
-		}
+		t.Run("published_"+def.Name, func(t *testing.T) {
+			enc, _ := json.Marshal(def)
+			var published struct{ InputSchema json.RawMessage }
+			_ = json.Unmarshal(enc, &published)
+			got, _ := json.Marshal(tools[i].InputSchema)
+			if tools[i].Name != def.Name || !bytes.Equal(got, published.InputSchema) {
+				t.Fatalf("%s: converted %s, published %s", def.Name, got, published.InputSchema)
+			}
+		})
 	}
 	if tools[2].Name != "zero" || tools[2].InputSchema != nil {
 		t.Fatalf("the zero schema converted to %v, want none", tools[2].InputSchema)
@@ -191,18 +195,20 @@ func TestConvert(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, c := range []struct {
-		tool, args string
-		admit      bool
+		name, tool, args string
+		admit            bool
 	}{
-		{"open", `{"name":"a"}`, true},
-		{"open", `{"name":"a","extra":1}`, true}, // kept open: admitted as published
-		{"open", `{"name":"` + canary + canary + `"}`, false},
-		{"closed", `{"name":"a","extra":1}`, false},
-		{"zero", `{}`, false},
+		{"open_admitted", "open", `{"name":"a"}`, true},
+		{"open_extra_member", "open", `{"name":"a","extra":1}`, true}, // kept open: admitted as published
+		{"open_name_past_maxLength", "open", `{"name":"` + canary + canary + `"}`, false},
+		{"closed_extra_member", "closed", `{"name":"a","extra":1}`, false},
+		{"zero_schema", "zero", `{}`, false},
 	} {
-		if err := v.Check(ctx, c.tool, json.RawMessage(c.args)); (err == nil) != c.admit {
-			t.Errorf("%s %s: %v, want admitted %v", c.tool, c.args, err, c.admit)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if err := v.Check(ctx, c.tool, json.RawMessage(c.args)); (err == nil) != c.admit {
+				t.Errorf("%s %s: %v, want admitted %v", c.tool, c.args, err, c.admit)
+			}
+		})
 	}
 	both := m3.NewTool("both", m3.WithString("name"))
 	both.RawInputSchema = json.RawMessage(itemSchema)
@@ -348,10 +354,12 @@ func TestFrontGateBeforeMark3labs(t *testing.T) {
 		{"unknown tool name past the bound", call(`"`+strings.Repeat(canary, 40)+`"`, `{}`)},
 		{"trailing bytes", call(`"item.put"`, `{"name":"a"}`) + `{"` + canary + `":1}`},
 	} {
-		status, out := send(c.body)
-		if status != http.StatusBadRequest || strings.Contains(out, canary) || len(out) > mcpvalidate.MaxFrontRefusalBytes() {
-			t.Errorf("%s: HTTP %d %.300s", c.name, status, out)
-		}
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			status, out := send(c.body)
+			if status != http.StatusBadRequest || strings.Contains(out, canary) || len(out) > mcpvalidate.MaxFrontRefusalBytes() {
+				t.Errorf("%s: HTTP %d %.300s", c.name, status, out)
+			}
+		})
 	}
 	if h.n.Load() != 1 {
 		t.Fatalf("the handler ran on a refused call (%d)", h.n.Load())
