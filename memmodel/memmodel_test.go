@@ -78,11 +78,13 @@ func TestTheSeedsRowsReDerive(t *testing.T) {
 		shapes[s.Name] = s
 	}
 	for name, w := range want {
-		s := shapes[name]
-		p, _ := SeedModel(s, sc.Limits)
-		if got := ratio(p, s.Stats().Wire); got != w {
-			t.Errorf("%s: the seed's expression gives %.2fx, the seed printed %.2fx", name, got, w)
-		}
+		t.Run(caseName(name), func(t *testing.T) {
+			s := shapes[name]
+			p, _ := SeedModel(s, sc.Limits)
+			if got := ratio(p, s.Stats().Wire); got != w {
+				t.Errorf("%s: the seed's expression gives %.2fx, the seed printed %.2fx", name, got, w)
+			}
+		})
 	}
 	// The named instance: 3,145,848 wire bytes at the seed's 127-byte envelope
 	// (ours is EnvelopeBytes), charged 12,582,869, just under the budget.
@@ -133,10 +135,12 @@ func TestParseTermsWidenPerStep(t *testing.T) {
 
 func TestBytearrayAllocIsWithinAnEighth(t *testing.T) {
 	for _, size := range []int64{0, 1, 8, 9, 65535, 65536, 65537, 3 << 20, 26_214_400, 26_214_401} {
-		a := BytearrayAlloc(size, TransportChunk)
-		if size > 0 && (a < size+1 || a > size+size/8+6) {
-			t.Errorf("size %d: alloc %d outside [size+1, size*1.125+6]", size, a)
-		}
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			a := BytearrayAlloc(size, TransportChunk)
+			if size > 0 && (a < size+1 || a > size+size/8+6) {
+				t.Errorf("size %d: alloc %d outside [size+1, size*1.125+6]", size, a)
+			}
+		})
 	}
 }
 
