@@ -212,9 +212,11 @@ func TestLoopbackOnly(t *testing.T) {
 		"http://127.0.0.2:1/mcp":    false,
 		"http://127.0.0.1.evil/mcp": false,
 	} {
-		if err := loopbackOnly(u); (err == nil) != ok {
-			t.Errorf("%s: %v", u, err)
-		}
+		t.Run(caseName(u), func(t *testing.T) {
+			if err := loopbackOnly(u); (err == nil) != ok {
+				t.Errorf("%s: %v", u, err)
+			}
+		})
 	}
 }
 
