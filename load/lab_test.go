@@ -102,14 +102,14 @@ func TestLabMeasuresTheUnguardedSDK(t *testing.T) {
 	if vr.PeakRSS <= 0 || vr.Samples == 0 || vr.Killed || vr.Crashed || !vr.ServedAfter {
 		t.Fatalf("%s: peak %d, samples %d, killed %v, crashed %v, served after %v", v.Name, vr.PeakRSS, vr.Samples, vr.Killed, vr.Crashed, vr.ServedAfter)
 	}
-	row := func(name string) ShapeResult {
+	row := func(t *testing.T, name string) ShapeResult {
 		s, ok := vr.Shape(name)
 		if !ok || s.Sent != map[bool]int{true: 3, false: s.Sent}[s.Hostile] || s.Unsent != 0 {
 			t.Fatalf("%s: %+v", name, s)
 		}
 		return s
 	}
-	echo := row("echo-params")
+	echo := row(t, "echo-params")
 	ratio := float64(echo.MaxAnswer) / float64(echo.BodyBytes)
 	if want := pinned(t, "mcpvalidate.residual.params-echo.worst-ratio"); echo.Echoed != echo.Sent || math.Abs(ratio-want) > 0.01 {
 		t.Errorf("echo-params: %d of %d echoed, answer/body %.4f, want the pinned %.3f", echo.Echoed, echo.Sent, ratio, want)
@@ -118,20 +118,24 @@ func TestLabMeasuresTheUnguardedSDK(t *testing.T) {
 		"dup-envelope": "mcpvalidate.residual.sdk.tolerates.duplicate-params-name",
 		"trailing":     "mcpvalidate.residual.sdk.tolerates.trailing-bytes",
 	} {
-		s := row(shape)
-		if tolerated := pinned(t, id) == 1; (s.Outcomes[Served] == s.Sent) != tolerated {
-			t.Errorf("%s: outcomes %v; the SDK tolerates it: %v", shape, s.Outcomes, tolerated)
-		}
+		t.Run(caseName(shape), func(t *testing.T) {
+			s := row(t, shape)
+			if tolerated := pinned(t, id) == 1; (s.Outcomes[Served] == s.Sent) != tolerated {
+				t.Errorf("%s: outcomes %v; the SDK tolerates it: %v", shape, s.Outcomes, tolerated)
+			}
+		})
 	}
 	for _, shape := range []string{"maxlength", "dup-arguments", "invalid-utf8", NodeChainsShape} {
-		if s := row(shape); s.Outcomes[Refused] != s.Sent || s.Echoed != 0 || s.MaxAnswer > TargetAnswerBytes {
-			t.Errorf("%s (the middleware refuses it): outcomes %v, echoed %d, max answer %d", shape, s.Outcomes, s.Echoed, s.MaxAnswer)
-		}
+		t.Run(caseName(shape), func(t *testing.T) {
+			if s := row(t, shape); s.Outcomes[Refused] != s.Sent || s.Echoed != 0 || s.MaxAnswer > TargetAnswerBytes {
+				t.Errorf("%s (the middleware refuses it): outcomes %v, echoed %d, max answer %d", shape, s.Outcomes, s.Echoed, s.MaxAnswer)
+			}
+		})
 	}
-	if s := row(ValidShape); s.Sent < 3 || s.Outcomes[Served] != s.Sent {
+	if s := row(t, ValidShape); s.Sent < 3 || s.Outcomes[Served] != s.Sent {
 		t.Errorf("valid calls: %+v", s)
 	}
-	if s := row(TrickleShape); s.Sent != 1 {
+	if s := row(t, TrickleShape); s.Sent != 1 {
 		t.Errorf("trickle: %+v", s)
 	}
 	data, err := json.Marshal(run)
@@ -172,9 +176,11 @@ func TestLabHoldsTheGuardedServerToTheTargets(t *testing.T) {
 		t.Errorf("budget from the banner %d (%v); banner %q", b, ok, vr.Banner)
 	}
 	for _, shape := range []string{"echo-params", "dup-envelope", "trailing", NodeChainsShape} {
-		if s, ok := run.Variants[0].Shape(shape); !ok || s.Sent == 0 || s.Outcomes[Refused] != s.Sent {
-			t.Errorf("%s: %+v", shape, s)
-		}
+		t.Run(caseName(shape), func(t *testing.T) {
+			if s, ok := run.Variants[0].Shape(shape); !ok || s.Sent == 0 || s.Outcomes[Refused] != s.Sent {
+				t.Errorf("%s: %+v", shape, s)
+			}
+		})
 	}
 }
 

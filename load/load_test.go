@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -23,39 +24,45 @@ import (
 // the shape says); canaries sit where an echo would show them.
 func TestBodies(t *testing.T) {
 	for _, n := range []int{4096, 65536, 1 << 20} {
-		for _, s := range Shapes() {
-			for _, p := range []string{ProtocolNone, Protocol20260728} {
-				b := s.Body(n, p)
-				want := n
-				if !s.Hostile {
-					want = ValidBytes
-				}
-				if s.NodeBound != (s.Name == NodeChainsShape) {
-					t.Errorf("%s: NodeBound %v", s.Name, s.NodeBound)
-				}
-				if s.NodeBound && !bytes.Equal(b, nodeBody(p, 0)) {
-					t.Errorf("%s/%s at %d: not built at the node bound", s.Name, p, n)
-				}
-				unit := len(s.unit) + len(s.unit2)
-				if s.unit != "" && (len(b) > want || len(b) <= want-unit) {
-					t.Errorf("%s/%s at %d: %d bytes", s.Name, p, n, len(b))
-				}
-				// json.Valid accepts duplicate names and invalid UTF-8, and
-				// refuses nesting past 10,000 (deep is checked below).
-				if ok, w := json.Valid(b), s.Name != "trailing"; s.Name != "deep" && ok != w {
-					t.Errorf("%s: json.Valid %v, want %v", s.Name, ok, w)
-				}
-				if utf8.Valid(b) == (s.Name == "invalid-utf8") {
-					t.Errorf("%s: utf8.Valid %v", s.Name, utf8.Valid(b))
-				}
-				if got := bytes.Contains(b, []byte(Canary)); got != s.Canary {
-					t.Errorf("%s: holds canary %v, want %v", s.Name, got, s.Canary)
-				}
-				if has := bytes.Contains(b, []byte(`"_meta"`)); has != (p == Protocol20260728) {
-					t.Errorf("%s/%s: _meta present %v", s.Name, p, has)
-				}
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			for _, s := range Shapes() {
+				t.Run(caseName(s.Name), func(t *testing.T) {
+					for _, p := range []string{ProtocolNone, Protocol20260728} {
+						t.Run(caseName(p), func(t *testing.T) {
+							b := s.Body(n, p)
+							want := n
+							if !s.Hostile {
+								want = ValidBytes
+							}
+							if s.NodeBound != (s.Name == NodeChainsShape) {
+								t.Errorf("%s: NodeBound %v", s.Name, s.NodeBound)
+							}
+							if s.NodeBound && !bytes.Equal(b, nodeBody(p, 0)) {
+								t.Errorf("%s/%s at %d: not built at the node bound", s.Name, p, n)
+							}
+							unit := len(s.unit) + len(s.unit2)
+							if s.unit != "" && (len(b) > want || len(b) <= want-unit) {
+								t.Errorf("%s/%s at %d: %d bytes", s.Name, p, n, len(b))
+							}
+							// json.Valid accepts duplicate names and invalid UTF-8, and
+							// refuses nesting past 10,000 (deep is checked below).
+							if ok, w := json.Valid(b), s.Name != "trailing"; s.Name != "deep" && ok != w {
+								t.Errorf("%s: json.Valid %v, want %v", s.Name, ok, w)
+							}
+							if utf8.Valid(b) == (s.Name == "invalid-utf8") {
+								t.Errorf("%s: utf8.Valid %v", s.Name, utf8.Valid(b))
+							}
+							if got := bytes.Contains(b, []byte(Canary)); got != s.Canary {
+								t.Errorf("%s: holds canary %v, want %v", s.Name, got, s.Canary)
+							}
+							if has := bytes.Contains(b, []byte(`"_meta"`)); has != (p == Protocol20260728) {
+								t.Errorf("%s/%s: _meta present %v", s.Name, p, has)
+							}
+						})
+					}
+				})
 			}
-		}
+		})
 	}
 	if b := mustShape(t, "deep").Body(4096, ProtocolNone); bytes.Count(b, []byte("[")) != bytes.Count(b, []byte("]")) ||
 		bytes.Count(b, []byte("[")) < 1900 {
@@ -86,43 +93,45 @@ func TestNodeChainsAtTheBound(t *testing.T) {
 		t.Fatalf("%d chains and %d zeros: the case no longer covers the filling zeros", chains, zeros)
 	}
 	for _, p := range []string{ProtocolNone, Protocol20260728} {
-		for extra, admit := range []bool{true, false} {
-			body := nodeBody(p, extra)
-			var doc struct {
-				Params struct{ Arguments json.RawMessage }
+		t.Run(caseName(p), func(t *testing.T) {
+			for extra, admit := range []bool{true, false} {
+				body := nodeBody(p, extra)
+				var doc struct {
+					Params struct{ Arguments json.RawMessage }
+				}
+				if err := json.Unmarshal(body, &doc); err != nil {
+					t.Fatalf("%s +%d: %v", p, extra, err)
+				}
+				rep, err := g.Check(doc.Params.Arguments)
+				if admit && (err != nil || rep.Nodes != l.MaxParamsNodes) {
+					t.Errorf("%s at the bound: %d nodes, %v; want %d", p, rep.Nodes, err, l.MaxParamsNodes)
+				}
+				var args struct {
+					Query string
+					N     []json.RawMessage
+				}
+				if err := json.Unmarshal(doc.Params.Arguments, &args); err != nil {
+					t.Fatal(err)
+				}
+				if args.Query != Canary || len(args.N) != chains+zeros+extra || string(args.N[0]) != memmodel.NodeChain.JSON ||
+					string(args.N[chains-1]) != memmodel.NodeChain.JSON || string(args.N[chains]) != "0" {
+					t.Errorf("%s +%d: query %q, %d members", p, extra, args.Query, len(args.N))
+				}
+				if int64(len(body)) >= v.MaxRequestBodyBytes() {
+					t.Errorf("%s +%d: %d bytes, past the body cap %d", p, extra, len(body), v.MaxRequestBodyBytes())
+				}
+				err = labhooks.FrontCheck(fg, body)
+				var f *mcpvalidate.FrontRefusal
+				switch {
+				case admit && err != nil:
+					t.Errorf("%s at the bound: the front gate refused: %v", p, err)
+				case !admit && (!errors.As(err, &f) || f.Tool == nil || f.Tool.Gate == nil || f.Tool.Gate.Bound != charge.BoundNodes):
+					t.Errorf("%s one node past the bound: %v, want a refusal for the node bound", p, err)
+				case !admit && bytes.Contains([]byte(err.Error()), []byte(Canary)):
+					t.Errorf("%s one node past the bound: the refusal echoes the canary: %v", p, err)
+				}
 			}
-			if err := json.Unmarshal(body, &doc); err != nil {
-				t.Fatalf("%s +%d: %v", p, extra, err)
-			}
-			rep, err := g.Check(doc.Params.Arguments)
-			if admit && (err != nil || rep.Nodes != l.MaxParamsNodes) {
-				t.Errorf("%s at the bound: %d nodes, %v; want %d", p, rep.Nodes, err, l.MaxParamsNodes)
-			}
-			var args struct {
-				Query string
-				N     []json.RawMessage
-			}
-			if err := json.Unmarshal(doc.Params.Arguments, &args); err != nil {
-				t.Fatal(err)
-			}
-			if args.Query != Canary || len(args.N) != chains+zeros+extra || string(args.N[0]) != memmodel.NodeChain.JSON ||
-				string(args.N[chains-1]) != memmodel.NodeChain.JSON || string(args.N[chains]) != "0" {
-				t.Errorf("%s +%d: query %q, %d members", p, extra, args.Query, len(args.N))
-			}
-			if int64(len(body)) >= v.MaxRequestBodyBytes() {
-				t.Errorf("%s +%d: %d bytes, past the body cap %d", p, extra, len(body), v.MaxRequestBodyBytes())
-			}
-			err = labhooks.FrontCheck(fg, body)
-			var f *mcpvalidate.FrontRefusal
-			switch {
-			case admit && err != nil:
-				t.Errorf("%s at the bound: the front gate refused: %v", p, err)
-			case !admit && (!errors.As(err, &f) || f.Tool == nil || f.Tool.Gate == nil || f.Tool.Gate.Bound != charge.BoundNodes):
-				t.Errorf("%s one node past the bound: %v, want a refusal for the node bound", p, err)
-			case !admit && bytes.Contains([]byte(err.Error()), []byte(Canary)):
-				t.Errorf("%s one node past the bound: the refusal echoes the canary: %v", p, err)
-			}
-		}
+		})
 	}
 }
 
@@ -184,9 +193,11 @@ func TestClassify(t *testing.T) {
 		{"Bad Request\n", NonRPC},
 		{`{"jsonrpc":"2.0","id":1}`, NonRPC},
 	} {
-		if got := classify([]byte(c.answer)); got != c.want {
-			t.Errorf("%q: %s, want %s", c.answer, got, c.want)
-		}
+		t.Run(caseName(c.answer), func(t *testing.T) {
+			if got := classify([]byte(c.answer)); got != c.want {
+				t.Errorf("%q: %s, want %s", c.answer, got, c.want)
+			}
+		})
 	}
 }
 
@@ -201,9 +212,11 @@ func TestLoopbackOnly(t *testing.T) {
 		"http://127.0.0.2:1/mcp":    false,
 		"http://127.0.0.1.evil/mcp": false,
 	} {
-		if err := loopbackOnly(u); (err == nil) != ok {
-			t.Errorf("%s: %v", u, err)
-		}
+		t.Run(caseName(u), func(t *testing.T) {
+			if err := loopbackOnly(u); (err == nil) != ok {
+				t.Errorf("%s: %v", u, err)
+			}
+		})
 	}
 }
 

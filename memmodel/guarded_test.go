@@ -3,6 +3,7 @@ package memmodel
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,22 +21,26 @@ import (
 // hostile ones.
 func TestGateShapesAreWhatTheyClaim(t *testing.T) {
 	for _, sc := range []Scale{FullScale(), FullScale().Scaled(64)} {
-		for _, s := range GateShapes(sc) {
-			if err := s.Validate(); err != nil {
-				t.Fatal(err)
+		t.Run(fmt.Sprintf("cap_%d", sc.Cap), func(t *testing.T) {
+			for _, s := range GateShapes(sc) {
+				t.Run(caseName(s.Name), func(t *testing.T) {
+					if err := s.Validate(); err != nil {
+						t.Fatal(err)
+					}
+					st, body, args := s.Stats(), s.Body(), s.Arguments()
+					if int64(len(body)) != st.Wire || int64(len(args)) != st.ArgsWire {
+						t.Errorf("%s: body %d args %d bytes, Stats %d %d", s.Name, len(body), len(args), st.Wire, st.ArgsWire)
+					}
+					hostile := s.Frame != FrameCall && s.Frame != FrameNodes
+					if hostile && st.Wire < sc.Cap/3 {
+						t.Errorf("%s: %d wire bytes, not near the cap %d", s.Name, st.Wire, sc.Cap)
+					}
+					if got := PathsFor(s); hostile != (len(got) == 2) {
+						t.Errorf("%s: paths %v", s.Name, got)
+					}
+				})
 			}
-			st, body, args := s.Stats(), s.Body(), s.Arguments()
-			if int64(len(body)) != st.Wire || int64(len(args)) != st.ArgsWire {
-				t.Errorf("%s: body %d args %d bytes, Stats %d %d", s.Name, len(body), len(args), st.Wire, st.ArgsWire)
-			}
-			hostile := s.Frame != FrameCall && s.Frame != FrameNodes
-			if hostile && st.Wire < sc.Cap/3 {
-				t.Errorf("%s: %d wire bytes, not near the cap %d", s.Name, st.Wire, sc.Cap)
-			}
-			if got := PathsFor(s); hostile != (len(got) == 2) {
-				t.Errorf("%s: paths %v", s.Name, got)
-			}
-		}
+		})
 	}
 	v, err := demo.NewValidator(nil)
 	if err != nil {
@@ -46,16 +51,18 @@ func TestGateShapesAreWhatTheyClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range GateShapes(FullScale()) {
-		err := labhooks.FrontCheck(fg, s.Body())
-		hostile := s.Frame != FrameCall && s.Frame != FrameNodes
-		if hostile != (err != nil) {
-			t.Errorf("%s: front gate answered %v", s.Name, err)
-		}
-		// Refused for its frame, not for its size.
-		var r *mcpvalidate.Refusal
-		if errors.As(err, &r) && r.Gate != nil && (r.Gate.Bound == charge.BoundCharge || r.Gate.Bound == charge.BoundNodes) {
-			t.Errorf("%s: refused by the %s bound", s.Name, r.Gate.Bound)
-		}
+		t.Run(caseName(s.Name), func(t *testing.T) {
+			err := labhooks.FrontCheck(fg, s.Body())
+			hostile := s.Frame != FrameCall && s.Frame != FrameNodes
+			if hostile != (err != nil) {
+				t.Errorf("%s: front gate answered %v", s.Name, err)
+			}
+			// Refused for its frame, not for its size.
+			var r *mcpvalidate.Refusal
+			if errors.As(err, &r) && r.Gate != nil && (r.Gate.Bound == charge.BoundCharge || r.Gate.Bound == charge.BoundNodes) {
+				t.Errorf("%s: refused by the %s bound", s.Name, r.Gate.Bound)
+			}
+		})
 	}
 }
 
@@ -83,42 +90,44 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 			continue
 		}
 		names = append(names, s.Name)
-		if !isNodeShape(s.Name) {
-			t.Errorf("%s: not a node shape", s.Name)
-		}
-		args := s.Arguments()
-		rep, err := g.Check(args)
-		if err != nil || rep.Nodes != l.MaxParamsNodes {
-			t.Fatalf("%s at the bound: %d nodes, %v", s.Name, rep.Nodes, err)
-		}
-		var doc struct{ N []json.RawMessage }
-		if err := json.Unmarshal(args, &doc); err != nil {
-			t.Fatalf("%s: %v", s.Name, err)
-		}
-		count, zeros := s.Node.Members()
-		if len(doc.N) != count+zeros {
-			t.Fatalf("%s: %d members, want %d + %d", s.Name, len(doc.N), count, zeros)
-		}
-		for i, m := range doc.N {
-			want := s.Node.JSON
-			if i >= count {
-				want = "0"
+		t.Run(caseName(s.Name), func(t *testing.T) {
+			if !isNodeShape(s.Name) {
+				t.Errorf("%s: not a node shape", s.Name)
 			}
-			if string(m) != want {
-				t.Fatalf("%s: member %d is %s, want %s", s.Name, i, m, want)
+			args := s.Arguments()
+			rep, err := g.Check(args)
+			if err != nil || rep.Nodes != l.MaxParamsNodes {
+				t.Fatalf("%s at the bound: %d nodes, %v", s.Name, rep.Nodes, err)
 			}
-		}
-		if err := labhooks.FrontCheck(fg, s.Body()); err != nil {
-			t.Errorf("%s: the front gate refused it: %v", s.Name, err)
-		}
-		past := strings.Replace(string(args), `"n":[`, `"n":[0,`, 1)
-		if _, err := g.Check([]byte(past)); !isNodeRefusal(err) {
-			t.Errorf("%s: one node past the bound: %v", s.Name, err)
-		}
-		body := strings.Replace(string(s.Body()), `"n":[`, `"n":[0,`, 1)
-		if err := labhooks.FrontCheck(fg, []byte(body)); !isNodeRefusal(err) {
-			t.Errorf("%s: the front gate answered one node past the bound %v", s.Name, err)
-		}
+			var doc struct{ N []json.RawMessage }
+			if err := json.Unmarshal(args, &doc); err != nil {
+				t.Fatalf("%s: %v", s.Name, err)
+			}
+			count, zeros := s.Node.Members()
+			if len(doc.N) != count+zeros {
+				t.Fatalf("%s: %d members, want %d + %d", s.Name, len(doc.N), count, zeros)
+			}
+			for i, m := range doc.N {
+				want := s.Node.JSON
+				if i >= count {
+					want = "0"
+				}
+				if string(m) != want {
+					t.Fatalf("%s: member %d is %s, want %s", s.Name, i, m, want)
+				}
+			}
+			if err := labhooks.FrontCheck(fg, s.Body()); err != nil {
+				t.Errorf("%s: the front gate refused it: %v", s.Name, err)
+			}
+			past := strings.Replace(string(args), `"n":[`, `"n":[0,`, 1)
+			if _, err := g.Check([]byte(past)); !isNodeRefusal(err) {
+				t.Errorf("%s: one node past the bound: %v", s.Name, err)
+			}
+			body := strings.Replace(string(s.Body()), `"n":[`, `"n":[0,`, 1)
+			if err := labhooks.FrontCheck(fg, []byte(body)); !isNodeRefusal(err) {
+				t.Errorf("%s: the front gate answered one node past the bound %v", s.Name, err)
+			}
+		})
 	}
 	want := []string{NodesShape, "objects-at-bound", "arrays-at-bound", "members-at-bound", ChainsShape}
 	if !slices.Equal(names, want) {
@@ -147,17 +156,20 @@ func isNodeRefusal(err error) bool {
 // that fill it; a node literal goes with FrameNodes alone.
 func TestNodeLiteralMembers(t *testing.T) {
 	for _, c := range []struct {
+		name         string
 		n            NodeLiteral
 		count, zeros int
 	}{
-		{NodeZero, nodesRoom, 0},
-		{NodeMember, nodesRoom / 3, nodesRoom % 3},
-		{NodeLiteral{"[0]", 2}, nodesRoom / 2, nodesRoom % 2},
-		{NodeChain, nodesRoom / (2*ChainDepth + 1), nodesRoom % (2*ChainDepth + 1)},
+		{"zero", NodeZero, nodesRoom, 0},
+		{"member", NodeMember, nodesRoom / 3, nodesRoom % 3},
+		{"pair", NodeLiteral{"[0]", 2}, nodesRoom / 2, nodesRoom % 2},
+		{"chain", NodeChain, nodesRoom / (2*ChainDepth + 1), nodesRoom % (2*ChainDepth + 1)},
 	} {
-		if count, zeros := c.n.Members(); count != c.count || zeros != c.zeros || count*c.n.Nodes+zeros != nodesRoom {
-			t.Errorf("%s: %d + %d zeros, want %d + %d", c.n.JSON, count, zeros, c.count, c.zeros)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if count, zeros := c.n.Members(); count != c.count || zeros != c.zeros || count*c.n.Nodes+zeros != nodesRoom {
+				t.Errorf("%s: %d + %d zeros, want %d + %d", c.n.JSON, count, zeros, c.count, c.zeros)
+			}
+		})
 	}
 	if nodesRoom%2 == 0 || nodesRoom%(2*ChainDepth+1) == 0 {
 		t.Fatal("the cases above no longer leave a remainder")

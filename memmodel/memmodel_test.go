@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -24,37 +25,39 @@ func TestStatsAgreeWithTheBuiltBody(t *testing.T) {
 	}
 	sc := small()
 	for _, s := range CalibrationShapes(sc, false) {
-		st := s.Stats()
-		body := s.Body()
-		if int64(len(body)) != st.Wire {
-			t.Errorf("%s: body is %d bytes, Stats.Wire %d", s.Name, len(body), st.Wire)
-		}
-		args := s.Arguments()
-		if int64(len(args)) != st.ArgsWire {
-			t.Errorf("%s: arguments are %d bytes, Stats.ArgsWire %d", s.Name, len(args), st.ArgsWire)
-		}
-		rep, err := g.Check(args)
-		if err != nil {
-			t.Fatalf("%s: the gate refused the arguments: %v", s.Name, err)
-		}
-		if rep.Charge != st.Charge {
-			t.Errorf("%s: gate charge %d, Stats.Charge %d", s.Name, rep.Charge, st.Charge)
-		}
-		var v struct {
-			Params struct {
-				Arguments struct{ Query string } `json:"arguments"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(body, &v); err != nil {
-			t.Fatalf("%s: body is not JSON: %v", s.Name, err)
-		}
-		q := v.Params.Arguments.Query
-		if int64(utf8.RuneCountInString(q)) != st.CodePoints || int64(len(q)) != st.Landed {
-			t.Errorf("%s: leaf has %d code points, %d bytes; Stats %d, %d", s.Name, utf8.RuneCountInString(q), len(q), st.CodePoints, st.Landed)
-		}
-		if w := int64(charge.Python.StringWidth(q)); w != st.Rendered {
-			t.Errorf("%s: rendered %d, Stats %d", s.Name, w, st.Rendered)
-		}
+		t.Run(caseName(s.Name), func(t *testing.T) {
+			st := s.Stats()
+			body := s.Body()
+			if int64(len(body)) != st.Wire {
+				t.Errorf("%s: body is %d bytes, Stats.Wire %d", s.Name, len(body), st.Wire)
+			}
+			args := s.Arguments()
+			if int64(len(args)) != st.ArgsWire {
+				t.Errorf("%s: arguments are %d bytes, Stats.ArgsWire %d", s.Name, len(args), st.ArgsWire)
+			}
+			rep, err := g.Check(args)
+			if err != nil {
+				t.Fatalf("%s: the gate refused the arguments: %v", s.Name, err)
+			}
+			if rep.Charge != st.Charge {
+				t.Errorf("%s: gate charge %d, Stats.Charge %d", s.Name, rep.Charge, st.Charge)
+			}
+			var v struct {
+				Params struct {
+					Arguments struct{ Query string } `json:"arguments"`
+				} `json:"params"`
+			}
+			if err := json.Unmarshal(body, &v); err != nil {
+				t.Fatalf("%s: body is not JSON: %v", s.Name, err)
+			}
+			q := v.Params.Arguments.Query
+			if int64(utf8.RuneCountInString(q)) != st.CodePoints || int64(len(q)) != st.Landed {
+				t.Errorf("%s: leaf has %d code points, %d bytes; Stats %d, %d", s.Name, utf8.RuneCountInString(q), len(q), st.CodePoints, st.Landed)
+			}
+			if w := int64(charge.Python.StringWidth(q)); w != st.Rendered {
+				t.Errorf("%s: rendered %d, Stats %d", s.Name, w, st.Rendered)
+			}
+		})
 	}
 }
 
@@ -75,11 +78,13 @@ func TestTheSeedsRowsReDerive(t *testing.T) {
 		shapes[s.Name] = s
 	}
 	for name, w := range want {
-		s := shapes[name]
-		p, _ := SeedModel(s, sc.Limits)
-		if got := ratio(p, s.Stats().Wire); got != w {
-			t.Errorf("%s: the seed's expression gives %.2fx, the seed printed %.2fx", name, got, w)
-		}
+		t.Run(caseName(name), func(t *testing.T) {
+			s := shapes[name]
+			p, _ := SeedModel(s, sc.Limits)
+			if got := ratio(p, s.Stats().Wire); got != w {
+				t.Errorf("%s: the seed's expression gives %.2fx, the seed printed %.2fx", name, got, w)
+			}
+		})
 	}
 	// The named instance: 3,145,848 wire bytes at the seed's 127-byte envelope
 	// (ours is EnvelopeBytes), charged 12,582,869, just under the budget.
@@ -120,18 +125,22 @@ func TestParseTermsWidenPerStep(t *testing.T) {
 		{"cjk", mk(seg(CJK, n)), 3},
 	}
 	for _, c := range cases {
-		if got := PydanticCore.Peak(c.st, raw); got != c.want*c.st.Landed {
-			t.Errorf("%s: %d, want %d x L (%d)", c.name, got, c.want, c.st.Landed)
-		}
+		t.Run(caseName(c.name), func(t *testing.T) {
+			if got := PydanticCore.Peak(c.st, raw); got != c.want*c.st.Landed {
+				t.Errorf("%s: %d, want %d x L (%d)", c.name, got, c.want, c.st.Landed)
+			}
+		})
 	}
 }
 
 func TestBytearrayAllocIsWithinAnEighth(t *testing.T) {
 	for _, size := range []int64{0, 1, 8, 9, 65535, 65536, 65537, 3 << 20, 26_214_400, 26_214_401} {
-		a := BytearrayAlloc(size, TransportChunk)
-		if size > 0 && (a < size+1 || a > size+size/8+6) {
-			t.Errorf("size %d: alloc %d outside [size+1, size*1.125+6]", size, a)
-		}
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			a := BytearrayAlloc(size, TransportChunk)
+			if size > 0 && (a < size+1 || a > size+size/8+6) {
+				t.Errorf("size %d: alloc %d outside [size+1, size*1.125+6]", size, a)
+			}
+		})
 	}
 }
 
@@ -145,9 +154,11 @@ func TestSearchFindsEachFamilysWorst(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"i/ratio", "i/absolute", "ii/ratio", "ii/absolute", "iii/ratio", "iii/absolute"} {
-		if _, ok := got[k]; !ok {
-			t.Errorf("no worst for %s", k)
-		}
+		t.Run(caseName(k), func(t *testing.T) {
+			if _, ok := got[k]; !ok {
+				t.Errorf("no worst for %s", k)
+			}
+		})
 	}
 	// (ii) by ratio: DEL saturating the budget beside one printable astral.
 	r := got["ii/ratio"]
@@ -156,10 +167,12 @@ func TestSearchFindsEachFamilysWorst(t *testing.T) {
 	}
 	// Nothing named beats the search.
 	for _, s := range CalibrationShapes(sc, true) {
-		p := Predict(s, PydanticCore, sc.Limits)
-		if w := got[p.Family.String()+"/absolute"]; p.Peak > w.Peak {
-			t.Errorf("%s peaks at %d, above the searched worst %d of family %s", s.Name, p.Peak, w.Peak, p.Family)
-		}
+		t.Run(caseName(s.Name), func(t *testing.T) {
+			p := Predict(s, PydanticCore, sc.Limits)
+			if w := got[p.Family.String()+"/absolute"]; p.Peak > w.Peak {
+				t.Errorf("%s peaks at %d, above the searched worst %d of family %s", s.Name, p.Peak, w.Peak, p.Family)
+			}
+		})
 	}
 }
 
@@ -172,14 +185,18 @@ func TestShapeValidate(t *testing.T) {
 		{Name: "c0", Encoder: charge.Raw, Verdict: Refuses, Segments: []Segment{{0x01, 1}}},
 	}
 	for _, s := range bad {
-		if s.Validate() == nil {
-			t.Errorf("%s: Validate accepted it", s.Name)
-		}
+		t.Run(caseName(s.Name), func(t *testing.T) {
+			if s.Validate() == nil {
+				t.Errorf("%s: Validate accepted it", s.Name)
+			}
+		})
 	}
 	for _, s := range CalibrationShapes(small(), false) {
-		if err := s.Validate(); err != nil {
-			t.Error(err)
-		}
+		t.Run(caseName(s.Name), func(t *testing.T) {
+			if err := s.Validate(); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 
@@ -261,12 +278,16 @@ func TestCalibrationSmallScale(t *testing.T) {
 
 func TestNoShapePassesTheCap(t *testing.T) {
 	for _, div := range []int64{1, 8, 64, 4096} {
-		sc := FullScale().Scaled(div)
-		for _, s := range CalibrationShapes(sc, false) {
-			if w := s.Stats().Wire; w > sc.Cap {
-				t.Errorf("1/%d: %s is %d wire bytes, above the cap %d", div, s.Name, w, sc.Cap)
+		t.Run(fmt.Sprintf("1_%d", div), func(t *testing.T) {
+			sc := FullScale().Scaled(div)
+			for _, s := range CalibrationShapes(sc, false) {
+				t.Run(caseName(s.Name), func(t *testing.T) {
+					if w := s.Stats().Wire; w > sc.Cap {
+						t.Errorf("1/%d: %s is %d wire bytes, above the cap %d", div, s.Name, w, sc.Cap)
+					}
+				})
 			}
-		}
+		})
 	}
 }
 

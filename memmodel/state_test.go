@@ -150,38 +150,40 @@ func TestPinnedStateRowsFitTheirWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
-		c, err := r.Cost()
-		if err != nil {
-			t.Fatal(err)
-		}
-		under := w
-		switch r.Kind {
-		case StateSession, StateSessionCalled:
-			under.Session = int64(c.Cost) - 1
-		case StateStream:
-			under.Stream = int64(c.Cost) - under.Conn - 1
-			// Beyond its connection too: the stream alone one byte over.
-			conn, _ := rowOf(t, rows, StateConn).Cost()
-			alone := w
-			alone.Stream = int64(c.Cost-conn.Cost) - 1
-			if err := CheckStateWeights(rows, alone); err == nil || !strings.Contains(err.Error(), "beyond its connection") {
-				t.Errorf("a stream weight one byte under the stream alone: %v", err)
+		t.Run(caseName(string(r.Kind)), func(t *testing.T) {
+			c, err := r.Cost()
+			if err != nil {
+				t.Fatal(err)
 			}
-		case StateConn, StateConnHeader:
-			under.Conn = int64(c.Cost) - 1
-		}
-		if err := CheckStateWeights(rows, under); err == nil {
-			t.Errorf("%s at %.0f bytes passed a weight one byte under it", r.Kind, c.Cost)
-		}
-		// Three counts, the first at least a thousand units (conn-header a
-		// quarter of that), each in fresh processes.
-		least := 1000
-		if r.Kind == StateConnHeader {
-			least /= headerCountDiv
-		}
-		if len(r.Points) < 3 || r.Points[0].Held < least || r.Points[0].Processes < 2 {
-			t.Errorf("%s: pinned at %d points, the first holding %d units in %d processes", r.Kind, len(r.Points), r.Points[0].Held, r.Points[0].Processes)
-		}
+			under := w
+			switch r.Kind {
+			case StateSession, StateSessionCalled:
+				under.Session = int64(c.Cost) - 1
+			case StateStream:
+				under.Stream = int64(c.Cost) - under.Conn - 1
+				// Beyond its connection too: the stream alone one byte over.
+				conn, _ := rowOf(t, rows, StateConn).Cost()
+				alone := w
+				alone.Stream = int64(c.Cost-conn.Cost) - 1
+				if err := CheckStateWeights(rows, alone); err == nil || !strings.Contains(err.Error(), "beyond its connection") {
+					t.Errorf("a stream weight one byte under the stream alone: %v", err)
+				}
+			case StateConn, StateConnHeader:
+				under.Conn = int64(c.Cost) - 1
+			}
+			if err := CheckStateWeights(rows, under); err == nil {
+				t.Errorf("%s at %.0f bytes passed a weight one byte under it", r.Kind, c.Cost)
+			}
+			// Three counts, the first at least a thousand units (conn-header a
+			// quarter of that), each in fresh processes.
+			least := 1000
+			if r.Kind == StateConnHeader {
+				least /= headerCountDiv
+			}
+			if len(r.Points) < 3 || r.Points[0].Held < least || r.Points[0].Processes < 2 {
+				t.Errorf("%s: pinned at %d points, the first holding %d units in %d processes", r.Kind, len(r.Points), r.Points[0].Held, r.Points[0].Processes)
+			}
+		})
 	}
 }
 
@@ -208,15 +210,17 @@ func TestStateRecords(t *testing.T) {
 		got[r.ID] = r.Value
 	}
 	for _, k := range StateKinds {
-		for _, fig := range []string{"cost", "heap", "stacks", "goroutines", "weight", "weight-margin"} {
-			if _, ok := got["memmodel.go.state."+string(k)+"."+fig]; !ok {
-				t.Errorf("no record memmodel.go.state.%s.%s", k, fig)
+		t.Run(caseName(string(k)), func(t *testing.T) {
+			for _, fig := range []string{"cost", "heap", "stacks", "goroutines", "weight", "weight-margin"} {
+				if _, ok := got["memmodel.go.state."+string(k)+"."+fig]; !ok {
+					t.Errorf("no record memmodel.go.state.%s.%s", k, fig)
+				}
 			}
-		}
-		w, _ := GateStateWeights().Of(k)
-		if got["memmodel.go.state."+string(k)+".weight"] != float64(w) {
-			t.Errorf("%s weight %v, want %d", k, got["memmodel.go.state."+string(k)+".weight"], w)
-		}
+			w, _ := GateStateWeights().Of(k)
+			if got["memmodel.go.state."+string(k)+".weight"] != float64(w) {
+				t.Errorf("%s weight %v, want %d", k, got["memmodel.go.state."+string(k)+".weight"], w)
+			}
+		})
 	}
 	if got["memmodel.go.state.stream.held-per-session"] != 1 {
 		t.Errorf("streams held per session: %v", got["memmodel.go.state.stream.held-per-session"])
