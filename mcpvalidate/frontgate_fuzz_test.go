@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/schemas"
 )
 
 // sdkSaw is what the go-sdk decoded of one request, recorded by a receiving
@@ -34,8 +35,13 @@ type differential struct {
 	saw *sdkSaw
 }
 
-func newDifferential(t testing.TB) *differential {
-	v, err := New(published, nil)
+// newDifferential takes an interface where a test would take testing.TB, and
+// names the published schemas itself rather than through the package's
+// published: OSS-Fuzz's builder (go-118-fuzz-build) compiles the file holding
+// a target alone with the package's non-test files, and its stand-in for
+// package testing has no TB.
+func newDifferential(t interface{ Fatal(args ...any) }) *differential {
+	v, err := New(SchemaFiles(schemas.FS, schemas.Dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +77,7 @@ func newDifferential(t testing.TB) *differential {
 // beyond a checked id and escaped, cut member names.
 func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 	for _, seed := range []string{
-		toolCall("1", `"knowledge.search"`, `{"projectId":"demo","query":"x"}`),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","arguments":{"projectId":"demo","query":"x"}}}`,
 		`{"params":{"arguments":{"a":[1,{"b":null}]},"name":"t\u00e9","_meta":{"k":1}},"method":"tools/call","id":"id\n1","jsonrpc":"2.0"}`,
 		`{"jsonrpc":"2.0","id":-9007199254740991,"m\u0065thod":"tools\/call","params":{"name":"\ud83d\ude00","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{},"requestState":"s","inputResponses":{}},"extra":[1]}`,
@@ -165,6 +171,16 @@ func sameID(a string, b json.RawMessage) bool {
 		return ok && xv == yv
 	}
 	return false
+}
+
+// check is the front gate's scan of one message alone, for the tests: the
+// envelope it read and nil, or its refusal.
+func (fg *FrontGate) check(body []byte) (envelope, error) {
+	e, err := scanEnvelope(body, fg.env, fg.v.gate)
+	if err != nil {
+		return e, frontRefusal(err, &e)
+	}
+	return e, nil
 }
 
 // The differential's SDK side really decodes what it is handed (a control:

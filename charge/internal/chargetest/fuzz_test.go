@@ -1,4 +1,4 @@
-package charge_test
+package chargetest
 
 import (
 	"bytes"
@@ -55,12 +55,12 @@ func FuzzGate(f *testing.F) {
 	l.MaxParamsNesting = 16
 	gates := map[charge.Dialect]*charge.Gate{}
 	for _, d := range charge.Dialects() {
-		gates[d] = gate(f, d, l)
+		gates[d] = Gate(f, d, l)
 	}
 	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		for _, d := range charge.Dialects() {
-			rep, ref := check(t, gates[d], doc)
+			rep, ref := Check(t, gates[d], doc)
 			checkValueAgrees(t, gates[d], doc, rep, ref)
 			checkTinyLimits(t, d, doc, rep, ref)
 			if ref != nil {
@@ -229,10 +229,10 @@ func tinyLimits(doc []byte) (charge.Limits, int) {
 func checkTinyLimits(t *testing.T, d charge.Dialect, doc []byte, rep charge.Report, ref *charge.Refusal) {
 	t.Helper()
 	l, chunk := tinyLimits(doc)
-	small := gate(t, d, l)
-	charge.SetChunkBytes(small, chunk)
-	srep, sref := check(t, small, doc)
-	wrep, wref := check(t, gate(t, d, l), doc)
+	small := Gate(t, d, l)
+	SetChunkBytes(small, chunk)
+	srep, sref := Check(t, small, doc)
+	wrep, wref := Check(t, Gate(t, d, l), doc)
 	if (sref == nil) != (wref == nil) || (sref != nil && (sref.Bound != wref.Bound || sref.Offset != wref.Offset || sref.Pointer != wref.Pointer)) {
 		t.Fatalf("%s %+v: chunk %d refused %v, the default chunk %v", d, l, chunk, sref, wref)
 	}
