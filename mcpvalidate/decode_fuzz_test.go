@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
@@ -24,7 +25,10 @@ func FuzzTree(f *testing.F) {
 	for _, c := range []string{`"\ud800"`, `{"a":1,"a":2}`, "\"\xff\"", `[1,`, `"\u00e9\"`, `{"\u0061":1,"a":2}`} {
 		f.Add([]byte(c))
 	}
-	g := defaultGate(f)
+	// Built once per process, as go test builds it: OSS-Fuzz's builder calls
+	// the target once per input, and building it was most of an input's time.
+	treeGateOnce.Do(func() { treeGate = defaultGate(f) })
+	g := treeGate
 	depth := defaultDepth
 	try := func(t *testing.T, doc []byte) {
 		if _, err := g.Check(doc); err != nil {
@@ -45,6 +49,11 @@ func FuzzTree(f *testing.F) {
 		}
 	})
 }
+
+var (
+	treeGateOnce sync.Once
+	treeGate     *charge.Gate // FuzzTree's
+)
 
 // The helpers below are FuzzTree's, shared with the decoder's other tests.
 // They live in this file, and take an interface where a test would take

@@ -108,6 +108,17 @@ if ! (cd "$work/src" && bash .clusterfuzzlite/build.sh) >"$work/logs/build.log" 
 	exit 1
 fi
 grep '^build.sh: \|_seed_corpus.zip: ' "$work/logs/build.log"
+
+# The seed zips' encoding held to the real decoder, go-118-fuzz-build's
+# F.Fuzz: its test is build-ignored in the repository, whose go.mod does not
+# require that module; the copy's go.mod now does.
+if ! (cd "$work/src" && sed -i '1{/^\/\/go:build ignore$/d}' internal/fuzzseed/realdecoder_test.go &&
+	go test -count=1 -run '^TestEncodeIsWhatTheRealDecoderReads$' ./internal/fuzzseed/) >"$work/logs/realdecoder.log" 2>&1; then
+	cat "$work/logs/realdecoder.log"
+	echo "libfuzzer.sh: the seed encoding does not match go-118-fuzz-build's decoder"
+	exit 1
+fi
+echo "libfuzzer.sh: seed encoding matches go-118-fuzz-build's decoder ($(tail -1 "$work/logs/realdecoder.log"))"
 tb=$(date +%s)
 echo "libfuzzer.sh: built in $((tb - t0)) s"
 

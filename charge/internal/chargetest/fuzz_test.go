@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
@@ -53,10 +54,15 @@ func FuzzGate(f *testing.F) {
 	l.MaxParamsRenderedChars = 4096 // small enough that fuzzing reaches the charge bound
 	l.MaxParamsNodes = 256
 	l.MaxParamsNesting = 16
-	gates := map[charge.Dialect]*charge.Gate{}
-	for _, d := range charge.Dialects() {
-		gates[d] = Gate(f, d, l)
-	}
+	// Built once per process, as go test builds it: OSS-Fuzz's builder calls
+	// the target once per input, and building them was most of an input's time.
+	fuzzGatesOnce.Do(func() {
+		fuzzGates = map[charge.Dialect]*charge.Gate{}
+		for _, d := range charge.Dialects() {
+			fuzzGates[d] = Gate(f, d, l)
+		}
+	})
+	gates := fuzzGates
 	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		for _, d := range charge.Dialects() {
@@ -103,6 +109,11 @@ func FuzzGate(f *testing.F) {
 		}
 	})
 }
+
+var (
+	fuzzGatesOnce sync.Once
+	fuzzGates     map[charge.Dialect]*charge.Gate // FuzzGate's, under its limits
+)
 
 // crossedAt says why a limit refusal of doc is wrong, or "" when its bound was
 // crossed. A document encoding/json decodes must be past the limit by the
