@@ -22,8 +22,8 @@
 // big-endian uint32 length and then the bytes; a string the same way; a bool
 // as one byte (even: true); uint8 and int8 as one byte; 16- and 64-bit
 // integers as their bytes and a byte naming the order (even: little-endian);
-// 32-bit integers as four big-endian bytes. Floats, runes (as their own
-// type) and other types are not encoded: Export says which.
+// 32-bit integers (a rune among them) as four big-endian bytes. Floats and
+// other types are not encoded: WriteZip leaves such a seed out and says why.
 //
 // Where it ends: the zip holds inputs for that builder only (go test -fuzz
 // reads testdata/fuzz/ itself; Go's own corpus encoding is another). A seed
