@@ -431,8 +431,8 @@ func (p *envParser) validate() *envelopeError {
 	}
 	// The go-sdk decodes every message's error member into its WireError, a
 	// request's too: one it cannot decode is answered HTTP 400 quoting the
-	// bytes around the fault (found by the front gate differential fuzz target under
-	// libFuzzer: a tools/call with "error":[0]).
+	// bytes around the fault (found by the front gate's differential fuzz
+	// target under libFuzzer: a tools/call with "error":[0]).
 	if p.errSpan.ok() && !wireErrorDecodes(p.body[p.errSpan.at:p.errSpan.end]) {
 		return refuse(codeInvalidRequest, "error-object", "/error")
 	}

@@ -92,6 +92,38 @@ func TestEveryTargetExports(t *testing.T) {
 	}
 }
 
+// OSS-Fuzz's compile_native_go_fuzzer finds a target's file by grepping its
+// package directory, subdirectories included, for the name, and its coverage
+// build copies what it finds: each target is named in one .go file there
+// (.clusterfuzzlite/build.sh checks the same before it builds).
+func TestEachTargetIsNamedInOneFile(t *testing.T) {
+	root, module, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := findTargets(root, module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		t.Run(tg.Name, func(t *testing.T) {
+			var named []string
+			filepath.WalkDir(filepath.Join(root, tg.Dir), func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+					return err
+				}
+				if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), tg.Name) {
+					named = append(named, path)
+				}
+				return nil
+			})
+			if len(named) != 1 {
+				t.Fatalf("%s is named in %d .go files under %s: %v", tg.Name, len(named), tg.Dir, named)
+			}
+		})
+	}
+}
+
 func TestExportRefusesAnExternalTestPackage(t *testing.T) {
 	err := export(t.TempDir(), target{Dir: "x", File: "x_test.go", Name: "FuzzX", Package: "x_test"}, t.TempDir(), false)
 	if err == nil || !strings.Contains(err.Error(), "external test package x_test") {
