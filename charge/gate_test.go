@@ -6,62 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/charge/internal/chargetest"
 )
 
+// gate and check are chargetest's Gate and Check (check with its watchdog):
+// one definition for charge's tests and for FuzzGate, which lives in
+// charge/internal/chargetest so that OSS-Fuzz's builder can compile it.
 func gate(t testing.TB, d charge.Dialect, l charge.Limits) *charge.Gate {
 	t.Helper()
-	g, err := charge.NewGate(d, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return chargetest.Gate(t, d, l)
 }
 
-// checkDeadline bounds one Check made through check. The gate reads each
-// byte a bounded number of times, so the largest document here takes well
-// under a second even under -race; a Check still running after checkDeadline
-// loops without end, and the watchdog fails the test binary then instead of
-// at go test's -timeout (a mutation run's mutant that loops is caught in
-// seconds, not at its timeout).
-const checkDeadline = 10 * time.Second
-
-var (
-	watchdog     sync.Once
-	checkStarted atomic.Int64 // when the Check in progress started (UnixNano), 0 when none
-)
-
-func startWatchdog() {
-	go func() {
-		for range time.Tick(time.Second) {
-			if at := checkStarted.Load(); at != 0 && time.Since(time.Unix(0, at)) > checkDeadline {
-				panic(fmt.Sprintf("charge tests: a Check has run for more than %v: the gate does not end", checkDeadline))
-			}
-		}
-	}()
-}
-
-// check runs g.Check and hands back the refusal as the tests read it,
-// failing when the error is not nil and not a *charge.Refusal.
 func check(t testing.TB, g *charge.Gate, doc []byte) (charge.Report, *charge.Refusal) {
 	t.Helper()
-	watchdog.Do(startWatchdog)
-	checkStarted.Store(time.Now().UnixNano())
-	rep, err := g.Check(doc)
-	checkStarted.Store(0)
-	if err == nil {
-		return rep, nil
-	}
-	var ref *charge.Refusal
-	if !errors.As(err, &ref) || ref == nil {
-		t.Fatalf("Check returned a non-nil error that is no *charge.Refusal: %T", err)
-	}
-	return rep, ref
+	return chargetest.Check(t, g, doc)
 }
 
 // TestStrictness: each malformed document is refused under the bound that

@@ -2,15 +2,12 @@ package fuzz
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"testing"
 
-	"github.com/bytedance/sonic"
 	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/theurian/boundlab/charge"
@@ -33,23 +30,6 @@ import (
 // Whatever the gate admits, all of them must accept and build the same value;
 // a document on which they differ is a smuggling channel (the validator sees
 // one value, the handler another) and the gate must refuse it.
-
-var sonicAPI = sonic.Config{UseNumber: true, ValidateString: true}.Froze()
-
-func decodeStd(doc []byte, useNumber bool) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	if useNumber {
-		dec.UseNumber()
-	}
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data")
-	}
-	return v, nil
-}
 
 func decodeSonic(doc []byte) (any, error) {
 	var v any

@@ -16,7 +16,10 @@
 // may land somewhere harmless).
 //
 // The cross-package fuzz targets live in this package's tests; their seed
-// corpora are under testdata/fuzz/.
+// corpora are under testdata/fuzz/. The oracles they share (oracle.go) are
+// package code, so that OSS-Fuzz's builder, which compiles a target's file
+// with the package's non-test files alone, sees them; nothing outside this
+// package's tests calls them.
 package fuzz
 
 import (

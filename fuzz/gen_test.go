@@ -1,21 +1,12 @@
 package fuzz
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/theurian/boundlab/charge"
 )
-
-func seedBytes(i int) []byte {
-	b := make([]byte, 64)
-	for j := 0; j < len(b); j += 8 {
-		binary.LittleEndian.PutUint64(b[j:], uint64(i)*0x9e3779b97f4a7c15+uint64(j))
-	}
-	return b
-}
 
 // A document generated without Hostile is JSON the gate admits: the
 // generator's promise, which every agreement target relies on to reach past

@@ -39,7 +39,10 @@ var (
 	schemaText    string // every published schema, concatenated: schema-side text a refusal may quote
 )
 
-func theValidator(tb testing.TB) *mcpvalidate.Validator {
+// theValidator takes an interface where a test would take testing.TB: this
+// file is compiled on its own by OSS-Fuzz's builder, whose stand-in for
+// package testing has no TB.
+func theValidator(tb interface{ Fatal(args ...any) }) *mcpvalidate.Validator {
 	validatorOnce.Do(func() {
 		validator, validatorErr = demo.NewValidator(nil)
 		if validatorErr != nil {

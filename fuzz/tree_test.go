@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
@@ -27,7 +28,10 @@ func FuzzDecoderAgainstPeers(f *testing.F) {
 		`"\ud800"`, `{"a":1,"a":2}`, "\"\xff\"", `[1,`, `"\u00e9\"`, `{"\u0061":1,"a":2}`} {
 		f.Add([]byte(c))
 	}
-	g, err := charge.NewGate(charge.Go, charge.DefaultLimits())
+	// Built once per process, as go test builds it: OSS-Fuzz's builder calls
+	// the target once per input, and building it was most of an input's time.
+	peersGateOnce.Do(func() { peersGate, peersGateErr = charge.NewGate(charge.Go, charge.DefaultLimits()) })
+	g, err := peersGate, peersGateErr
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -69,3 +73,9 @@ func FuzzDecoderAgainstPeers(f *testing.F) {
 		}
 	})
 }
+
+var (
+	peersGateOnce sync.Once
+	peersGate     *charge.Gate // FuzzDecoderAgainstPeers'
+	peersGateErr  error
+)

@@ -1,12 +1,5 @@
 package mcpvalidate
 
-import (
-	"github.com/theurian/boundlab/charge"
-)
-
-// defaultDepth is the nesting bound Check decodes under by default.
-var defaultDepth = charge.DefaultLimits().MaxParamsNesting
-
 // stdDecode decodes as encoding/json with UseNumber: the reference the
 // benchmarks set beside the decode stage.
 func stdDecode(doc []byte) (any, error) { return stdTree(doc) }
@@ -33,14 +26,4 @@ func Stages(v *Validator, tool string) (gate func([]byte) error, decode func([]b
 	gate = func(a []byte) error { _, err := v.gate.Check(a); return err }
 	decode = func(a []byte) (any, error) { return v.decode(a, 0) }
 	return gate, decode, func(doc any) error { return t.schema.Validate(doc) }
-}
-
-// check is the front gate's scan of one message alone, for the tests: the
-// envelope it read and nil, or its refusal.
-func (fg *FrontGate) check(body []byte) (envelope, error) {
-	e, err := scanEnvelope(body, fg.env, fg.v.gate)
-	if err != nil {
-		return e, frontRefusal(err, &e)
-	}
-	return e, nil
 }

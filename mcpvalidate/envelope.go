@@ -429,12 +429,16 @@ func (p *envParser) validate() *envelopeError {
 	if !p.version.ok() || kindAt(p.body[p.version.at]) != kindString || !is(p.body[p.version.at+1:p.version.end-1], "2.0") {
 		return refuse(codeInvalidRequest, "jsonrpc-version", "/jsonrpc")
 	}
+	// The go-sdk decodes every message's error member into its WireError, a
+	// request's too: one it cannot decode is answered HTTP 400 quoting the
+	// bytes around the fault (found by the front gate's differential fuzz
+	// target under libFuzzer: a tools/call with "error":[0]).
+	if p.errSpan.ok() && !wireErrorDecodes(p.body[p.errSpan.at:p.errSpan.end]) {
+		return refuse(codeInvalidRequest, "error-object", "/error")
+	}
 	if !e.method.ok() {
 		if !p.idOK || !p.result {
 			return refuse(codeInvalidRequest, "request-or-response", "")
-		}
-		if p.errSpan.ok() && !wireErrorDecodes(p.body[p.errSpan.at:p.errSpan.end]) {
-			return refuse(codeInvalidRequest, "error-object", "/error")
 		}
 		return nil // a response to a server request
 	}

@@ -1,4 +1,4 @@
-package charge_test
+package chargetest
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
@@ -53,14 +54,19 @@ func FuzzGate(f *testing.F) {
 	l.MaxParamsRenderedChars = 4096 // small enough that fuzzing reaches the charge bound
 	l.MaxParamsNodes = 256
 	l.MaxParamsNesting = 16
-	gates := map[charge.Dialect]*charge.Gate{}
-	for _, d := range charge.Dialects() {
-		gates[d] = gate(f, d, l)
-	}
+	// Built once per process, as go test builds it: OSS-Fuzz's builder calls
+	// the target once per input, and building them was most of an input's time.
+	fuzzGatesOnce.Do(func() {
+		fuzzGates = map[charge.Dialect]*charge.Gate{}
+		for _, d := range charge.Dialects() {
+			fuzzGates[d] = Gate(f, d, l)
+		}
+	})
+	gates := fuzzGates
 	iJSONOnly := map[charge.Bound]bool{charge.BoundUTF8: true, charge.BoundSurrogate: true, charge.BoundDuplicateName: true}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		for _, d := range charge.Dialects() {
-			rep, ref := check(t, gates[d], doc)
+			rep, ref := Check(t, gates[d], doc)
 			checkValueAgrees(t, gates[d], doc, rep, ref)
 			checkTinyLimits(t, d, doc, rep, ref)
 			if ref != nil {
@@ -103,6 +109,11 @@ func FuzzGate(f *testing.F) {
 		}
 	})
 }
+
+var (
+	fuzzGatesOnce sync.Once
+	fuzzGates     map[charge.Dialect]*charge.Gate // FuzzGate's, under its limits
+)
 
 // crossedAt says why a limit refusal of doc is wrong, or "" when its bound was
 // crossed. A document encoding/json decodes must be past the limit by the
@@ -229,10 +240,10 @@ func tinyLimits(doc []byte) (charge.Limits, int) {
 func checkTinyLimits(t *testing.T, d charge.Dialect, doc []byte, rep charge.Report, ref *charge.Refusal) {
 	t.Helper()
 	l, chunk := tinyLimits(doc)
-	small := gate(t, d, l)
-	charge.SetChunkBytes(small, chunk)
-	srep, sref := check(t, small, doc)
-	wrep, wref := check(t, gate(t, d, l), doc)
+	small := Gate(t, d, l)
+	SetChunkBytes(small, chunk)
+	srep, sref := Check(t, small, doc)
+	wrep, wref := Check(t, Gate(t, d, l), doc)
 	if (sref == nil) != (wref == nil) || (sref != nil && (sref.Bound != wref.Bound || sref.Offset != wref.Offset || sref.Pointer != wref.Pointer)) {
 		t.Fatalf("%s %+v: chunk %d refused %v, the default chunk %v", d, l, chunk, sref, wref)
 	}
