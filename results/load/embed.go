@@ -25,14 +25,14 @@ var (
 	//go:embed run-node-chains.json
 	runNodeChains []byte
 
-	//go:embed session-flood.json
-	sessionFlood []byte
-	//go:embed stream-flood.json
-	streamFlood []byte
-	//go:embed connection-flood.json
-	connectionFlood []byte
-	//go:embed session-flood-1m.json
-	sessionFlood1M []byte
+	//go:embed before-session-flood.json
+	beforeSessionFlood []byte
+	//go:embed before-stream-flood.json
+	beforeStreamFlood []byte
+	//go:embed before-connection-flood.json
+	beforeConnectionFlood []byte
+	//go:embed before-session-flood-1m.json
+	beforeSessionFlood1M []byte
 )
 
 // Runs are the saved runs: the main one (both variants; middleware-only with
@@ -52,12 +52,21 @@ func Runs() []Saved {
 // of package load against a stateful serve, labelled by its flood: the
 // session flood at issue 24's size (200,000 sessions, then 2,000 streams on
 // the newest), the stream flood and the connection flood at their defaults,
-// and the session flood of 1,000,000 sessions.
+// and the session flood of 1,000,000 sessions. The before- runs are the same
+// floods against the serve before sessions, streams and connections were
+// bounded (labels before-FLOOD), kept beside as the comparison.
 func Floods() []Saved {
-	return []Saved{
-		{Label: "session-flood", File: "results/load/session-flood.json", Data: append([]byte(nil), sessionFlood...)},
-		{Label: "stream-flood", File: "results/load/stream-flood.json", Data: append([]byte(nil), streamFlood...)},
-		{Label: "connection-flood", File: "results/load/connection-flood.json", Data: append([]byte(nil), connectionFlood...)},
-		{Label: "session-flood-1m", File: "results/load/session-flood-1m.json", Data: append([]byte(nil), sessionFlood1M...)},
+	var out []Saved
+	for _, f := range []struct {
+		label string
+		data  []byte
+	}{
+		{"before-session-flood", beforeSessionFlood},
+		{"before-stream-flood", beforeStreamFlood},
+		{"before-connection-flood", beforeConnectionFlood},
+		{"before-session-flood-1m", beforeSessionFlood1M},
+	} {
+		out = append(out, Saved{Label: f.label, File: "results/load/" + f.label + ".json", Data: append([]byte(nil), f.data...)})
 	}
+	return out
 }
