@@ -173,8 +173,12 @@ type FloodSettings struct {
 }
 
 // streamConflict is go-sdk v1.8.0's answer to a second standalone GET
-// stream on one session.
-const streamConflict = "http-409"
+// stream on one session; sessionGone the answer to a request for a session
+// that does not exist (any more).
+const (
+	streamConflict = "http-409"
+	sessionGone    = "http-404"
+)
 
 // Phases of a flood, in order.
 const (
@@ -267,17 +271,20 @@ func (r FloodResult) ProbeP99() float64 {
 
 // Refusals counts every refusal the server answered (a failure with an HTTP
 // status, in any phase or probe) and those that were not 503 with
-// Retry-After. A second standalone stream asked of one session is not a
-// refusal of capacity: go-sdk v1.8.0 holds one per session and answers the
-// next 409 (stream ID conflict), with no bound in play, so the streams
-// phase's 409s are left out (they stay in Refused).
+// Retry-After. Two answers in the streams phase are not refusals of
+// capacity and are left out (they stay in Refused): 409, go-sdk v1.8.0's
+// answer to a second standalone stream on one session, with no bound in
+// play; and 404, the answer to a GET for a session that no longer exists
+// (a session table closed it, idle, to admit a newer one: the flood asks for
+// streams on sessions it opened before, and a client is told to initialize
+// again).
 func (r FloodResult) Refusals() (all, other int) {
 	count := func(phase, kind string, n int) {
-		if !strings.HasPrefix(kind, "http-") || (phase == PhaseStreams && kind == streamConflict) {
+		if !strings.HasPrefix(kind, "http-") || (phase == PhaseStreams && (kind == streamConflict || kind == sessionGone)) {
 			return
 		}
 		all += n
-		if kind != "http-503+retry-after" {
+		if kind != RefusalKind {
 			other += n
 		}
 	}

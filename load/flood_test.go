@@ -80,7 +80,7 @@ func TestFloodFigures(t *testing.T) {
 	r := smallFlood(t)
 	g, mw := r.Variants[0], r.Variants[1]
 	if all, other := g.Refusals(); all != 5 || other != 1 {
-		t.Errorf("guarded refusals %d, %d other; want 5 (3 + 1 in the flood, 1 probe), 1 other (the bare 503)", all, other)
+		t.Errorf("guarded refusals %d, %d other; want 5 (3 + 1 in the flood, 1 probe), 1 other (the bare 503): the streams' 409 and 404 are no refusals", all, other)
 	}
 	if all, other := mw.Refusals(); all != 0 || other != 0 {
 		t.Errorf("transport failures counted as refusals: %d, %d", all, other)

@@ -154,6 +154,8 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 			rec("streams-held", fmt.Sprintf("standalone GET streams the server answered 200 with an event stream, of %d asked", r.Settings.Streams*r.Settings.StreamsPerSession),
 				float64(v.Streams), "streams", tenth(v.Streams))
 			rec("streams-alive-at-end", "of those, still held open by the server after the hold", float64(v.StreamsAlive), "streams", tenth(v.StreamsAlive))
+			gone := v.Refused[PhaseStreams][sessionGone]
+			rec("streams.session-gone", "GET streams answered 404: their session no longer existed (closed, idle, to admit newer ones)", float64(gone), "streams", tenth(gone))
 			if per, ok := v.RSSPer(PhaseStreams); ok {
 				rec("rss-per-stream", "the server's VmRSS growth over the streams phase per stream held (its connection included)", math.Round(per), "bytes per stream", math.Round(per/4))
 			}

@@ -25,6 +25,14 @@ var (
 	//go:embed run-node-chains.json
 	runNodeChains []byte
 
+	//go:embed session-flood.json
+	sessionFlood []byte
+	//go:embed stream-flood.json
+	streamFlood []byte
+	//go:embed connection-flood.json
+	connectionFlood []byte
+	//go:embed session-flood-1m.json
+	sessionFlood1M []byte
 	//go:embed before-session-flood.json
 	beforeSessionFlood []byte
 	//go:embed before-stream-flood.json
@@ -61,6 +69,10 @@ func Floods() []Saved {
 		label string
 		data  []byte
 	}{
+		{"session-flood", sessionFlood},
+		{"stream-flood", streamFlood},
+		{"connection-flood", connectionFlood},
+		{"session-flood-1m", sessionFlood1M},
 		{"before-session-flood", beforeSessionFlood},
 		{"before-stream-flood", beforeStreamFlood},
 		{"before-connection-flood", beforeConnectionFlood},
