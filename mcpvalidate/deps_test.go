@@ -73,14 +73,14 @@ func TestSchemasUseTheToolKey(t *testing.T) {
 
 // productionPackage reports whether a boundlab package is part of what an
 // adopter builds: charge, mcpvalidate and their subpackages, and the two
-// module-internal packages mcpvalidate shares with the lab (stdlib and
-// charge only).
+// module-internal packages mcpvalidate shares with the lab, and the tests'
+// subtest namer (stdlib and charge only).
 func productionPackage(path string) bool {
 	rel, ok := strings.CutPrefix(path, "github.com/theurian/boundlab/")
 	if !ok {
 		return false
 	}
-	for _, p := range []string{"charge", "mcpvalidate", "internal/gatebounds", "internal/labhooks"} {
+	for _, p := range []string{"charge", "mcpvalidate", "internal/gatebounds", "internal/labhooks", "internal/testname"} {
 		if rel == p || strings.HasPrefix(rel, p+"/") {
 			return true
 		}
