@@ -223,6 +223,12 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fg.write(w, r, frontRefusal(gerr, &e), &e)
 		return
 	}
+	if e.IsToolCall() && e.arguments.ok() {
+		// The middleware of this request finds the gate's verdict on these
+		// bytes instead of charging them again (charged.go). Deferred after
+		// the buffer's Put, so it runs before it.
+		defer fg.v.charged.add(e.Arguments(), e.argsRep.Nodes)()
+	}
 	// The same bytes, not a copy: the SDK reads them from the pooled buffer,
 	// which goes back to the pool only after it returns.
 	body.rd.Reset(body.buf)

@@ -2,12 +2,15 @@ package mcpvalidate
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
 )
 
@@ -90,4 +93,56 @@ func argumentsOf(b *testing.B, body []byte) []byte {
 		b.Fatal("no arguments")
 	}
 	return body[at+len(`"arguments":`) : len(body)-2]
+}
+
+// BenchmarkChargeHandoff: one tools/call served in process (no network) by a
+// go-sdk server behind FrontGate + Install, stateless with JSON answers, to a
+// tool that answers at once: impl=charged-once hands the front gate's verdict
+// on the arguments to the middleware (charged.go); impl=charged-twice is the
+// same server with the handoff off, so the middleware charges the arguments
+// again. The difference is the second charge; at 1 KB it is lost in the
+// SDK's own work, at 1 MiB it is a pass over the arguments.
+func BenchmarkChargeHandoff(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1KB", 1 << 10}, {"1MiB", 1 << 20}} {
+		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"q":"` +
+			strings.Repeat("find the bounded refusal; ", size.n/26) + `"}}}`)
+		for _, impl := range []string{"charged-once", "charged-twice"} {
+			b.Run("size="+size.name+"/impl="+impl, func(b *testing.B) {
+				srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
+				srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false}`)},
+					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+					})
+				v, err := Install(srv, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if impl == "charged-twice" {
+					v.charged = nil
+				}
+				sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+					&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
+				fg, err := v.FrontGate(sdk, &FrontGateOptions{Stateless: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(body)))
+				b.ReportAllocs()
+				for b.Loop() {
+					req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+					rec := httptest.NewRecorder()
+					fg.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`"ok"`)) {
+						b.Fatalf("HTTP %d %.200s", rec.Code, rec.Body.Bytes())
+					}
+				}
+			})
+		}
+	}
 }

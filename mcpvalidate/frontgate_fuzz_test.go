@@ -143,6 +143,13 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 				if !bytes.Equal(saw.args, e.Arguments()) {
 					t.Fatalf("arguments: gate %q, SDK %q", e.Arguments(), saw.args)
 				}
+				// The verdict the front gate hands the middleware (charged.go)
+				// is the middleware's own gate's on these bytes.
+				if e.arguments.ok() {
+					if msg := chargedAgrees(d.fg.v, e); msg != "" {
+						t.Fatal(msg)
+					}
+				}
 			}
 		} else if e.IsToolCall() && rec.Code == http.StatusOK {
 			t.Fatalf("the gate read a tools/call the SDK answered without decoding it: %.300s", rec.Body.Bytes())

@@ -30,6 +30,9 @@ type Validator struct {
 	// drive the stage's refusal and to measure other decoders.
 	decode func(doc []byte, nodes int) (any, error)
 	body   charge.BodyCapDerivation
+	// charged holds the front gate's verdicts on the arguments of the
+	// requests it has in flight (charged.go).
+	charged *chargedArgs
 }
 
 type config struct {
@@ -137,10 +140,11 @@ func New(src Source, o *Options) (*Validator, error) {
 		return nil, err
 	}
 	v := &Validator{
-		cfg:   cfg,
-		gate:  gate,
-		tools: tools,
-		body:  charge.BodyCap(cfg.limits, cfg.encoders...),
+		cfg:     cfg,
+		gate:    gate,
+		tools:   tools,
+		body:    charge.BodyCap(cfg.limits, cfg.encoders...),
+		charged: newChargedArgs(),
 	}
 	depth := cfg.limits.MaxParamsNesting
 	v.decode = func(doc []byte, nodes int) (any, error) { return tree(doc, depth, nodes) }
@@ -274,18 +278,24 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	if len(arguments) == 0 {
 		arguments = emptyObject
 	}
-	rep, err := v.gate.Check(arguments)
-	if err != nil {
-		var gr *charge.Refusal
-		if !errors.As(err, &gr) {
-			// Check's only error is a *charge.Refusal; anything else still refuses.
-			return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
+	// The front gate's verdict on these bytes when it charged them for this
+	// request (charged.go); otherwise the gate runs here.
+	nodes, charged := v.charged.nodes(arguments)
+	if !charged {
+		rep, err := v.gate.Check(arguments)
+		if err != nil {
+			var gr *charge.Refusal
+			if !errors.As(err, &gr) {
+				// Check's only error is a *charge.Refusal; anything else still refuses.
+				return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
+			}
+			return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageGate, Gate: gr}
 		}
-		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageGate, Gate: gr}
+		nodes = rep.Nodes
 	}
 	// The tree's unescaped strings alias arguments: it dies with this call
 	// (see tree). A decoder's error is never read.
-	doc, err := v.decode(arguments, rep.Nodes)
+	doc, err := v.decode(arguments, nodes)
 	if err != nil {
 		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageDecode}
 	}
