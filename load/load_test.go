@@ -17,6 +17,7 @@ import (
 	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/memmodel"
+	loaddata "github.com/theurian/boundlab/results/load"
 )
 
 // TestBodies: every hostile body lands within one filler unit under the size
@@ -399,6 +400,8 @@ func TestTargets(t *testing.T) {
 	}
 	for name, f := range map[string]func(*VariantResult){
 		"peak":    func(v *VariantResult) { v.PeakRSS = TargetPeakRSS + 1 },
+		"ceiling": func(v *VariantResult) { v.PeakRSS = 200<<20 + 1 }, // past the banner's, under TargetPeakRSS
+		"banner":  func(v *VariantResult) { v.Banner = nil },
 		"echo":    func(v *VariantResult) { v.Shapes[0].Echoed = 1 },
 		"answer":  func(v *VariantResult) { v.Shapes[0].MaxAnswer = TargetAnswerBytes + 1 },
 		"crash":   func(v *VariantResult) { v.Crashed = true },
@@ -427,4 +430,49 @@ func TestErrFlagUnknownWraps(t *testing.T) {
 	if !errors.Is(err, ErrFlagUnknown) || !strings.Contains(err.Error(), "--front-gate=false") {
 		t.Fatalf("%v", err)
 	}
+}
+
+// The pinned runs meet their targets: every saved run's and every saved
+// flood's guarded variant (the before- floods, pinned as the comparison from
+// before the bounds, excepted), the memory ceiling serve printed among them.
+func TestPinnedRunsMeetTheirTargets(t *testing.T) {
+	for _, s := range loaddata.Runs() {
+		r, err := ParseRun(s.Data)
+		if err != nil {
+			t.Fatalf("%s: %v", s.File, err)
+		}
+		ceiling := false
+		for _, v := range r.Targets() {
+			ceiling = ceiling || strings.HasPrefix(v.Target, "peak RSS <= the printed ceiling")
+			if !v.OK {
+				t.Errorf("%s: %s: %s missed: %s", s.File, v.Variant, v.Target, v.Got)
+			}
+		}
+		if hasGuarded(r) && !ceiling {
+			t.Errorf("%s: the printed ceiling was not checked", s.File)
+		}
+	}
+	for _, s := range loaddata.Floods() {
+		if strings.HasPrefix(s.Label, "before-") {
+			continue
+		}
+		r, err := ParseFloodRun(s.Data)
+		if err != nil {
+			t.Fatalf("%s: %v", s.File, err)
+		}
+		for _, v := range r.Targets() {
+			if !v.OK {
+				t.Errorf("%s: %s: %s missed: %s", s.File, v.Variant, v.Target, v.Got)
+			}
+		}
+	}
+}
+
+func hasGuarded(r *Run) bool {
+	for _, v := range r.Variants {
+		if v.Variant.Name == Guarded {
+			return true
+		}
+	}
+	return false
 }

@@ -98,6 +98,11 @@ func RunRecords(data []byte, source, label string) ([]results.Record, error) {
 		if b, ok := budgetOf(v.Banner); ok {
 			rec("in-flight-budget", "the front gate's in-flight budget, as serve printed it", float64(b), "bytes", 0)
 		}
+		if c, ok := ceilingOf(v.Banner); ok {
+			rec("printed-ceiling", "the memory ceiling serve printed", float64(c), "bytes", 0)
+			rec("peak-over-printed-ceiling", "the server's peak RSS (VmHWM) over the memory ceiling serve printed: at most 1 is issue 24's target",
+				round3(float64(v.PeakRSS)/float64(c)), "ratio", 0.25)
+		}
 		if v.Killed {
 			// Latency and goodput of a server killed mid-attack say when the
 			// kill came, not how the server serves: not records.

@@ -56,7 +56,8 @@ func (s ShapeResult) ServedFraction() float64 {
 	return float64(s.Outcomes[Served]) / float64(s.Sent+s.Unsent)
 }
 
-// Targets checks issue 9's targets on the guarded variant; the other variants
+// Targets checks issue 9's targets on the guarded variant, and issue 24's
+// (its peak within the memory ceiling serve printed); the other variants
 // are the comparison and are not held to them.
 func (r *Run) Targets() []Verdict {
 	var out []Verdict
@@ -73,6 +74,13 @@ func (r *Run) Targets() []Verdict {
 		}
 		sent, unsent, refused, echoed, maxAnswer := v.Hostile()
 		add(fmt.Sprintf("peak RSS <= %s", mib(TargetPeakRSS)), mib(v.PeakRSS), v.PeakRSS <= TargetPeakRSS && !v.Killed)
+		// Issue 24: the ceiling serve prints holds in every shape, the
+		// at-cap mix included.
+		if ceiling, ok := ceilingOf(v.Banner); ok {
+			add(fmt.Sprintf("peak RSS <= the printed ceiling %s", mib(ceiling)), mib(v.PeakRSS), v.PeakRSS <= ceiling && !v.Killed)
+		} else {
+			add("peak RSS <= the printed ceiling", "serve printed no ceiling", false)
+		}
 		add("0 answers echo caller bytes", fmt.Sprint(echoed), echoed == 0)
 		add(fmt.Sprintf("every hostile answer <= %d bytes", TargetAnswerBytes), fmt.Sprintf("max %d", maxAnswer), maxAnswer <= TargetAnswerBytes)
 		add("0 crashes", crashWord(v), !v.Crashed && !v.Killed)
