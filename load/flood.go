@@ -20,6 +20,7 @@ const (
 	SessionFlood    = "session-flood"
 	StreamFlood     = "stream-flood"
 	ConnectionFlood = "connection-flood"
+	HeaderFlood     = "header-flood"
 )
 
 // FloodShape is a flood's default sizes; flags may change each.
@@ -34,8 +35,11 @@ type FloodShape struct {
 	// that evicts the least recently used keeps longest).
 	Streams int
 	// Conns: idle keep-alive connections, each having sent one GET without
-	// a session (answered 400) and nothing after.
-	Conns int
+	// a session (answered 400) and nothing after; or, with HeaderBytes,
+	// connections that each send the first HeaderBytes of a GET's header
+	// block and nothing after (a slowloris: never a complete request).
+	Conns       int
+	HeaderBytes int
 }
 
 // FloodShapes are the three floods at their default sizes: issue 24's
@@ -46,6 +50,7 @@ func FloodShapes() []FloodShape {
 		{Name: SessionFlood, What: "initialize + notifications/initialized, never closed; then GET streams held on the newest sessions", Sessions: 200_000, Streams: 2_000},
 		{Name: StreamFlood, What: "sessions each holding a standalone GET stream on a connection of its own", Sessions: 5_000, Streams: 5_000},
 		{Name: ConnectionFlood, What: "idle keep-alive connections: one GET each, answered, then nothing", Conns: 10_000},
+		{Name: HeaderFlood, What: "connections each sending 1 KiB of a header block and never the rest", Conns: 10_000, HeaderBytes: 1 << 10},
 	}
 }
 
@@ -76,6 +81,10 @@ const (
 	MaxFloodSessions    = 2_000_000
 	MaxFloodHeld        = 16_000 // streams x per session + connections
 	MaxFloodConcurrency = 64
+	// MaxFloodHeaderBytes bounds one held connection's unfinished header
+	// block: net/http refuses a block past its MaxHeaderBytes (serve's is
+	// gatebounds.MaxHeaderBytes) plus 4 KiB, so more measures nothing.
+	MaxFloodHeaderBytes = 64 << 10
 	MaxFloodDuration    = 30 * time.Minute
 	MaxStreamsPer       = 8
 )
@@ -91,6 +100,7 @@ type FloodConfig struct {
 	// v1.8.0 holds one and answers the others 409).
 	StreamsPerSession int
 	Conns             int
+	HeaderBytes       int           // > 0: each connection sends this much of a header block, never the rest
 	Concurrency       int           // connections carrying the session flood's POSTs
 	Hold              time.Duration // everything held this long after it is open, probes running
 	ProbeEvery        time.Duration // a new client's conversation this often
@@ -106,7 +116,7 @@ type FloodConfig struct {
 func DefaultFloodConfig(shape FloodShape) FloodConfig {
 	return FloodConfig{
 		Variants: StatefulVariants(), Shape: shape.Name,
-		Sessions: shape.Sessions, Streams: shape.Streams, StreamsPerSession: 1, Conns: shape.Conns,
+		Sessions: shape.Sessions, Streams: shape.Streams, StreamsPerSession: 1, Conns: shape.Conns, HeaderBytes: shape.HeaderBytes,
 		Concurrency: 16, Hold: 10 * time.Second, ProbeEvery: time.Second, ProbeTimeout: 10 * time.Second,
 		Duration: 15 * time.Minute, GuardBytes: 2 << 30, Sample: 20 * time.Millisecond,
 	}
@@ -128,6 +138,8 @@ func (c FloodConfig) Check() error {
 		return fmt.Errorf("streams per session %d: want 1..%d", c.StreamsPerSession, MaxStreamsPer)
 	case c.Conns < 0 || held > MaxFloodHeld:
 		return fmt.Errorf("%d streams x %d + %d connections held: want at most %d", c.Streams, c.StreamsPerSession, c.Conns, MaxFloodHeld)
+	case c.HeaderBytes < 0 || c.HeaderBytes > MaxFloodHeaderBytes:
+		return fmt.Errorf("header bytes %d: want 0..%d", c.HeaderBytes, MaxFloodHeaderBytes)
 	case c.Sessions+c.Conns == 0:
 		return errors.New("nothing to flood with")
 	case c.Concurrency < 1 || c.Concurrency > MaxFloodConcurrency:
@@ -164,6 +176,7 @@ type FloodSettings struct {
 	Streams           int    `json:"streams"`
 	StreamsPerSession int    `json:"streams_per_session"`
 	Conns             int    `json:"conns"`
+	HeaderBytes       int    `json:"header_bytes,omitempty"`
 	Concurrency       int    `json:"concurrency"`
 	HoldMS            int64  `json:"hold_ms"`
 	ProbeEveryMS      int64  `json:"probe_every_ms"`
@@ -335,7 +348,7 @@ func Flood(c FloodConfig, progress func(string)) (*FloodRun, error) {
 		progress = func(string) {}
 	}
 	run := &FloodRun{Lab: lab(), Settings: FloodSettings{Shape: c.Shape, Sessions: c.Sessions, Streams: c.Streams,
-		StreamsPerSession: c.StreamsPerSession, Conns: c.Conns, Concurrency: c.Concurrency,
+		StreamsPerSession: c.StreamsPerSession, Conns: c.Conns, HeaderBytes: c.HeaderBytes, Concurrency: c.Concurrency,
 		HoldMS: c.Hold.Milliseconds(), ProbeEveryMS: c.ProbeEvery.Milliseconds(), ProbeTimeoutMS: c.ProbeTimeout.Milliseconds(),
 		DurationMS: c.Duration.Milliseconds(), GuardBytes: c.GuardBytes}}
 	for _, v := range c.Variants {
@@ -589,7 +602,13 @@ func (f *flood) holdStreams(newest []string) {
 func (f *flood) holdConns() {
 	f.workers(f.c.Conns, f.c.Concurrency, func(ctx context.Context, i int) {
 		oc, cancel := context.WithTimeout(ctx, f.c.ProbeTimeout)
-		h, err := sessclient.HoldIdle(oc, f.ch.URL)
+		var h *sessclient.Held
+		var err error
+		if f.c.HeaderBytes > 0 {
+			h, err = sessclient.HoldHeader(oc, f.ch.URL, f.c.HeaderBytes)
+		} else {
+			h, err = sessclient.HoldIdle(oc, f.ch.URL)
+		}
 		cancel()
 		if err != nil {
 			f.fail(PhaseConns, err)

@@ -16,24 +16,30 @@ import (
 // block of gatebounds.MaxHeaderBytes, measured), so the bytes given admit
 // bytes/ConnCost connections. At the bound, a new connection is admitted by
 // closing the least recently used idle keep-alive connection (net/http's
-// StateIdle: between requests, which HTTP lets a server close at any time);
-// when every open connection is active — reading a request, serving one,
-// holding a stream — it waits up to gatebounds.ConnWait for one to close or
-// go idle, and is closed unanswered past it.
+// StateIdle: between requests, which HTTP lets a server close at any time),
+// or else the oldest connection that has held its slot for
+// gatebounds.ConnHeaderGrace without completing its first request's header
+// block (StateNew: silent, or trickling its headers); when every open
+// connection is active — serving a request, holding a stream — or new within
+// the grace, it waits up to gatebounds.ConnWait for one to close, go idle or
+// outlive its grace, and is closed unanswered past it.
 //
-// What one client alone can take: every connection. Idle ones are taken back
-// at once; active ones only as their own bounds end them — a request's
-// headers by http.Server.ReadHeaderTimeout, its body by the front gate's read
-// deadline, a call by the in-flight budget, a stream by the session table.
-// Per-client shares belong in front of the process (a proxy's limit_conn).
+// What one client alone can take: every connection. Idle and slow new ones
+// are taken back at once; active ones only as their own bounds end them — a
+// request's body by the front gate's read deadline, a call by the in-flight
+// budget, a stream by the session table. Per-client shares belong in front
+// of the process (a proxy's limit_conn).
 type ConnLimit struct {
 	net.Listener
 	max  int
 	wait time.Duration
 
+	grace time.Duration // gatebounds.ConnHeaderGrace; tests shorten it
+
 	mu     sync.Mutex
 	open   int
 	idle   connList // StateIdle, least recently idle first
+	fresh  connList // StateNew, oldest first
 	freed  chan struct{}
 	closed chan struct{}
 	once   sync.Once
@@ -52,7 +58,7 @@ func LimitConns(hs *http.Server, ln net.Listener, bytes int64) (*ConnLimit, erro
 		return nil, errors.New("mcpvalidate: LimitConns: " + strconv.FormatInt(bytes, 10) +
 			" bytes cannot admit one connection, which weighs " + strconv.Itoa(gatebounds.ConnCost))
 	}
-	l := &ConnLimit{Listener: ln, max: int(n), wait: gatebounds.ConnWait,
+	l := &ConnLimit{Listener: ln, max: int(n), wait: gatebounds.ConnWait, grace: gatebounds.ConnHeaderGrace,
 		freed: make(chan struct{}, 1), closed: make(chan struct{})}
 	prev := hs.ConnState
 	hs.ConnState = func(c net.Conn, s http.ConnState) {
@@ -94,11 +100,14 @@ func (l *ConnLimit) Accept() (net.Conn, error) {
 	}
 }
 
-// admit counts c in, closing the least recently used idle connection when
-// the limit is reached, or waiting for a slot; nil when none came.
+// admit counts c in, closing the least recently used idle connection, or
+// the oldest new one past its grace, when the limit is reached, or waiting
+// for a slot; nil when none came.
 func (l *ConnLimit) admit(c net.Conn) *limitedConn {
 	var timer *time.Timer
+	deadline := time.Now().Add(l.wait)
 	for {
+		now := time.Now()
 		l.mu.Lock()
 		if l.open < l.max {
 			l.open++
@@ -106,24 +115,38 @@ func (l *ConnLimit) admit(c net.Conn) *limitedConn {
 			if timer != nil {
 				timer.Stop()
 			}
-			return &limitedConn{Conn: c, l: l}
+			return &limitedConn{Conn: c, l: l, since: now}
 		}
 		v := l.idle.head
+		// The oldest new connection still without a request: closed once
+		// past its grace, else the wait ends when its grace does.
+		next := deadline
+		if v == nil && l.fresh.head != nil {
+			if ripe := l.fresh.head.since.Add(l.grace); !ripe.After(now) {
+				v = l.fresh.head
+			} else if ripe.Before(next) {
+				next = ripe
+			}
+		}
 		if v != nil {
-			l.idle.remove(v)
+			v.list.remove(v)
 		}
 		l.mu.Unlock()
 		if v != nil {
 			_ = v.Close() // frees its slot
 			continue
 		}
+		if !now.Before(deadline) {
+			return nil
+		}
 		if timer == nil {
-			timer = time.NewTimer(l.wait)
+			timer = time.NewTimer(next.Sub(now))
+		} else {
+			timer.Reset(next.Sub(now))
 		}
 		select {
 		case <-l.freed:
 		case <-timer.C:
-			return nil
 		case <-l.closed:
 			timer.Stop()
 			return nil
@@ -154,9 +177,13 @@ func (l *ConnLimit) state(c *limitedConn, s http.ConnState) {
 	if c.list != nil {
 		c.list.remove(c)
 	}
-	if s == http.StateIdle {
+	switch s {
+	case http.StateIdle:
 		l.idle.push(c)
 		l.signal()
+	case http.StateNew:
+		// Admitted in order, so pushed in the order of since.
+		l.fresh.push(c)
 	}
 }
 
@@ -164,6 +191,7 @@ func (l *ConnLimit) state(c *limitedConn, s http.ConnState) {
 type limitedConn struct {
 	net.Conn
 	l          *ConnLimit
+	since      time.Time // admitted at
 	gone       bool
 	list       *connList
 	prev, next *limitedConn
@@ -184,7 +212,7 @@ func (c *limitedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// connList is an intrusive doubly linked list, least recently idle first.
+// connList is an intrusive doubly linked list, oldest first.
 type connList struct {
 	head, tail *limitedConn
 }

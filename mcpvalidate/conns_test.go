@@ -234,3 +234,74 @@ func TestLimitConnsChecked(t *testing.T) {
 		t.Errorf("default: %v", err)
 	}
 }
+
+// TestLimitConnsSlowNewConnections: at the bound, a connection that has held
+// its slot past the header grace without a complete request (silent, or
+// trickling its header block) is closed, oldest first, to admit a new one;
+// within the grace it is kept, and the new connection waits for the grace
+// to end (or is closed unanswered when its own wait ends first).
+func TestLimitConnsSlowNewConnections(t *testing.T) {
+	const grace = 400 * time.Millisecond
+	t.Run("past_the_grace", func(t *testing.T) {
+		r := newConnRig(t, 2*gatebounds.ConnCost, 5*time.Second)
+		r.l.grace = grace
+		silent := r.dial()
+		r.waitOpen(1)
+		trickle := r.dial()
+		if _, err := io.WriteString(trickle.c, "GET / HTTP/1.1\r\nHo"); err != nil {
+			t.Fatal(err)
+		}
+		r.waitOpen(2)
+		start := time.Now()
+		c := r.dial()
+		c.send("/")
+		if s, err := c.answer(5 * time.Second); s != http.StatusOK {
+			t.Fatalf("at the bound, two slow new connections: %d %v", s, err)
+		}
+		if since := time.Since(start); since < grace/2 {
+			t.Errorf("admitted after %v: a slow connection was closed within its grace (%v)", since, grace)
+		}
+		if !silent.closed(5 * time.Second) {
+			t.Fatal("the oldest slow connection was not closed")
+		}
+		if trickle.closed(50 * time.Millisecond) {
+			t.Fatal("the younger slow connection was closed too")
+		}
+		// An idle connection goes before a slow new one: c, served and
+		// idle, makes room for d, which then stays active.
+		r.waitIdle(1)
+		d := r.dial()
+		d.send("/block")
+		<-r.entered
+		if !c.closed(5 * time.Second) {
+			t.Fatal("the idle connection was not closed before the slow one")
+		}
+		if trickle.closed(50 * time.Millisecond) {
+			t.Fatal("the slow connection was closed while an idle one was there")
+		}
+		// Then the trickling connection, long past its grace, makes room.
+		e := r.dial()
+		e.send("/")
+		if s, err := e.answer(5 * time.Second); s != http.StatusOK {
+			t.Fatalf("fourth: %d %v", s, err)
+		}
+		if !trickle.closed(5 * time.Second) {
+			t.Fatal("the trickling connection was not closed")
+		}
+	})
+	t.Run("within_the_grace", func(t *testing.T) {
+		const wait = 300 * time.Millisecond
+		r := newConnRig(t, gatebounds.ConnCost, wait)
+		r.l.grace = 10 * time.Second
+		silent := r.dial()
+		r.waitOpen(1)
+		c := r.dial()
+		c.send("/")
+		if s, err := c.answer(5 * time.Second); err == nil {
+			t.Fatalf("a slow connection within its grace was closed to answer another: %d", s)
+		}
+		if silent.closed(50 * time.Millisecond) {
+			t.Fatal("the slow connection within its grace was closed")
+		}
+	})
+}

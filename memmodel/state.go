@@ -294,8 +294,9 @@ func ServeStateChild(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// As `boundlab serve` sets them (cmd/boundlab/serve.go).
-	hs := &http.Server{Handler: h, MaxHeaderBytes: gatebounds.MaxHeaderBytes, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// As `boundlab serve` sets them: the same constants.
+	hs := &http.Server{Handler: h, MaxHeaderBytes: gatebounds.MaxHeaderBytes,
+		ReadHeaderTimeout: gatebounds.ReadHeaderTimeout, IdleTimeout: gatebounds.ConnIdleTimeout}
 	cl, err := mcpvalidate.LimitConns(hs, ln, childConnBytes)
 	if err != nil {
 		ln.Close()

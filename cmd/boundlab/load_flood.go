@@ -51,7 +51,8 @@ func runFlood(shape load.FloodShape, args []string, stdin io.Reader, stdout, std
 	sessions := c.Int("sessions", d.Sessions, fmt.Sprintf("sessions to open (at most %d)", load.MaxFloodSessions))
 	streams := c.Int("streams", d.Streams, "GET streams to hold, on the newest sessions (at most --sessions)")
 	per := c.Int("streams-per-session", d.StreamsPerSession, fmt.Sprintf("GET streams asked of each streamed session (1 to %d)", load.MaxStreamsPer))
-	conns := c.Int("conns", d.Conns, "idle keep-alive connections to hold")
+	conns := c.Int("conns", d.Conns, "connections to hold (idle keep-alive ones; with --header-bytes, unfinished requests)")
+	headerBytes := c.Int("header-bytes", d.HeaderBytes, fmt.Sprintf("send this much of a header block on each held connection and never the rest (0: a whole GET, then idle; at most %d)", load.MaxFloodHeaderBytes))
 	conc := c.Int("concurrency", d.Concurrency, fmt.Sprintf("connections carrying the sessions' POSTs, and openers of streams and connections (at most %d)", load.MaxFloodConcurrency))
 	hold := c.Duration("hold", d.Hold, "hold everything this long once open, new clients still timed")
 	probeEvery := c.Duration("probe-every", d.ProbeEvery, "a new client's conversation this often")
@@ -77,6 +78,7 @@ func runFlood(shape load.FloodShape, args []string, stdin io.Reader, stdout, std
 	default:
 		cfg := d
 		cfg.Bin, cfg.Sessions, cfg.Streams, cfg.StreamsPerSession, cfg.Conns = *bin, *sessions, *streams, *per, *conns
+		cfg.HeaderBytes = *headerBytes
 		cfg.Concurrency, cfg.Hold, cfg.ProbeEvery, cfg.Duration = *conc, *hold, *probeEvery, *duration
 		if err := floodConfig(&cfg, *variants, *guardMiB); err != nil {
 			return c.usageError(stderr, "%v", err)

@@ -112,25 +112,6 @@ type serveOptions struct {
 // (records load.*).
 const baselineAllowance = 64 << 20
 
-// The http.Server's own bounds. No server-wide ReadTimeout or WriteTimeout:
-// either would also end long-lived SSE streams; the front gate gives each
-// POST body its own read deadline, and the session table bounds streams.
-const (
-	// maxHeaderBytes bounds a request's header block: what
-	// gatebounds.ConnCost weighs a connection reading one at (net/http's
-	// default, 1 MiB, would cost about 2 MB a connection).
-	maxHeaderBytes = gatebounds.MaxHeaderBytes
-	// readHeaderTimeout bounds how long a connection may take to send its
-	// headers, which arrive in one round trip from any client: so a
-	// connection that sends nothing, or trickles its headers, holds its
-	// slot under the connection bound for at most this long.
-	readHeaderTimeout = 10 * time.Second
-	// idleTimeout closes a keep-alive connection idle this long: long enough
-	// for a client's next call to reuse it, and idle connections are the
-	// first closed anyway when the connection bound is reached.
-	idleTimeout = 2 * time.Minute
-)
-
 // serveAnnouncement is what `boundlab serve --json` prints on stdout.
 type serveAnnouncement struct {
 	URL                 string   `json:"url"`
@@ -221,7 +202,8 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 			ann.SessionBytes = cmp.Or(so.sessionBytes, gatebounds.DefaultSessionBytes)
 		}
 	}
-	hs := &http.Server{Handler: httpHandler, MaxHeaderBytes: maxHeaderBytes, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+	hs := &http.Server{Handler: httpHandler, MaxHeaderBytes: gatebounds.MaxHeaderBytes,
+		ReadHeaderTimeout: gatebounds.ReadHeaderTimeout, IdleTimeout: gatebounds.ConnIdleTimeout}
 	if so.frontGate {
 		cl, err := mcpvalidate.LimitConns(hs, ln, so.connBytes)
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 // TestServeBoundsWhatRequestsLeave: serve's front gate keeps the session
 // table and the connection bound it announces, the ceiling it prints is the
 // sum of its budgets and the baseline, and its http.Server refuses a header
-// block past maxHeaderBytes.
+// block past gatebounds.MaxHeaderBytes.
 func TestServeBoundsWhatRequestsLeave(t *testing.T) {
 	const unit = gatebounds.SessionCost + gatebounds.StreamCost
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -81,18 +81,18 @@ func TestServeBoundsWhatRequestsLeave(t *testing.T) {
 	if status, h := post(nil); status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" {
 		t.Errorf("a second session past a table of one: HTTP %d, Retry-After %q", status, h.Get("Retry-After"))
 	}
-	// net/http admits maxHeaderBytes plus 4096 bytes of its own slack, so
+	// net/http admits gatebounds.MaxHeaderBytes plus 4096 bytes of its own slack, so
 	// the bound is held from each side rather than at the byte.
 	for _, c := range []struct {
 		name  string
 		bytes int
 		want  int
 	}{
-		{"under", maxHeaderBytes / 2, http.StatusServiceUnavailable}, // reaches the gate
-		{"past", 2 * maxHeaderBytes, http.StatusRequestHeaderFieldsTooLarge},
+		{"under", gatebounds.MaxHeaderBytes / 2, http.StatusServiceUnavailable}, // reaches the gate
+		{"past", 2 * gatebounds.MaxHeaderBytes, http.StatusRequestHeaderFieldsTooLarge},
 	} {
 		if status, _ := post(map[string]string{"X-Pad": strings.Repeat("a", c.bytes)}); status != c.want {
-			t.Errorf("a header block %s maxHeaderBytes: HTTP %d, want %d", c.name, status, c.want)
+			t.Errorf("a header block %s gatebounds.MaxHeaderBytes: HTTP %d, want %d", c.name, status, c.want)
 		}
 	}
 }

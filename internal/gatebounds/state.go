@@ -38,6 +38,23 @@ const (
 	MaxHeaderBytes = 16 << 10
 )
 
+// The http.Server's own bounds, as `boundlab serve` sets them and the memory
+// lab's state rows measure under them (one place, so the two cannot drift).
+// No server-wide ReadTimeout or WriteTimeout: either would also end
+// long-lived SSE streams; the front gate gives each POST body its own read
+// deadline, and the session table bounds streams.
+const (
+	// ReadHeaderTimeout bounds how long a connection may take to send its
+	// headers, which arrive in one round trip from any client: so a
+	// connection that sends nothing, or trickles its headers, holds its
+	// slot under the connection bound for at most this long.
+	ReadHeaderTimeout = 10 * time.Second
+	// ConnIdleTimeout closes a keep-alive connection idle this long: long
+	// enough for a client's next call to reuse it, and idle connections are
+	// the first closed anyway when the connection bound is reached.
+	ConnIdleTimeout = 2 * time.Minute
+)
+
 // Session table defaults (stateful mode).
 const (
 	// DefaultSessionBytes is the memory the session table holds by default.
@@ -74,4 +91,11 @@ const (
 	// connection is active (idle ones are closed first, at once) before it
 	// is closed unanswered.
 	ConnWait = 5 * time.Second
+	// ConnHeaderGrace is how long a new connection may hold its slot at the
+	// bound without a complete request header block: past it, it is closed
+	// (oldest first) to admit another. A client sends its request in the
+	// round trip after it connects, so only a silent or trickling connection
+	// is this slow; without the grace, a flood of them would hold every
+	// slot for ReadHeaderTimeout each and lock new clients out.
+	ConnHeaderGrace = 2 * time.Second
 )

@@ -46,6 +46,7 @@ func TestDocsStateTheConstants(t *testing.T) {
 		"(`" + size(ConnCost) + "` each",
 		"`MaxHeaderBytes`, `" + size(MaxHeaderBytes) + "`",
 		"`" + strconv.Itoa(int(ConnWait/time.Second)) + " s` for one",
+		"`" + strconv.Itoa(int(ConnHeaderGrace/time.Second)) + " s` (`gatebounds.ConnHeaderGrace`)",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/mcpvalidate.md does not state %s", want)

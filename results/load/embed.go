@@ -33,6 +33,8 @@ var (
 	connectionFlood []byte
 	//go:embed session-flood-1m.json
 	sessionFlood1M []byte
+	//go:embed header-flood.json
+	headerFlood []byte
 	//go:embed before-session-flood.json
 	beforeSessionFlood []byte
 	//go:embed before-stream-flood.json
@@ -41,6 +43,8 @@ var (
 	beforeConnectionFlood []byte
 	//go:embed before-session-flood-1m.json
 	beforeSessionFlood1M []byte
+	//go:embed before-header-flood.json
+	beforeHeaderFlood []byte
 )
 
 // Runs are the saved runs: the main one (both variants; middleware-only with
@@ -60,9 +64,12 @@ func Runs() []Saved {
 // of package load against a stateful serve, labelled by its flood: the
 // session flood at issue 24's size (200,000 sessions, then 2,000 streams on
 // the newest), the stream flood and the connection flood at their defaults,
-// and the session flood of 1,000,000 sessions. The before- runs are the same
+// the session flood of 1,000,000 sessions, and the header flood (slowloris:
+// connections that never finish their header block). The before- runs are the same
 // floods against the serve before sessions, streams and connections were
-// bounded (labels before-FLOOD), kept beside as the comparison.
+// bounded (labels before-FLOOD), kept beside as the comparison; the header
+// flood's before- run is against the serve before LimitConns closed new
+// connections past their header grace.
 func Floods() []Saved {
 	var out []Saved
 	for _, f := range []struct {
@@ -73,10 +80,12 @@ func Floods() []Saved {
 		{"stream-flood", streamFlood},
 		{"connection-flood", connectionFlood},
 		{"session-flood-1m", sessionFlood1M},
+		{"header-flood", headerFlood},
 		{"before-session-flood", beforeSessionFlood},
 		{"before-stream-flood", beforeStreamFlood},
 		{"before-connection-flood", beforeConnectionFlood},
 		{"before-session-flood-1m", beforeSessionFlood1M},
+		{"before-header-flood", beforeHeaderFlood},
 	} {
 		out = append(out, Saved{Label: f.label, File: "results/load/" + f.label + ".json", Data: append([]byte(nil), f.data...)})
 	}
