@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -28,18 +27,7 @@ const ceilingLead = "memory ceiling: "
 
 // ceilingOf reads the memory ceiling from serve's banner; false when the
 // banner names none (the front gate off).
-func ceilingOf(banner []string) (int64, bool) {
-	for _, line := range banner {
-		_, rest, ok := strings.Cut(line, ceilingLead)
-		if !ok {
-			continue
-		}
-		digits, _, _ := strings.Cut(rest, " ")
-		b, err := strconv.ParseInt(digits, 10, 64)
-		return b, err == nil && b > 0
-	}
-	return 0, false
-}
+func ceilingOf(banner []string) (int64, bool) { return bannerBytes(banner, ceilingLead) }
 
 // ParseFloodRun reads a saved flood strictly (unknown fields refused).
 func ParseFloodRun(data []byte) (*FloodRun, error) {

@@ -144,9 +144,13 @@ const budgetLead = "front gate: in-flight budget "
 
 // budgetOf reads the in-flight budget from serve's banner; false when the
 // banner names none (the front gate off, or a serve from before it).
-func budgetOf(banner []string) (int64, bool) {
+func budgetOf(banner []string) (int64, bool) { return bannerBytes(banner, budgetLead) }
+
+// bannerBytes reads the byte count serve's banner prints after lead; false
+// when no line holds lead or the count does not parse.
+func bannerBytes(banner []string, lead string) (int64, bool) {
 	for _, line := range banner {
-		_, rest, ok := strings.Cut(line, budgetLead)
+		_, rest, ok := strings.Cut(line, lead)
 		if !ok {
 			continue
 		}

@@ -20,9 +20,9 @@ import (
 // equal to the registered ones, compared whole. The gate's verdict is a
 // function of the bytes and the gate alone, so a hit from any request, this
 // one or a concurrent one with the same arguments, is what v.gate.Check would
-// say (TestChargedVerdictIsTheGates and FuzzFrontGateAgreement hold it). A
-// miss, whatever its cause (no front gate, other whitespace), charges as
-// before.
+// say (TestChargedVerdictIsTheGates and the front gate's differential fuzz
+// target in frontgate_fuzz_test.go hold it). A miss, whatever its cause (no
+// front gate, other whitespace), charges as before.
 //
 // An entry aliases the front gate's pooled body buffer; the front gate
 // removes it before the buffer goes back to the pool, so no entry outlives

@@ -73,8 +73,8 @@ func TestChargedArgsSameBytesTwice(t *testing.T) {
 
 // The handoff is the gate's own verdict: for bodies the front gate admits,
 // v.gate.Check over the arguments the SDK hands the middleware admits them
-// with the node count the front gate registered. (FuzzFrontGateAgreesWithSDK
-// holds the same over fuzzed bodies.)
+// with the node count the front gate registered. (The differential fuzz
+// target in frontgate_fuzz_test.go holds the same over fuzzed bodies.)
 func TestChargedVerdictIsTheGates(t *testing.T) {
 	fg := newDifferential(t).fg
 	for _, body := range []string{
@@ -96,21 +96,6 @@ func TestChargedVerdictIsTheGates(t *testing.T) {
 		}
 	}
 }
-
-// chargedAgrees says how the verdict the front gate hands over for e's
-// arguments differs from the middleware's own gate, or "".
-func chargedAgrees(v *Validator, e envelope) string {
-	rep, err := v.gate.Check(e.Arguments())
-	switch {
-	case err != nil:
-		return "the front gate admitted arguments the middleware's gate refuses: " + err.Error()
-	case rep.Nodes != e.argsRep.Nodes:
-		return "nodes: front gate " + itoa(e.argsRep.Nodes) + ", middleware's gate " + itoa(rep.Nodes)
-	}
-	return ""
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // Served: while the middleware runs, the front gate's verdict on exactly the
 // arguments it hands over is registered, so the middleware does not charge
@@ -148,15 +133,7 @@ func TestFrontGateHandsItsVerdictToTheMiddleware(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(h http.Handler, body string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec
-	}
+	post := func(h http.Handler, body string) *httptest.ResponseRecorder { return serveMCP(h, []byte(body)) }
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"q":"hello"}}}`
 	if rec := post(fg, call); rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`"ok"`)) {
 		t.Fatalf("through the front gate: HTTP %d %s", rec.Code, rec.Body.Bytes())

@@ -132,12 +132,7 @@ func BenchmarkChargeHandoff(b *testing.B) {
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
 				for b.Loop() {
-					req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream")
-					req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-					rec := httptest.NewRecorder()
-					fg.ServeHTTP(rec, req)
+					rec := serveMCP(fg, body)
 					if rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`"ok"`)) {
 						b.Fatalf("HTTP %d %.200s", rec.Code, rec.Body.Bytes())
 					}

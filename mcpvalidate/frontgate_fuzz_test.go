@@ -114,12 +114,7 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 		d.saw.mu.Lock()
 		d.saw.reached, d.saw.method, d.saw.tool, d.saw.args = false, "", "", nil
 		d.saw.mu.Unlock()
-		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		rec := httptest.NewRecorder()
-		d.sdk.ServeHTTP(rec, req)
+		rec := serveMCP(d.sdk, body)
 
 		if bytes.Contains(rec.Body.Bytes(), []byte("unmarshaling")) {
 			// The SDK's echo: params it could not decode, quoted whole.
@@ -165,6 +160,32 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 	})
 }
 
+// chargedAgrees says how the verdict the front gate hands over for e's
+// arguments differs from the middleware's own gate, or "".
+func chargedAgrees(v *Validator, e envelope) string {
+	rep, err := v.gate.Check(e.Arguments())
+	switch {
+	case err != nil:
+		return "the front gate admitted arguments the middleware's gate refuses: " + err.Error()
+	case rep.Nodes != e.argsRep.Nodes:
+		return "nodes: front gate " + strconv.Itoa(e.argsRep.Nodes) + ", middleware's gate " + strconv.Itoa(rep.Nodes)
+	}
+	return ""
+}
+
+// serveMCP posts body to h in process, with the headers an MCP client
+// sends, and returns the answer. (Here, not in a helpers file: OSS-Fuzz's
+// builder compiles this file alone with the package.)
+func serveMCP(h http.Handler, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
 var (
 	differentialOnce sync.Once
 	fuzzDifferential *differential // FuzzFrontGateAgreesWithSDK's
@@ -204,12 +225,7 @@ func (fg *FrontGate) check(body []byte) (envelope, error) {
 func TestDifferentialReachesTheSDK(t *testing.T) {
 	d := newDifferential(t)
 	body := `{"jsonrpc":"2.0","id":"q\u0031","method":"tools/call","params":{"name":"t\u00e9","arguments":{"k" : [1]}}}`
-	req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader([]byte(body)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	rec := httptest.NewRecorder()
-	d.sdk.ServeHTTP(rec, req)
+	rec := serveMCP(d.sdk, []byte(body))
 	if !d.saw.reached || d.saw.method != "tools/call" || d.saw.tool != "té" || string(d.saw.args) != `{"k" : [1]}` {
 		t.Fatalf("the SDK side saw %+v; answer HTTP %d %s", d.saw, rec.Code, rec.Body.Bytes())
 	}

@@ -85,16 +85,28 @@ func runLoad(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	verdicts := run.Targets()
-	if *asJSON {
-		if err := writeJSON(stdout, loadJSON{run, verdicts}); err != nil {
+	var unmeasured [][2]string
+	for _, v := range run.Variants {
+		unmeasured = append(unmeasured, [2]string{v.Variant.Name, v.Error})
+	}
+	return c.verdicts(stdout, stderr, *asJSON, loadJSON{run, verdicts},
+		func(w io.Writer) error { return load.WriteTable(w, run, verdicts) }, unmeasured, verdicts)
+}
+
+// verdicts ends a load verb: the run as doc (--json) or as its table, a line
+// on stderr for each variant not measured (name, error; "" when measured),
+// and exit 1 when a target is missed.
+func (c *command) verdicts(stdout, stderr io.Writer, asJSON bool, doc any, table func(io.Writer) error, variants [][2]string, verdicts []load.Verdict) int {
+	if asJSON {
+		if err := writeJSON(stdout, doc); err != nil {
 			return c.fail(stderr, err)
 		}
-	} else if err := load.WriteTable(stdout, run, verdicts); err != nil {
+	} else if err := table(stdout); err != nil {
 		return c.fail(stderr, err)
 	}
-	for _, v := range run.Variants {
-		if v.Error != "" {
-			fmt.Fprintf(stderr, "boundlab load: %s was not measured: %s\n", v.Variant.Name, v.Error)
+	for _, v := range variants {
+		if v[1] != "" {
+			fmt.Fprintf(stderr, "boundlab load: %s was not measured: %s\n", v[0], v[1])
 		}
 	}
 	if !load.Met(verdicts) {

@@ -89,22 +89,12 @@ func runFlood(shape load.FloodShape, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	verdicts := run.Targets()
-	if *asJSON {
-		if err := writeJSON(stdout, floodJSON{run, verdicts}); err != nil {
-			return c.fail(stderr, err)
-		}
-	} else if err := load.WriteFloodTable(stdout, run, verdicts); err != nil {
-		return c.fail(stderr, err)
-	}
+	var unmeasured [][2]string
 	for _, v := range run.Variants {
-		if v.Error != "" {
-			fmt.Fprintf(stderr, "boundlab load: %s was not measured: %s\n", v.Variant.Name, v.Error)
-		}
+		unmeasured = append(unmeasured, [2]string{v.Variant.Name, v.Error})
 	}
-	if !load.Met(verdicts) {
-		return exitNo
-	}
-	return exitOK
+	return c.verdicts(stdout, stderr, *asJSON, floodJSON{run, verdicts},
+		func(w io.Writer) error { return load.WriteFloodTable(w, run, verdicts) }, unmeasured, verdicts)
 }
 
 // floodConfig applies the flags that need parsing and checks the config.
