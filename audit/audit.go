@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -63,6 +64,15 @@ type Config struct {
 	// AllTools calls every tool.
 	Call     []string
 	AllTools bool
+	// Examples are valid calls, by tool name: each tool's arguments (a
+	// JSON object), its baseline instead of one built from the schema (a
+	// tool whose valid arguments need state the schema cannot show). A
+	// tool with an example is called.
+	Examples map[string]json.RawMessage
+	// Sessions, when above 0, runs the session-cap probe: at most Sessions
+	// sessions open at once (HTTP targets only; opt-in: it holds server
+	// state).
+	Sessions int
 	// Skip names tools never to call, whatever else says so.
 	Skip []string
 	// Cap is the body cap a static audit takes its figures at; 0 means
@@ -198,6 +208,8 @@ func (a *auditor) choose(tools []Tool) []*toolProbe {
 			tr.Probed, tr.Why = true, "--all-tools"
 		case slices.Contains(a.cfg.Call, t.Name):
 			tr.Probed, tr.Why = true, "named with --tool"
+		case a.cfg.Examples[t.Name] != nil:
+			tr.Probed, tr.Why = true, "an example call given (--call, --calls)"
 		case t.ReadOnly():
 			tr.Probed, tr.Why = true, "readOnlyHint: true"
 		default:

@@ -113,7 +113,7 @@ func (r *Report) boundaryFindings() []Finding {
 	}
 	limit := charge.DefaultLimits().MaxParamsNesting
 	switch {
-	case b.MaxDepth == nil && b.DepthCeiling > 0:
+	case b.MaxDepth == nil && b.DepthCeiling > 0 && !r.unmeasured("max_depth", ""):
 		out = append(out, finding(RuleDeepNesting, "", fmt.Sprintf("arguments nesting %d levels are answered as a shallow call: no depth bound below the probe ceiling", b.DepthCeiling), float64(b.DepthCeiling), "levels"))
 	case b.MaxDepth != nil && *b.MaxDepth > limit:
 		out = append(out, finding(RuleDeepNesting, "", fmt.Sprintf("arguments nesting %d levels are answered as a shallow call (charge's default bound is %d)", *b.MaxDepth, limit), float64(*b.MaxDepth), "levels"))

@@ -20,6 +20,7 @@ type toolProbe struct {
 	baseShape Shape
 	key       *prop // the member the mismatch, duplicate and differential probes use
 	absent    bool  // a tool name no tool has: nothing runs
+	given     bool  // base is Config.Examples'
 }
 
 func (a *auditor) nextID() int { return 100 + a.sent }
@@ -45,13 +46,20 @@ func (a *auditor) absentCarrier() *toolProbe {
 // says) and the key member (a required one first, a string one first).
 func (a *auditor) prepare(tp *toolProbe) {
 	tp.name = marshal(tp.tool.Name)
+	tr := &a.rep.Tools[tp.idx]
+	tr.BaselineFrom = BaselineSchema
+	if ex := a.cfg.Examples[tp.tool.Name]; ex != nil {
+		if ms, err := orderedMembers(ex); err == nil {
+			tp.base, tp.given, tr.BaselineFrom = ms, true, BaselineGiven
+		}
+	}
 	doc, err := parseSchema(tp.tool.InputSchema)
 	if err != nil || doc == nil {
 		return
 	}
 	tp.props = doc.rootProps()
 	for _, p := range tp.props {
-		if p.required {
+		if p.required && !tp.given {
 			tp.base = append(tp.base, member{p.name, validValue(p.schema, a.canary, 4)})
 		}
 	}
@@ -86,14 +94,14 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 	if err != nil {
 		return err
 	}
-	tr.UnknownMember = echoVerdict(sh, ans, mark)
+	tr.UnknownMember = a.argVerdict(tp, "unknown_member", sh, ans, mark)
 	if tp.key != nil {
 		mark := a.longMark("mm")
 		ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, mismatchValue(tp.key.schema, mark))))
 		if err != nil {
 			return err
 		}
-		tr.TypeMismatch = echoVerdict(sh, ans, mark)
+		tr.TypeMismatch = a.argVerdict(tp, "type_mismatch", sh, ans, mark)
 		tr.Refusal = &sh
 		if tr.Duplicates, err = a.argDuplicates(ctx, s, tp); err != nil {
 			return err
@@ -130,6 +138,20 @@ func echoVerdict(sh Shape, ans Answer, mark string) string {
 		return VerdictEchoed
 	}
 	return VerdictRefused
+}
+
+// argVerdict is echoVerdict for an arguments probe, "" (not measured,
+// said so) when the tool's baseline is refused and the probe is refused
+// alike without quoting the mark: the refusal may be the handler's, as the
+// baseline's is, so whether a validator refused first does not show.
+func (a *auditor) argVerdict(tp *toolProbe, probe string, sh Shape, ans Answer, mark string) string {
+	v := echoVerdict(sh, ans, mark)
+	if v == VerdictRefused && tp.baseShape.Refused() && sh.Same(tp.baseShape) {
+		a.notMeasured(probe, tp.tool.Name, fmt.Sprintf("the baseline call is refused (%s) and this probe is refused alike: "+
+			"the refusal may be the handler's; give a valid call with --call", tp.baseShape))
+		return ""
+	}
+	return v
 }
 
 // Verdicts.
@@ -237,6 +259,12 @@ func (a *auditor) integralFloat(ctx context.Context, s *session, tp *toolProbe) 
 		_, intSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, v)))
 		if err != nil {
 			return "", err
+		}
+		if intSh.Refused() {
+			// 5 itself is refused: whether 5.0 is refused for its form
+			// cannot show
+			a.notMeasured("integral_float", tp.tool.Name, fmt.Sprintf("member %q at %s is refused (%s): a valid call is needed (--call)", p.name, v, intSh))
+			return "", nil
 		}
 		_, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, v+".0")))
 		if err != nil {

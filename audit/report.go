@@ -17,16 +17,22 @@ type Report struct {
 	Tools           []ToolReport `json:"tools"`
 	Boundary        *Boundary    `json:"boundary"`
 	Findings        []Finding    `json:"findings"`
+	// NotMeasured are the measurements not made, and why; their fields are
+	// null and raise nothing.
+	NotMeasured []NotMeasured `json:"not_measured"`
 }
 
 // ToolReport is one tool: probed or skipped, what the probes saw, and its
 // schema's static audit.
 type ToolReport struct {
-	Name          string  `json:"name"`
-	Probed        bool    `json:"probed"`
-	Why           string  `json:"why,omitempty"`     // why it was probed
-	Skipped       string  `json:"skipped,omitempty"` // why it was not
-	Baseline      *Shape  `json:"baseline,omitempty"`
+	Name     string `json:"name"`
+	Probed   bool   `json:"probed"`
+	Why      string `json:"why,omitempty"`     // why it was probed
+	Skipped  string `json:"skipped,omitempty"` // why it was not
+	Baseline *Shape `json:"baseline,omitempty"`
+	// BaselineFrom is where the baseline arguments came from: "given"
+	// (--call, --calls) or "schema".
+	BaselineFrom  string  `json:"baseline_from,omitempty"`
 	UnknownMember Verdict `json:"unknown_member"`
 	TypeMismatch  Verdict `json:"type_mismatch"`
 	Refusal       *Shape  `json:"refusal,omitempty"`

@@ -1,0 +1,111 @@
+package audit_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/audit"
+	"github.com/theurian/boundlab/mcpvalidate"
+)
+
+// searchIn is the typed input of readmeServer's tool: a project the
+// handler must know, and a query.
+type searchIn struct {
+	ProjectID string `json:"projectId"`
+	Query     string `json:"query"`
+}
+
+// readmeServer is a go-sdk server with a typed tool wired as the README
+// says (mcpvalidate.AddTool, Install, the SDK's handler with the
+// validator's options, FrontGate in front). Its handler refuses every
+// project but "demo" with isError: state no schema shows, so a baseline
+// built from the schema alone is refused by the handler.
+func readmeServer(t *testing.T) http.Handler {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "readme", Version: "v0"}, nil)
+	mcpvalidate.AddTool(srv, &mcp.Tool{Name: "knowledge.search"}, func(_ context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+		if in.ProjectID != "demo" {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such project"}}}, nil, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no hits"}}}, nil, nil
+	})
+	v, err := mcpvalidate.Install(srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, v.StreamableHTTPOptions(nil))
+	front, err := v.FrontGate(sdk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return front
+}
+
+// TestDepthInconclusiveIsNotAFinding: against the README-wired typed
+// server, with the tool named and no valid call given, the baseline is
+// refused by the handler and the deepest nesting answers alike: the depth
+// is not measured, said so, and BLA003 is not raised. With a valid call
+// (--call), the depth is measured and is the front gate's bound.
+func TestDepthInconclusiveIsNotAFinding(t *testing.T) {
+	h := readmeServer(t)
+	rep := run(t, audit.Handler("readme typed", h, "/mcp"), "knowledge.search")
+	wantRule(t, rep, audit.RuleDeepNesting, false)
+	t.Logf("named only: %s; not measured: %+v", headline(rep), rep.NotMeasured)
+	if rep.Boundary.MaxDepth == nil && !notMeasured(rep, "max_depth") {
+		t.Errorf("no depth found and none said not measured")
+	}
+	cfg := audit.Config{Target: audit.Handler("readme typed", h, "/mcp"), Seed: 7,
+		Examples: map[string]json.RawMessage{"knowledge.search": json.RawMessage(`{"projectId":"demo","query":"x"}`)}}
+	rep, err := audit.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRule(t, rep, audit.RuleDeepNesting, false)
+	if b := rep.Boundary; b.MaxDepth == nil || *b.MaxDepth > 64 || notMeasured(rep, "max_depth") {
+		t.Errorf("with a valid call the depth is %v (not measured %v), want at most 64", b.MaxDepth, notMeasured(rep, "max_depth"))
+	}
+	if tr := rep.Tools[0]; tr.Baseline == nil || tr.Baseline.Refused() || tr.BaselineFrom != audit.BaselineGiven {
+		t.Errorf("the given call's baseline: %+v from %q", tr.Baseline, tr.BaselineFrom)
+	}
+	t.Logf("with --call: %s", headline(rep))
+}
+
+func notMeasured(r *audit.Report, probe string) bool {
+	for _, n := range r.NotMeasured {
+		if n.Probe == probe {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseAll is a go-sdk server whose one tool's handler refuses every
+// call with isError, and nothing bounds the nesting below the probe's
+// ceiling: the shallow and the deepest call are refused alike in the
+// arguments and in params._meta.
+func refuseAll() http.Handler {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "refuse-all", Version: "v0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no"}}}, nil
+	})
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+}
+
+// TestDepthNotMeasuredRaisesNothing: when no placement tells a depth
+// refusal from the handler's, max_depth is null, said not measured, and
+// BLA003 is not raised.
+func TestDepthNotMeasuredRaisesNothing(t *testing.T) {
+	l := audit.DefaultLimits()
+	l.DepthCeiling, l.BodyCeiling, l.EchoBytes = 200, 64<<10, 1<<10
+	rep, err := audit.Run(context.Background(), audit.Config{Target: audit.Handler("refuse-all", refuseAll(), "/mcp"), Call: []string{"t"}, Seed: 7, Limits: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Boundary.MaxDepth != nil || !notMeasured(rep, "max_depth") {
+		t.Errorf("depth %v, not measured %v; want null and said", rep.Boundary.MaxDepth, rep.NotMeasured)
+	}
+	wantRule(t, rep, audit.RuleDeepNesting, false)
+}

@@ -1,0 +1,4 @@
+package audit
+
+// MaxSessions bounds Config.Sessions.
+const MaxSessions = 1000
