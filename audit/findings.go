@@ -86,14 +86,27 @@ func finding(rule, tool, msg string, fig float64, unit string) Finding {
 	return Finding{Rule: rule, Tool: tool, Severity: ruleSeverity(rule), Message: msg, Figure: fig, Unit: unit}
 }
 
+// PlaceID is the echo place of the JSON-RPC id, and IDEchoSlack the ratio
+// an id echo may reach and raise nothing: JSON-RPC answers with the id, so
+// an over-long id comes back whole from every server that does not bound
+// it (1.0x); the finding is an answer wider than that (the id rewritten
+// wider by the encoder, as Go's \u003c for '<', or quoted again).
+const (
+	PlaceID     = "id"
+	IDEchoSlack = 1.1
+)
+
 func (r *Report) boundaryFindings() []Finding {
 	b := r.Boundary
 	if b == nil {
 		return nil
 	}
 	var out []Finding
-	if e := b.EnvelopeEcho; e != nil && e.Echoed {
-		f := finding(RuleEcho, "", fmt.Sprintf("the answer to malformed params quotes them: %.3g answer bytes per request byte (%s)", e.Ratio, e.Instance), round3(e.Ratio), "answer bytes / request byte")
+	for _, e := range b.Echoes {
+		if !e.Echoed || (e.Place == PlaceID && e.Ratio <= IDEchoSlack) {
+			continue
+		}
+		f := finding(RuleEcho, "", fmt.Sprintf("an over-long value in the %s is quoted back whole (%s): %.3g answer bytes per request byte (%s)", e.Place, e.Form, e.Ratio, e.Instance), round3(e.Ratio), "answer bytes / request byte")
 		if e.Ratio < 1 {
 			f.Severity = SeverityWarning
 		}
@@ -130,7 +143,11 @@ func (r *Report) boundaryFindings() []Finding {
 		{RuleTrailingBytes, b.TrailingBytes, "bytes after the message"},
 	} {
 		if d.v != "" && d.v != VerdictRefused {
-			out = append(out, finding(d.rule, "", d.what+" is "+d.v, 1, "admitted"))
+			v := d.v
+			if v == VerdictServed {
+				v = "served (unknown whether normalised)"
+			}
+			out = append(out, finding(d.rule, "", d.what+" is "+v, 1, "admitted"))
 		}
 	}
 	if b.BeforeInitialize == VerdictServed {
@@ -148,7 +165,7 @@ func (r *Report) boundaryFindings() []Finding {
 func toolFindings(t ToolReport) []Finding {
 	var out []Finding
 	if t.Echo != nil && t.Echo.Echoed {
-		f := finding(RuleEcho, t.Name, fmt.Sprintf("an over-long argument is quoted back: %.3g answer bytes per request byte (%s)", t.Echo.Ratio, t.Echo.Instance), round3(t.Echo.Ratio), "answer bytes / request byte")
+		f := finding(RuleEcho, t.Name, fmt.Sprintf("an over-long argument is quoted back whole (%s): %.3g answer bytes per request byte (%s)", t.Echo.Form, t.Echo.Ratio, t.Echo.Instance), round3(t.Echo.Ratio), "answer bytes / request byte")
 		if t.Echo.Ratio < 1 {
 			f.Severity = SeverityWarning
 		}

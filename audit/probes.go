@@ -278,22 +278,52 @@ func (a *auditor) integralFloat(ctx context.Context, s *session, tp *toolProbe) 
 	return "", nil
 }
 
-// toolEcho sweeps the fillers through the key member and an unknown member.
+// toolEcho sweeps the fillers through an unknown member's value, the key
+// member, and a member of the wrong type (the string where a non-string
+// member is wanted, else in an array at a string member).
 func (a *auditor) toolEcho(ctx context.Context, s *session, tp *toolProbe, tr *ToolReport) error {
-	places := []struct{ shape, key string }{{"unknown member", a.canary + "ux"}}
-	if tp.key != nil {
-		places = append(places, struct{ shape, key string }{fmt.Sprintf("member %q", tp.key.name), tp.key.name})
+	type place struct {
+		where string
+		args  func(val string) string
+	}
+	places := []place{{"unknown member value", func(val string) string { return object(with(tp.base, a.canary+"ux", val)) }}}
+	if k := tp.key; k != nil {
+		places = append(places, place{fmt.Sprintf("member %q", k.name), func(val string) string { return object(with(tp.base, k.name, val)) }})
+	}
+	if p := tp.mismatchProp(); p != nil {
+		wrap := func(val string) string { return val }
+		what := "a string for " + strings.Join(types(p.schema), "/")
+		if hasType(p.schema, "string") {
+			wrap, what = func(val string) string { return "[" + val + "]" }, "an array for a string"
+		}
+		places = append(places, place{fmt.Sprintf("member %q (%s)", p.name, what), func(val string) string { return object(with(tp.base, p.name, wrap(val))) }})
 	}
 	for _, pl := range places {
-		e, err := a.sweep(ctx, s, "tools/call "+tp.tool.Name+" "+pl.shape, func(val string, id int) []byte {
-			return callBody(id, tp.name, object(with(tp.base, pl.key, val)))
+		e, err := a.sweep(ctx, s, "tools/call "+tp.tool.Name+" "+pl.where, func(val string, id int) []byte {
+			return callBody(id, tp.name, pl.args(val))
 		})
 		if err != nil {
 			return err
 		}
-		if tr.Echo == nil || e.Ratio > tr.Echo.Ratio {
+		tr.Echoes = append(tr.Echoes, e)
+		if e.worse(tr.Echo) {
 			tr.Echo = e
 		}
+	}
+	return nil
+}
+
+// mismatchProp is the member a value of the wrong type goes to: the first
+// whose type is named and is not string, else the key member when it is a
+// string.
+func (tp *toolProbe) mismatchProp() *prop {
+	for i := range tp.props {
+		if ts := types(tp.props[i].schema); len(ts) > 0 && !hasType(tp.props[i].schema, "string") {
+			return &tp.props[i]
+		}
+	}
+	if tp.key != nil && hasType(tp.key.schema, "string") {
+		return tp.key
 	}
 	return nil
 }

@@ -44,7 +44,10 @@ type ToolReport struct {
 	// BoundaryValues are values just past the bounds the schema publishes.
 	BoundaryValues []BoundaryValue `json:"boundary_values,omitempty"`
 	Echo           *Echo           `json:"echo,omitempty"`
-	Schema         *SchemaAudit    `json:"schema"`
+	// Echoes are the worst answer of each place of the tool's arguments
+	// the echo sweep sent over-long values to (Echo is the worst of them).
+	Echoes []*Echo      `json:"echoes,omitempty"`
+	Schema *SchemaAudit `json:"schema"`
 }
 
 // Verdict is a probe's classification; "" (not measured) is null in JSON.
@@ -65,6 +68,9 @@ type Boundary struct {
 	EchoRatio    float64 `json:"echo_ratio"`
 	EchoInstance string  `json:"echo_instance"`
 	EnvelopeEcho *Echo   `json:"envelope_echo"`
+	// Echoes are the worst answer of each place of the envelope the echo
+	// sweep sent over-long values to (EnvelopeEcho is the first).
+	Echoes []*Echo `json:"echoes"`
 
 	UnknownKeys             Verdict        `json:"unknown_keys"`
 	DuplicateNames          Verdict        `json:"duplicate_names"`
@@ -216,8 +222,10 @@ func (r *Report) finish(staticCap int64) {
 var rank = map[string]int{"": 0, VerdictRefused: 1, VerdictAccepted: 2, VerdictEchoed: 3}
 
 func (r *Report) headline(b *Boundary) {
-	if b.EnvelopeEcho != nil {
-		b.EchoRatio, b.EchoInstance = b.EnvelopeEcho.Ratio, b.EnvelopeEcho.Instance
+	for _, e := range b.Echoes {
+		if e.Ratio > b.EchoRatio {
+			b.EchoRatio, b.EchoInstance = e.Ratio, e.Instance
+		}
 	}
 	for _, t := range r.Tools {
 		if t.Echo != nil && t.Echo.Ratio > b.EchoRatio {
