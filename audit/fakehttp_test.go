@@ -57,7 +57,11 @@ func (f fakePy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		m.ID = json.RawMessage("null")
 		w.WriteHeader(http.StatusBadRequest)
-		reply(`"error":{"code":-32700,"message":"Parse error"}`)
+		msg := "Parse error"
+		if n := rawNumber(body, "n"); f.quoteArg && n != nil {
+			msg += ": n out of range: " + string(n) // as a validator quotes the input value
+		}
+		reply(`"error":{"code":-32700,"message":"` + msg + `"}`)
 		return
 	}
 	if m.ID == nil {
@@ -121,6 +125,23 @@ func (f fakePy) str(s string, raw []byte) string {
 		}
 	}
 	return b.String()
+}
+
+// rawNumber is the raw number of the first member named k in body.
+func rawNumber(body []byte, k string) []byte {
+	i := bytes.Index(body, []byte(`"`+k+`":`))
+	if i < 0 {
+		return nil
+	}
+	rest := body[i+len(k)+3:]
+	j := 0
+	for j < len(rest) && strings.IndexByte("0123456789.eE+-", rest[j]) >= 0 {
+		j++
+	}
+	if j == 0 {
+		return nil
+	}
+	return rest[:j]
 }
 
 // rawMember is the raw content of the first string member named k in

@@ -34,6 +34,7 @@ const (
 	RuleBeforeInitialize  = "BLA015"
 	RuleSilentPastCap     = "BLA016"
 	RuleBoundNotEnforced  = "BLA017"
+	RuleTypedDecode       = "BLA018"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -66,6 +67,7 @@ func Rules() []Rule {
 		{RuleBeforeInitialize, "served-before-initialize", SeverityNote, "a tools/call on a connection that never sent initialize is served (a stateless server does so by design)"},
 		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
 		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
+		{RuleTypedDecode, "typed-decode", SeverityNote, "a number the tool's schema admits is refused: the handler's type holds less than the schema publishes (past int64, float32 or float64)"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -164,9 +166,16 @@ func (r *Report) boundaryFindings() []Finding {
 
 func toolFindings(t ToolReport) []Finding {
 	var out []Finding
-	if t.Echo != nil && t.Echo.Echoed {
-		f := finding(RuleEcho, t.Name, fmt.Sprintf("an over-long argument is quoted back whole (%s): %.3g answer bytes per request byte (%s)", t.Echo.Form, t.Echo.Ratio, t.Echo.Instance), round3(t.Echo.Ratio), "answer bytes / request byte")
-		if t.Echo.Ratio < 1 {
+	echoes := t.Echoes
+	if len(echoes) == 0 && t.Echo != nil {
+		echoes = []*Echo{t.Echo}
+	}
+	for _, e := range echoes {
+		if !e.Echoed {
+			continue
+		}
+		f := finding(RuleEcho, t.Name, fmt.Sprintf("an over-long argument is quoted back whole (%s): %.3g answer bytes per request byte (%s)", e.Form, e.Ratio, e.Instance), round3(e.Ratio), "answer bytes / request byte")
+		if e.Ratio < 1 {
 			f.Severity = SeverityWarning
 		}
 		out = append(out, f)
@@ -185,6 +194,11 @@ func toolFindings(t ToolReport) []Finding {
 	for _, bv := range t.BoundaryValues {
 		if bv.Verdict == VerdictAccepted {
 			out = append(out, finding(RuleBoundNotEnforced, t.Name, fmt.Sprintf("member %q past its %s (%s) is answered as a valid value", bv.Member, bv.Keyword, bv.Sent), bv.Bound, bv.Keyword))
+		}
+	}
+	for _, np := range t.Numbers {
+		if np.Admitted && (np.Verdict == VerdictRefused || np.Verdict == VerdictEchoed) {
+			out = append(out, finding(RuleTypedDecode, t.Name, fmt.Sprintf("member %q: %s, which its schema admits, is refused (%s)", np.Member, np.Sent, np.Answer), 1, np.Verdict))
 		}
 	}
 	if t.IntegralFloat == VerdictRefused {

@@ -113,6 +113,9 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 	if err := a.boundaryValues(ctx, s, tp, tr); err != nil {
 		return err
 	}
+	if err := a.numbers(ctx, s, tp, tr); err != nil {
+		return err
+	}
 	return a.toolEcho(ctx, s, tp, tr)
 }
 

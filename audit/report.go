@@ -44,6 +44,10 @@ type ToolReport struct {
 	// BoundaryValues are values just past the bounds the schema publishes.
 	BoundaryValues []BoundaryValue `json:"boundary_values,omitempty"`
 	Echo           *Echo           `json:"echo,omitempty"`
+	// Numbers are the number literals sent in the first integer and the
+	// first number member: past int64, past float32 and float64, and one
+	// Limits.EchoBytes digits long.
+	Numbers []NumberProbe `json:"numbers,omitempty"`
 	// Echoes are the worst answer of each place of the tool's arguments
 	// the echo sweep sent over-long values to (Echo is the worst of them).
 	Echoes []*Echo      `json:"echoes,omitempty"`
