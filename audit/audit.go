@@ -161,6 +161,10 @@ func (a *auditor) probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	idle, err := a.startSessions(ctx)
+	if err != nil {
+		return err
+	}
 	probed := a.choose(tools)
 	a.staticTools(tools)
 	b := &Boundary{}
@@ -189,6 +193,9 @@ func (a *auditor) probe(ctx context.Context) error {
 		return err
 	}
 	b.Observed = a.obs
+	if idle != nil {
+		return a.sessionCap(ctx, idle)
+	}
 	return nil
 }
 

@@ -104,11 +104,14 @@ type Boundary struct {
 	PastDepth *Shape `json:"past_depth"`
 	// Observed is the white-box view of an observing target (GoSDK); null
 	// for every other target.
-	Observed        *Observed `json:"observed"`
-	Carrier         string    `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
-	CarrierBaseline Shape     `json:"carrier_baseline"`
-	UnknownTool     *Shape    `json:"unknown_tool"`
-	Refusal         *Shape    `json:"refusal"`
+	Observed *Observed `json:"observed"`
+	// Sessions is the session-cap probe's answer (Config.Sessions); null
+	// when it did not run.
+	Sessions        *SessionCap `json:"sessions"`
+	Carrier         string      `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
+	CarrierBaseline Shape       `json:"carrier_baseline"`
+	UnknownTool     *Shape      `json:"unknown_tool"`
+	Refusal         *Shape      `json:"refusal"`
 }
 
 // Severity levels, SARIF's.
