@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -154,4 +155,21 @@ func scrubJSON(err error) error {
 		return fmt.Errorf("a value of the wrong type at byte %d", te.Offset)
 	}
 	return errors.New("invalid JSON")
+}
+
+// writeNotMeasured lists, for the text report, the measurements not made
+// and why (nothing when every one was made): the section WriteText writes
+// after the skipped tools.
+func writeNotMeasured(w io.Writer, r *Report) {
+	if len(r.NotMeasured) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nnot measured (no finding raised)\n")
+	for _, n := range r.NotMeasured {
+		where := "target"
+		if n.Tool != "" {
+			where = cell(n.Tool)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", n.Probe, where, n.Why)
+	}
 }
