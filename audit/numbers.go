@@ -75,6 +75,9 @@ func (a *auditor) numbers(ctx context.Context, s *session, tp *toolProbe, tr *To
 		if err != nil {
 			return err
 		}
+		if good.Refused() {
+			a.notMeasured("numbers", tp.tool.Name, fmt.Sprintf("member %q at a valid value is refused (%s): a valid call is needed (--call)", p.name, good))
+		}
 		for _, lit := range numberLiterals(integer, a.limits.EchoBytes) {
 			id := a.nextID()
 			body := callBody(id, tp.name, object(with(tp.base, p.name, lit)))
@@ -94,8 +97,7 @@ func (a *auditor) numbers(ctx context.Context, s *session, tp *toolProbe, tr *To
 				np.Quoted = np.QuotedAs != ""
 			}
 			switch {
-			case good.Refused():
-				a.notMeasured("numbers", tp.tool.Name, fmt.Sprintf("member %q at a valid value is refused (%s): a valid call is needed (--call)", p.name, good))
+			case good.Refused(): // not measured (said above); the bytes that came back still count
 			case sh.Same(good):
 				np.Verdict = VerdictAccepted
 			case np.Quoted:
