@@ -86,3 +86,33 @@ func TestReadCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestReadCallsFileBound: a file larger than MaxExamples calls of
+// MaxExampleBytes can hold is refused before it is read; one at the bound
+// is read (and refused here for what it holds). Sparse files: no disk.
+func TestReadCallsFileBound(t *testing.T) {
+	limit := int64(audit.MaxExamples) * (audit.MaxExampleBytes + 256)
+	for _, c := range []struct {
+		name   string
+		size   int64
+		refuse string
+	}{
+		{"at the bound", limit, "not a JSON array"},
+		{"past the bound", limit + 1, "past the"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "calls.json")
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Truncate(c.size); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if _, err := audit.ReadCalls(p); err == nil || !strings.Contains(err.Error(), c.refuse) {
+				t.Errorf("got %v, want an error saying %q", err, c.refuse)
+			}
+		})
+	}
+}

@@ -28,6 +28,8 @@ import (
 // probe meets a server that echoes and one that does not.
 type fakePy struct {
 	quoteName, quoteArg, keep bool
+	// strip drops what the decoder replaced (U+FFFD) before quoting
+	strip bool
 	// dropped, when set, counts the messages with an over-long method,
 	// which the fake never answers (as server-everything drops a message
 	// it cannot read)
@@ -111,6 +113,9 @@ func (f fakePy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (f fakePy) str(s string, raw []byte) string {
 	if f.keep && raw != nil {
 		return string(raw)
+	}
+	if f.strip {
+		s = strings.ReplaceAll(s, "\ufffd", "")
 	}
 	var b strings.Builder
 	for _, r := range s {
@@ -228,6 +233,7 @@ func TestDifferentialsTellNormalisedFromServed(t *testing.T) {
 	}{
 		{"quotes both, normalises", fakePy{quoteName: true, quoteArg: true}, audit.VerdictNormalised, audit.VerdictNormalised, audit.VerdictNormalised, audit.VerdictNormalised},
 		{"quotes both, keeps the bytes", fakePy{quoteName: true, quoteArg: true, keep: true}, audit.VerdictAccepted, audit.VerdictAccepted, audit.VerdictAccepted, audit.VerdictAccepted},
+		{"quotes both, drops the bytes", fakePy{quoteName: true, quoteArg: true, strip: true}, audit.VerdictNormalised, audit.VerdictNormalised, audit.VerdictNormalised, audit.VerdictNormalised},
 		{"quotes nothing", fakePy{}, audit.VerdictServed, audit.VerdictServed, audit.VerdictServed, audit.VerdictServed},
 		{"quotes the name only", fakePy{quoteName: true}, audit.VerdictNormalised, audit.VerdictServed, audit.VerdictServed, audit.VerdictNormalised},
 	} {

@@ -54,8 +54,15 @@ func TestDepthInconclusiveIsNotAFinding(t *testing.T) {
 	rep := run(t, audit.Handler("readme typed", h, "/mcp"), "knowledge.search")
 	wantRule(t, rep, audit.RuleDeepNesting, false)
 	t.Logf("named only: %s; not measured: %+v", headline(rep), rep.NotMeasured)
-	if rep.Boundary.MaxDepth == nil && !notMeasured(rep, "max_depth") {
-		t.Errorf("no depth found and none said not measured")
+	// in the arguments the gate's depth refusal looks like the handler's;
+	// in params._meta beside the same call it does not: the gate's bound
+	if b := rep.Boundary; b.MaxDepth == nil || *b.MaxDepth > 64 || b.DepthPlacement != "params._meta" {
+		t.Errorf("depth %v in %q (not measured %v); want at most 64, found in params._meta", b.MaxDepth, b.DepthPlacement, notMeasured(rep, "max_depth"))
+	}
+	// the unknown member and the mistyped one are refused as the baseline
+	// is: whether by the validator or the handler does not show
+	if tr := rep.Tools[0]; tr.UnknownMember != "" || tr.TypeMismatch != "" || !notMeasured(rep, "unknown_member") || !notMeasured(rep, "type_mismatch") {
+		t.Errorf("against a refused baseline: unknown %q, mismatch %q, not measured %+v", tr.UnknownMember, tr.TypeMismatch, rep.NotMeasured)
 	}
 	cfg := audit.Config{Target: audit.Handler("readme typed", h, "/mcp"), Seed: 7,
 		Examples: map[string]json.RawMessage{"knowledge.search": json.RawMessage(`{"projectId":"demo","query":"x"}`)}}
@@ -69,6 +76,9 @@ func TestDepthInconclusiveIsNotAFinding(t *testing.T) {
 	}
 	if tr := rep.Tools[0]; tr.Baseline == nil || tr.Baseline.Refused() || tr.BaselineFrom != audit.BaselineGiven {
 		t.Errorf("the given call's baseline: %+v from %q", tr.Baseline, tr.BaselineFrom)
+	}
+	if tr := rep.Tools[0]; tr.UnknownMember != audit.VerdictRefused || tr.TypeMismatch != audit.VerdictRefused || notMeasured(rep, "unknown_member") || notMeasured(rep, "type_mismatch") {
+		t.Errorf("with a valid call: unknown %q, mismatch %q, not measured %+v", tr.UnknownMember, tr.TypeMismatch, rep.NotMeasured)
 	}
 	t.Logf("with --call: %s", headline(rep))
 }
@@ -88,7 +98,7 @@ func notMeasured(r *audit.Report, probe string) bool {
 // arguments and in params._meta.
 func refuseAll() http.Handler {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "refuse-all", Version: "v0"}, nil)
-	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no"}}}, nil
 	})
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
@@ -96,7 +106,8 @@ func refuseAll() http.Handler {
 
 // TestDepthNotMeasuredRaisesNothing: when no placement tells a depth
 // refusal from the handler's, max_depth is null, said not measured, and
-// BLA003 is not raised.
+// BLA003 is not raised; 5.0 for an integer and the number literals, whose
+// valid value is refused too, are not measured either.
 func TestDepthNotMeasuredRaisesNothing(t *testing.T) {
 	l := audit.DefaultLimits()
 	l.DepthCeiling, l.BodyCeiling, l.EchoBytes = 200, 64<<10, 1<<10
@@ -108,4 +119,9 @@ func TestDepthNotMeasuredRaisesNothing(t *testing.T) {
 		t.Errorf("depth %v, not measured %v; want null and said", rep.Boundary.MaxDepth, rep.NotMeasured)
 	}
 	wantRule(t, rep, audit.RuleDeepNesting, false)
+	if tr := rep.Tools[0]; tr.IntegralFloat != "" || !notMeasured(rep, "integral_float") || !notMeasured(rep, "numbers") {
+		t.Errorf("integral float %q, not measured %+v", tr.IntegralFloat, rep.NotMeasured)
+	}
+	wantRule(t, rep, audit.RuleIntegralFloat, false)
+	wantRule(t, rep, audit.RuleTypedDecode, false)
 }
