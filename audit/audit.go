@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x626f756e646c6162))
 	a := &auditor{cfg: cfg, target: cfg.Target, limits: l, canary: fmt.Sprintf("zq%08x", r.Uint32())}
-	a.rep = &Report{Seed: cfg.Seed, Canary: a.canary, Findings: []Finding{}}
+	a.rep = &Report{Seed: cfg.Seed, Canary: a.canary, Findings: []Finding{}, NotMeasured: []NotMeasured{}}
 	if cfg.Target == nil {
 		a.rep.Target = "static"
 		a.staticTools(cfg.Tools)

@@ -88,20 +88,20 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !slices.Contains([]string{audit.SeverityError, audit.SeverityWarning, audit.SeverityNote}, *failOn) {
 		return c.usageError(stderr, "--fail-on is error, warning or note")
 	}
-	var err error
 	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout, l.MaxRequests = *bodyCeiling, *depthCeiling, *echoBytes, *timeout, *maxRequests
 	if l.BodyCeiling < 2<<10 || l.DepthCeiling < 3 || l.EchoBytes < 1 || l.Timeout <= 0 || l.MaxRequests < 1 {
 		return c.usageError(stderr, "a ceiling, size, timeout or count is too small")
 	}
 	cfg := audit.Config{Call: tools, Skip: skip, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap, Sessions: *sessions}
-	if cfg.Examples, err = auditExamples(*callsFile, callArgs); err != nil {
+	examples, err := auditExamples(*callsFile, callArgs)
+	if err != nil {
 		return c.usageError(stderr, "%v", err)
 	}
+	cfg.Examples = examples
 	if *sessions < 0 || *sessions > audit.MaxSessions || (*sessions > 0 && *url == "") {
 		return c.usageError(stderr, "--sessions takes 0 to %d, with --url", audit.MaxSessions)
 	}
-	var target audit.Target
-	target, err = auditTarget(*url, headers, *stdio, *schemas, c.Args())
+	target, err := auditTarget(*url, headers, *stdio, *schemas, c.Args())
 	if err != nil {
 		return c.usageError(stderr, "%v", err)
 	}
