@@ -38,7 +38,7 @@ type Limits struct {
 // encoding/json's 10,000 and sonic's 4,096), 64 KiB fillers (the envelope's
 // fixed bytes then move an echo ratio by under 1%), answers read up to 256 MiB
 // (a 5x echo of the largest body sent still fits), 10 s a request, 4,000
-// requests a run (a dozen probed tools need about 750).
+// requests a run (a dozen probed tools need about 800).
 func DefaultLimits() Limits {
 	return Limits{
 		BodyCeiling:    64 << 20,
