@@ -1,12 +1,15 @@
 package audit_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -168,6 +171,28 @@ func rawMember(body []byte, k string) []byte {
 	return nil
 }
 
+// fakePyMode makes this test binary fakePy{quoteName: true, quoteArg:
+// true} over stdio (TestMain): each line handed to its ServeHTTP, each
+// answer written as a line.
+const fakePyMode = "fakepy"
+
+func fakePyStdio() {
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	f := fakePy{quoteName: true, quoteArg: true}
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(line)))
+		if rec.Code == http.StatusAccepted {
+			continue // a notification
+		}
+		os.Stdout.Write(append(bytes.TrimSpace(rec.Body.Bytes()), '\n'))
+	}
+}
+
 func fakeRun(t *testing.T, f fakePy) *audit.Report {
 	t.Helper()
 	l := audit.DefaultLimits()
@@ -211,6 +236,22 @@ func TestEchoOfAnUnknownToolName(t *testing.T) {
 			t.Errorf("the headline echo is %.3f, the name's %.3f", rep.Boundary.EchoRatio, e.Ratio)
 		}
 		wantRule(t, rep, audit.RuleEcho, true)
+	})
+	t.Run("quotes_over_stdio", func(t *testing.T) {
+		l := audit.DefaultLimits()
+		l.BodyCeiling, l.DepthCeiling, l.Timeout = 256<<10, 200, 5*time.Second
+		target := &audit.Stdio{Command: os.Args[0], Env: append(os.Environ(), fakeEnv+"="+fakePyMode)}
+		rep, err := audit.Run(context.Background(), audit.Config{Target: target, Seed: 7, Limits: l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := echoAt(rep, place)
+		if e == nil || !e.Echoed || e.Filler != "lone byte 0xFF" || e.Form != "U+FFFD" || e.Ratio < 2.9 || e.Ratio > 3.1 {
+			t.Fatalf("the name place over stdio: %+v; want echoed, 0xFF as U+FFFD, ~3.0x", e)
+		}
+		if echoAt(rep, audit.PlaceID) != nil || !notMeasured(rep, "echoes.id") {
+			t.Errorf("over stdio the id place is not swept, and says so: %+v", rep.NotMeasured)
+		}
 	})
 	t.Run("does_not", func(t *testing.T) {
 		rep := fakeRun(t, fakePy{})
