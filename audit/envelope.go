@@ -242,12 +242,18 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 		return callBody(id, `"`+mark+content+`z"`, "{}")
 	}}}
 	if !c.absent {
-		member := a.canary + "dv"
+		member, prefix := a.canary+"dv", ""
 		if k := c.key; k != nil && freeString(k.schema) {
 			member = k.name
 		}
+		if c.given && !c.baseShape.Refused() {
+			var err error
+			if member, prefix, err = a.givenString(ctx, s, c, mark, member); err != nil {
+				return err
+			}
+		}
 		places = append(places, placement{"arguments", func(id int, content string) []byte {
-			return callBody(id, c.name, object(with(c.base, member, `"`+mark+content+`z"`)))
+			return callBody(id, c.name, object(with(c.base, member, `"`+prefix+mark+content+`z"`)))
 		}})
 	}
 	tail := strings.Repeat("b", a.limits.EchoBytes)
@@ -297,6 +303,29 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 		}
 	}
 	return nil
+}
+
+// givenString picks, for a carrier called with a given valid call, the
+// string member of that call the differentials go in: the first whose
+// value with the mark appended is still answered with a result (a member
+// the handler looks up, a project id, is not). It returns the member and
+// its value (raw JSON string content) to keep before the mark; def and ""
+// when none is.
+func (a *auditor) givenString(ctx context.Context, s *session, c *toolProbe, mark, def string) (string, string, error) {
+	for _, m := range c.base {
+		if len(m.v) < 2 || m.v[0] != '"' {
+			continue
+		}
+		id := a.nextID()
+		_, sh, err := s.call(ctx, callBody(id, c.name, object(with(c.base, m.k, m.v[:len(m.v)-1]+mark+`z"`))), id)
+		if err != nil {
+			return "", "", err
+		}
+		if !sh.Refused() {
+			return m.k, m.v[1 : len(m.v)-1], nil
+		}
+	}
+	return def, "", nil
 }
 
 // exactness orders the differential verdicts for the headline: a placement

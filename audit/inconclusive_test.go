@@ -80,6 +80,24 @@ func TestDepthInconclusiveIsNotAFinding(t *testing.T) {
 	if tr := rep.Tools[0]; tr.UnknownMember != audit.VerdictRefused || tr.TypeMismatch != audit.VerdictRefused || notMeasured(rep, "unknown_member") || notMeasured(rep, "type_mismatch") {
 		t.Errorf("with a valid call: unknown %q, mismatch %q, not measured %+v", tr.UnknownMember, tr.TypeMismatch, rep.NotMeasured)
 	}
+	// the duplicate's valid value is the given one, and the differentials
+	// go in a string member the handler accepts with the mark appended:
+	// both are measured (the front gate refuses each)
+	if tr := rep.Tools[0]; tr.Duplicates != audit.VerdictRefused {
+		t.Errorf("with a valid call the duplicate is %q, want refused", tr.Duplicates)
+	}
+	args := 0
+	for _, d := range rep.Boundary.Differentials {
+		if d.Placement == "arguments" {
+			args++
+			if d.Verdict != audit.VerdictRefused {
+				t.Errorf("%s in the arguments: %q, want refused", d.Probe, d.Verdict)
+			}
+		}
+	}
+	if args == 0 || notMeasured(rep, "invalid_utf8") {
+		t.Errorf("with a valid call the arguments differentials are not measured: %+v", rep.NotMeasured)
+	}
 	t.Logf("with --call: %s", headline(rep))
 }
 

@@ -80,6 +80,19 @@ func (a *auditor) prepare(tp *toolProbe) {
 	}
 }
 
+// valid is a valid value of member p: the given call's (Config.Examples),
+// else one built from its schema.
+func (tp *toolProbe) valid(p prop, canary string) string {
+	if tp.given {
+		for _, m := range tp.base {
+			if m.k == p.name {
+				return m.v
+			}
+		}
+	}
+	return validValue(p.schema, canary, 4)
+}
+
 // probeTool runs the per-tool probes.
 func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) error {
 	a.prepare(tp)
@@ -172,7 +185,7 @@ const (
 // one, in both orders: the answer that matches the valid value's tells which
 // occurrence the server kept.
 func (a *auditor) argDuplicates(ctx context.Context, s *session, tp *toolProbe) (string, error) {
-	good := validValue(tp.key.schema, a.canary, 4)
+	good := tp.valid(*tp.key, a.canary)
 	bad := mismatchValue(tp.key.schema, a.canary)
 	_, goodSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, good)))
 	if err != nil {
@@ -255,7 +268,7 @@ func (a *auditor) integralFloat(ctx context.Context, s *session, tp *toolProbe) 
 		if !hasType(p.schema, "integer") || hasType(p.schema, "number") {
 			continue
 		}
-		v := validValue(p.schema, a.canary, 0)
+		v := tp.valid(p, a.canary)
 		if strings.ContainsAny(v, ".eE") || p.schema["enum"] != nil || p.schema["const"] != nil {
 			continue
 		}
