@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -37,7 +38,7 @@ type Limits struct {
 // encoding/json's 10,000 and sonic's 4,096), 64 KiB fillers (the envelope's
 // fixed bytes then move an echo ratio by under 1%), answers read up to 256 MiB
 // (a 5x echo of the largest body sent still fits), 10 s a request, 4,000
-// requests a run (a dozen probed tools need about 400).
+// requests a run (a dozen probed tools need about 800).
 func DefaultLimits() Limits {
 	return Limits{
 		BodyCeiling:    64 << 20,
@@ -63,6 +64,15 @@ type Config struct {
 	// AllTools calls every tool.
 	Call     []string
 	AllTools bool
+	// Examples are valid calls, by tool name: each tool's arguments (a
+	// JSON object), its baseline instead of one built from the schema (a
+	// tool whose valid arguments need state the schema cannot show). A
+	// tool with an example is called.
+	Examples map[string]json.RawMessage
+	// Sessions, when above 0, runs the session-cap probe: at most Sessions
+	// sessions open at once (HTTP targets only; opt-in: it holds server
+	// state).
+	Sessions int
 	// Skip names tools never to call, whatever else says so.
 	Skip []string
 	// Cap is the body cap a static audit takes its figures at; 0 means
@@ -102,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x626f756e646c6162))
 	a := &auditor{cfg: cfg, target: cfg.Target, limits: l, canary: fmt.Sprintf("zq%08x", r.Uint32())}
-	a.rep = &Report{Seed: cfg.Seed, Canary: a.canary, Findings: []Finding{}}
+	a.rep = &Report{Seed: cfg.Seed, Canary: a.canary, Findings: []Finding{}, NotMeasured: []NotMeasured{}}
 	if cfg.Target == nil {
 		a.rep.Target = "static"
 		a.staticTools(cfg.Tools)
@@ -151,6 +161,10 @@ func (a *auditor) probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	idle, err := a.startSessions(ctx)
+	if err != nil {
+		return err
+	}
 	probed := a.choose(tools)
 	a.staticTools(tools)
 	b := &Boundary{}
@@ -179,6 +193,9 @@ func (a *auditor) probe(ctx context.Context) error {
 		return err
 	}
 	b.Observed = a.obs
+	if idle != nil {
+		return a.sessionCap(ctx, idle)
+	}
 	return nil
 }
 
@@ -198,6 +215,8 @@ func (a *auditor) choose(tools []Tool) []*toolProbe {
 			tr.Probed, tr.Why = true, "--all-tools"
 		case slices.Contains(a.cfg.Call, t.Name):
 			tr.Probed, tr.Why = true, "named with --tool"
+		case a.cfg.Examples[t.Name] != nil:
+			tr.Probed, tr.Why = true, "an example call given (--call, --calls)"
 		case t.ReadOnly():
 			tr.Probed, tr.Why = true, "readOnlyHint: true"
 		default:

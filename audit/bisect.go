@@ -136,42 +136,64 @@ func nested(d int) string {
 // shallow one. When the carrier's baseline is a result, the nesting goes in
 // params._meta (an open object every MCP method takes) and "as shallow"
 // means a result: a closed schema cannot refuse it first. Otherwise it goes
-// in the arguments and "as shallow" means the shape of a two-level object.
+// in the arguments and "as shallow" means the shape of a two-level object;
+// when that shape is a refusal of a called tool (its handler refuses the
+// baseline) and the ceiling's nesting draws the same, the refusal may be
+// a depth bound's that looks like the handler's: it tries params._meta
+// against the same call with two levels there, and, when that is alike
+// too, the depth is not measured (said so in Report.NotMeasured) rather
+// than reported unbounded. A tool name no tool has is refused after
+// decoding, so there the same refusal means the nesting got through.
 func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
 	meta := !c.absent && !c.baseShape.Refused()
-	b.DepthPlacement = "arguments"
-	if meta {
-		b.DepthPlacement = "params._meta"
-	}
-	try := func(d int) (Shape, error) {
+	try := func(d int, inMeta bool) (Shape, error) {
 		id := a.nextID()
 		body := callBody(id, c.name, nested(d))
-		if meta {
+		if inMeta {
 			body = []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":` + c.name +
 				`,"arguments":` + object(c.base) + `,"_meta":` + nested(d) + `}}`)
 		}
 		_, sh, err := s.call(ctx, body, id)
 		return sh, err
 	}
-	base, err := try(2)
-	if err != nil {
-		return err
-	}
-	same := func(sh Shape) bool { return sh.Same(base) }
-	if meta {
-		same = func(sh Shape) bool { return !sh.Refused() }
+	placements := []bool{meta}
+	if !meta && !c.absent {
+		placements = append(placements, true)
 	}
 	hi := a.limits.DepthCeiling
-	sh, err := try(hi)
-	if err != nil {
-		return err
-	}
-	if same(sh) {
-		b.AtDepth = &sh
-	} else {
+	for i, inMeta := range placements {
+		b.DepthPlacement = "arguments"
+		if inMeta {
+			b.DepthPlacement = "params._meta"
+		}
+		base, err := try(2, inMeta)
+		if err != nil {
+			return err
+		}
+		same := func(sh Shape) bool { return sh.Same(base) }
+		if meta {
+			same = func(sh Shape) bool { return !sh.Refused() }
+		}
+		sh, err := try(hi, inMeta)
+		if err != nil {
+			return err
+		}
+		if same(sh) {
+			if !c.absent && base.Refused() {
+				if i < len(placements)-1 {
+					continue // alike, and the shallow call refused: try the next placement
+				}
+				b.DepthPlacement = ""
+				a.notMeasured("max_depth", "", fmt.Sprintf("the carrier %s refuses a valid call (%s), and %d levels of nesting in the arguments and in params._meta "+
+					"are refused alike: a depth bound's refusal cannot be told from the handler's; give a valid call with --call", c.tool.Name, c.baseShape, hi))
+				break
+			}
+			b.AtDepth = &sh
+			break
+		}
 		at, past := base, sh
 		lo, err := largest(2, int64(hi), func(d int64) (bool, error) {
-			sh, err := try(int(d))
+			sh, err := try(int(d), inMeta)
 			if same(sh) {
 				at = sh
 			} else {
@@ -184,6 +206,7 @@ func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Bounda
 		}
 		depth := int(lo)
 		b.MaxDepth, b.AtDepth, b.PastDepth = &depth, &at, &past
+		break
 	}
 	if a.obs == nil {
 		return nil

@@ -16,28 +16,42 @@
 // one reading of a tools/list answer, which a probe's pages go through too).
 //
 // Probes. Run initializes, follows tools/list's pagination, and calls the
-// tools it may call (annotated readOnlyHint: true, named in Config.Call, or
-// all under Config.AllTools; the others are listed skipped, with the
-// reason). Per called tool: a baseline call with every required member
-// valid as far as the schema says; an unknown member; a member of the wrong
-// JSON type; the member named twice (a valid and a mistyped value, in both
-// orders: refused, first-wins, last-wins, or accepted when the two values
-// answer alike); an integer sent as 5.0; over-long strings of every Filler
-// class in a member and in an unknown member, keeping the worst answer bytes
-// per request byte. Target-wide, through a carrier tool (a called tool whose
-// baseline is a result when there is one, else a tool name no tool has, so
-// nothing runs): malformed params quoted back (the go-sdk's echo), "name"
-// twice in params, invalid UTF-8, an escaped lone surrogate and a raw
-// control character in a string (refused, accepted, or normalised when the
-// answer shows U+FFFD where the bytes were), bytes after the message, a call
-// before notifications/initialized, the body cap (a ping padded with JSON
+// tools it may call (annotated readOnlyHint: true, named in Config.Call,
+// given a valid call in Config.Examples, or all under Config.AllTools; the
+// others are listed skipped, with the reason). Per called tool: a baseline
+// call (Config.Examples' call, else every required member valid as far as
+// the schema says: const, default, the first enum member or example); an
+// unknown member; a member of the wrong JSON type; the member named twice
+// (a valid and a mistyped value, in both orders: refused, first-wins,
+// last-wins); an integer sent as 5.0; number literals past int64, uint64,
+// float32 and float64 and one Limits.EchoBytes digits long, measured by
+// length and digits (a number cannot carry the canary); over-long strings
+// of every Filler class in an unknown member's value, the key member and a
+// member of the wrong type. Target-wide, through a carrier tool (a called
+// tool whose baseline is a result when there is one, else a tool name no
+// tool has, so nothing runs): over-long strings of every class in the
+// tool name, the method, malformed params (the go-sdk's echo), an unknown
+// member's name, params._meta, a tools/list cursor and, over HTTP, the id;
+// "name" twice in params; invalid UTF-8, an escaped lone surrogate and a
+// raw control character in a string (refused; normalised or accepted when
+// the answer shows what became of them; else served, unknown whether
+// normalised), bytes after the message, a call before
+// notifications/initialized, the body cap (a ping padded with JSON
 // whitespace, bisected to the byte up to Limits.BodyCeiling, with the
-// answers at the cap and one past) and the deepest arguments nesting
-// answered in the shape of a two-level one (bisected up to
-// Limits.DepthCeiling). Every caller value holds the run's canary (from
-// Config.Seed), so an echo is a byte-exact match. Every probe is bounded:
-// Limits bound the requests of a run, the bytes of one body and of one
-// answer read, and the time of one request.
+// answers at the cap and one past) and the deepest nesting answered in the
+// shape of a two-level one (bisected up to Limits.DepthCeiling). Opt-in
+// (Config.Sessions, HTTP only): how many sessions one client may hold at
+// once, where initialize is refused, whether a session idle for the run
+// expired; each closed with DELETE.
+//
+// Every caller string holds the run's canary (from Config.Seed); an echo
+// is the canary followed by the whole value, as sent or in a form an
+// encoder family writes it (Go's encoding/json, the required escapes only,
+// ensure_ascii, Go's %q then JSON, U+FFFD for a lone byte), and its ratio
+// is the answer's bytes per request byte, whatever came back. Every probe
+// is bounded: Limits bound the requests of a run, the bytes of one body and
+// of one answer read, and the time of one request; a place that draws no
+// answer twice in a row is not swept further.
 //
 // Static audit, per tool: closed (unevaluatedProperties: false, or
 // additionalProperties: false with no composition), open, or the pitfall
@@ -56,19 +70,26 @@
 // # Where it ends
 //
 // It sees answers, not code. Two answers are told apart by their shape
-// (HTTP status, result, isError, JSON-RPC code), never by their text, so a
-// server whose handler refuses the baseline (state the schema cannot see)
-// answers most probes alike and its verdicts say less; the report carries
-// each baseline's shape. "normalised" shows only where the server quotes
-// the value back; otherwise an admitted value is "accepted". The depth found
-// is where the answer's shape changes: a validator that refuses deep
-// arguments with the same isError shape as a shallow unknown member is not
-// seen (mcpvalidate's middleware behind the bare SDK is; its front gate is
-// not). The static figures take the body cap as the only bound: a charge
-// gate in front of the validator (mcpvalidate) bounds the render far lower,
-// which no schema shows. Probing calls tools with arguments they should
-// refuse: a server that does not validate runs them, which is why only the
-// tools the caller chose are called.
+// (HTTP status, result, isError, JSON-RPC code), never by their text. A
+// probe whose answer cannot be told from its baseline's refusal (a handler
+// that refuses the schema-built baseline: state the schema cannot see) is
+// not measured: its field is null, Report.NotMeasured says why, and it
+// raises nothing; a valid call (Config.Examples) makes it measurable. The
+// differentials read "normalised" and "accepted" only where the answer
+// quotes the string back; elsewhere an admitted value is "served". An echo
+// rewritten by an encoder other than those named (truncated, escaped
+// otherwise) shows in its ratio only. The depth found is where the
+// answer's shape changes: a validator that refuses deep arguments with the
+// same isError shape as a shallow unknown member is not seen in the
+// arguments, and is tried in params._meta before the depth is said not
+// measured. The id echo is measured over HTTP only (over stdio an answer is
+// matched to its request by that id). The session probe sees initialize
+// refused or sessions evicted, not why. The static figures take the body
+// cap as the only bound: a charge gate in front of the validator
+// (mcpvalidate) bounds the render far lower, which no schema shows.
+// Probing calls tools with arguments they should refuse: a server that
+// does not validate runs them, which is why only the tools the caller
+// chose are called.
 //
 // This is a lab package: mcpvalidate imports nothing from it.
 package audit

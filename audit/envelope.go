@@ -3,25 +3,29 @@ package audit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
 
 // differential is one parser-differential probe: bad bytes placed right
-// after a canary inside a string; Normalised are the forms an answer shows
-// when the server replaced them.
+// after a canary inside a string; normalised are the forms an answer shows
+// when the server replaced them, kept the forms it shows when they arrived
+// as sent (raw, or re-escaped as the same code point or byte).
 type differential struct {
 	id         string
 	bad        string // raw bytes inside a JSON string
 	normalised []string
+	kept       []string
 }
 
 func differentials() []differential {
 	fffd := []string{"\ufffd", `\ufffd`, `\uFFFD`}
 	return []differential{
-		{"invalid_utf8", "\xff", fffd},
-		{"lone_surrogate", `\ud800`, fffd},
-		{"raw_control", "\x01", nil},
+		{"invalid_utf8", "\xff", fffd, []string{"\xff", `\\xff`, `\udcff`}},
+		{"lone_surrogate", `\ud800`, fffd, []string{`\ud800`, `\uD800`, "\xed\xa0\x80", `\\ud800`}},
+		{"raw_control", "\x01", nil, []string{"\x01", `\u0001`, `\\x01`}},
 	}
 }
 
@@ -30,13 +34,10 @@ func differentials() []differential {
 // before notifications/initialized. It returns the session to go on with.
 func (a *auditor) envelope(ctx context.Context, s *session, c *toolProbe, b *Boundary) (*session, error) {
 	a.progress("envelope")
-	e, err := a.sweep(ctx, s, "tools/call params {\"name\":1,\"x\":...}", func(val string, id int) []byte {
-		return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":1,"x":` + val + `}}`)
-	})
-	if err != nil {
+	if err := a.placeEchoes(ctx, s, c, b); err != nil {
 		return s, err
 	}
-	b.EnvelopeEcho = e
+	var err error
 	if b.DuplicateNamesEnvelope, b.UnknownTool, err = a.envelopeDuplicates(ctx, s, c); err != nil {
 		return s, err
 	}
@@ -60,6 +61,63 @@ func (a *auditor) envelope(ctx context.Context, s *session, c *toolProbe, b *Bou
 	}
 	b.BeforeInitialize = servedOrRefused(*b.BeforeInitializeAnswer, b.CarrierBaseline)
 	return s, nil
+}
+
+// placeEchoes sweeps the fillers through every place of the envelope a
+// caller's bytes can come back from, through the carrier: malformed params
+// (the go-sdk's %q echo), the tool name (one no tool has), the method, an
+// unknown arguments member's name, params._meta holding a string, a
+// tools/list cursor, and, over HTTP, the id (JSON-RPC answers with it, so
+// a server with no bound on it echoes it: over stdio an answer whose id an
+// encoder rewrote could not be told from another, and is not awaited).
+func (a *auditor) placeEchoes(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
+	head := func(id int) string { return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) }
+	args := a.carrierArgs(c)
+	rest := ""
+	if args != "{}" {
+		rest = "," + args[1:len(args)-1]
+	}
+	places := []struct {
+		where string
+		build func(val string, id int) []byte
+	}{
+		{"tools/call params {\"name\":1,\"x\":...}", func(val string, id int) []byte {
+			return []byte(head(id) + `,"method":"tools/call","params":{"name":1,"x":` + val + `}}`)
+		}},
+		{"tools/call name (a tool no tool has)", func(val string, id int) []byte { return callBody(id, val, "{}") }},
+		{"method", func(val string, id int) []byte { return []byte(head(id) + `,"method":` + val + `,"params":{}}`) }},
+		{"tools/call unknown arguments member name", func(val string, id int) []byte {
+			return callBody(id, c.name, "{"+val+":1"+rest+"}")
+		}},
+		{"tools/call params._meta (a string for an object)", func(val string, id int) []byte {
+			return []byte(head(id) + `,"method":"tools/call","params":{"name":` + c.name + `,"arguments":` + args + `,"_meta":` + val + `}}`)
+		}},
+		{"tools/list cursor", func(val string, id int) []byte {
+			return []byte(head(id) + `,"method":"tools/list","params":{"cursor":` + val + `}}`)
+		}},
+	}
+	for i, pl := range places {
+		e, err := a.sweep(ctx, s, pl.where, pl.build)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			b.EnvelopeEcho = e
+		}
+		b.Echoes = append(b.Echoes, e)
+	}
+	if _, ok := s.conn.(*httpConn); !ok {
+		a.notMeasured("echoes.id", "", "over stdio an answer to an over-long id is told from others only by that id, which an encoder may rewrite")
+		return nil
+	}
+	e, err := a.sweepWith(ctx, s, PlaceID, func(val string, _ int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + val + `,"method":"tools/call","params":{"name":` + c.name + `,"arguments":` + args + `}}`)
+	}, func(val string) json.RawMessage { return json.RawMessage(val) })
+	if err != nil {
+		return err
+	}
+	b.Echoes = append(b.Echoes, e)
+	return nil
 }
 
 // servedOrRefused: "served" when answered as the carrier's baseline.
@@ -154,7 +212,7 @@ func quotedWinner(xy, yx Answer, x, y string) string {
 type Differential struct {
 	Probe     string `json:"probe"`     // invalid_utf8, lone_surrogate, raw_control
 	Placement string `json:"placement"` // "arguments" (a string member of the carrier) or "name" (a tool name no tool has)
-	Verdict   string `json:"verdict"`   // refused, accepted, normalised
+	Verdict   string `json:"verdict"`   // refused, normalised, accepted, or served (answered as without the bytes; unknown whether normalised)
 	Answer    Shape  `json:"answer"`
 	Base      Shape  `json:"base"` // the same request without the bad bytes
 	// Long is the answer when Limits.EchoBytes of "b" follow the bad bytes:
@@ -184,21 +242,30 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 		return callBody(id, `"`+mark+content+`z"`, "{}")
 	}}}
 	if !c.absent {
-		member := a.canary + "dv"
+		member, prefix := a.canary+"dv", ""
 		if k := c.key; k != nil && freeString(k.schema) {
 			member = k.name
 		}
+		if c.given && !c.baseShape.Refused() {
+			var err error
+			if member, prefix, err = a.givenString(ctx, s, c, mark, member); err != nil {
+				return err
+			}
+		}
 		places = append(places, placement{"arguments", func(id int, content string) []byte {
-			return callBody(id, c.name, object(with(c.base, member, `"`+mark+content+`z"`)))
+			return callBody(id, c.name, object(with(c.base, member, `"`+prefix+mark+content+`z"`)))
 		}})
 	}
 	tail := strings.Repeat("b", a.limits.EchoBytes)
 	for _, pl := range places {
 		id := a.nextID()
-		_, base, err := s.call(ctx, pl.body(id, ""), id)
+		baseAns, base, err := s.call(ctx, pl.body(id, ""), id)
 		if err != nil {
 			return err
 		}
+		// the baseline quotes the string whole (canary and end mark): an
+		// answer to the bad bytes then shows what became of them
+		quotes := bytes.Contains(baseAns.Raw, []byte(mark+"z"))
 		for _, d := range differentials() {
 			id := a.nextID()
 			ans, sh, err := s.call(ctx, pl.body(id, d.bad), id)
@@ -210,22 +277,27 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 			if err != nil {
 				return err
 			}
-			v := VerdictAccepted
+			v := VerdictServed // answered as without them, and nothing shows what the server made of them
 			switch {
 			case !sh.Same(base):
 				v = VerdictRefused
 			case followedBy(ans.Raw, mark, d.normalised):
 				v = VerdictNormalised
+			case followedBy(ans.Raw, mark, d.kept):
+				v = VerdictAccepted
+			case quotes && bytes.Contains(ans.Raw, []byte(mark+"z")):
+				v = VerdictNormalised // the string is quoted back with the bytes dropped
 			case base.Refused() && pl.name == "arguments":
 				// the arguments are refused with and without the bad bytes,
 				// perhaps by the layer that would refuse them: it does not
 				// show (a name no tool has is refused after decoding, so
 				// there the same refusal means the bytes got through)
 				v = ""
+				a.notMeasured(d.id, "", fmt.Sprintf("in the arguments: the carrier's call is refused (%s) with and without the bytes", base))
 			}
 			b.Differentials = append(b.Differentials, Differential{d.id, pl.name, v, sh, base, long})
 			field := map[string]*string{"invalid_utf8": &b.InvalidUTF8, "lone_surrogate": &b.LoneSurrogates, "raw_control": &b.RawControls}[d.id]
-			if permissive[v] > permissive[*field] {
+			if exactness[v] > exactness[*field] {
 				*field = v
 			}
 		}
@@ -233,9 +305,35 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 	return nil
 }
 
-// permissive orders the differential verdicts: the headline is the most
-// permissive placement.
-var permissive = map[string]int{"": 0, VerdictRefused: 1, VerdictNormalised: 2, VerdictAccepted: 3}
+// givenString picks, for a carrier called with a given valid call, the
+// string member of that call the differentials go in: the first whose
+// value with the mark appended is still answered with a result (a member
+// the handler looks up, a project id, is not). It returns the member and
+// its value (raw JSON string content) to keep before the mark; def and ""
+// when none is.
+func (a *auditor) givenString(ctx context.Context, s *session, c *toolProbe, mark, def string) (string, string, error) {
+	for _, m := range c.base {
+		if len(m.v) < 2 || m.v[0] != '"' {
+			continue
+		}
+		id := a.nextID()
+		_, sh, err := s.call(ctx, callBody(id, c.name, object(with(c.base, m.k, m.v[:len(m.v)-1]+mark+`z"`))), id)
+		if err != nil {
+			return "", "", err
+		}
+		if !sh.Refused() {
+			return m.k, m.v[1 : len(m.v)-1], nil
+		}
+	}
+	return def, "", nil
+}
+
+// exactness orders the differential verdicts for the headline: a placement
+// that got the bytes through beats one that refused them, and a placement
+// that shows what became of them (normalised, accepted) beats one that
+// only served them ("served": unknown whether normalised), so the headline
+// never overrides a more exact placement with a vaguer one.
+var exactness = map[string]int{"": 0, VerdictRefused: 1, VerdictServed: 2, VerdictNormalised: 3, VerdictAccepted: 4}
 
 // freeString: a string member with no enum, const, pattern or format, and
 // room for the canary.

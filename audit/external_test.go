@@ -3,6 +3,7 @@ package audit_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -206,5 +207,47 @@ func waitFor(t *testing.T, r interface{ Read([]byte) (int, error) }, want string
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the server did not print %q within 30 s", want)
+	}
+}
+
+// TestServeChildNamedToolOnly: `boundlab serve` with only
+// knowledge.search named, whose handler refuses the schema-built baseline
+// (an unregistered project): the depth refusal must not be taken for the
+// handler's (the false BLA003 of issue 25), and with a valid call given
+// the depth is serve's bound.
+func TestServeChildNamedToolOnly(t *testing.T) {
+	bin := boundlabBin(t)
+	var v load.Variant
+	for _, x := range load.Variants() {
+		if x.Name == load.Guarded {
+			v = x
+		}
+	}
+	c, err := load.Serve(bin, v, rssGuard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	l := audit.DefaultLimits()
+	l.BodyCeiling = 1 << 20 // the cap is not what this test measures
+	for _, tc := range []struct {
+		name     string
+		examples map[string]json.RawMessage
+	}{
+		{"named", nil},
+		{"given_call", map[string]json.RawMessage{"knowledge.search": json.RawMessage(`{"projectId":"demo","query":"x"}`)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := audit.Run(context.Background(), audit.Config{Target: &audit.HTTP{URL: c.URL}, Call: []string{"knowledge.search"},
+				Examples: tc.examples, Seed: 7, Limits: l})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRule(t, rep, audit.RuleDeepNesting, false)
+			if rep.Boundary.MaxDepth == nil && !notMeasured(rep, "max_depth") {
+				t.Errorf("no depth bound found, and none said not measured")
+			}
+			t.Logf("%s; not measured %+v", headline(rep), rep.NotMeasured)
+		})
 	}
 }

@@ -27,6 +27,10 @@ const (
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
+		if mode == fakePyMode {
+			fakePyStdio() // fakehttp_test.go: fakePy over stdio
+			os.Exit(0)
+		}
 		fakeServer(mode)
 		os.Exit(0)
 	}

@@ -34,6 +34,7 @@ const (
 	RuleBeforeInitialize  = "BLA015"
 	RuleSilentPastCap     = "BLA016"
 	RuleBoundNotEnforced  = "BLA017"
+	RuleTypedDecode       = "BLA018"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -66,6 +67,7 @@ func Rules() []Rule {
 		{RuleBeforeInitialize, "served-before-initialize", SeverityNote, "a tools/call on a connection that never sent initialize is served (a stateless server does so by design)"},
 		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
 		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
+		{RuleTypedDecode, "typed-decode", SeverityNote, "a number the tool's schema admits is refused: the handler's type holds less than the schema publishes (past int64, float32 or float64)"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -86,14 +88,27 @@ func finding(rule, tool, msg string, fig float64, unit string) Finding {
 	return Finding{Rule: rule, Tool: tool, Severity: ruleSeverity(rule), Message: msg, Figure: fig, Unit: unit}
 }
 
+// PlaceID is the echo place of the JSON-RPC id, and IDEchoSlack the ratio
+// an id echo may reach and raise nothing: JSON-RPC answers with the id, so
+// an over-long id comes back whole from every server that does not bound
+// it (1.0x); the finding is an answer wider than that (the id rewritten
+// wider by the encoder, as Go's \u003c for '<', or quoted again).
+const (
+	PlaceID     = "id"
+	IDEchoSlack = 1.1
+)
+
 func (r *Report) boundaryFindings() []Finding {
 	b := r.Boundary
 	if b == nil {
 		return nil
 	}
 	var out []Finding
-	if e := b.EnvelopeEcho; e != nil && e.Echoed {
-		f := finding(RuleEcho, "", fmt.Sprintf("the answer to malformed params quotes them: %.3g answer bytes per request byte (%s)", e.Ratio, e.Instance), round3(e.Ratio), "answer bytes / request byte")
+	for _, e := range b.Echoes {
+		if !e.Echoed || (e.Place == PlaceID && e.Ratio <= IDEchoSlack) {
+			continue
+		}
+		f := finding(RuleEcho, "", fmt.Sprintf("an over-long value in the %s is quoted back whole (%s): %.3g answer bytes per request byte (%s)", e.Place, e.Form, e.Ratio, e.Instance), round3(e.Ratio), "answer bytes / request byte")
 		if e.Ratio < 1 {
 			f.Severity = SeverityWarning
 		}
@@ -113,7 +128,7 @@ func (r *Report) boundaryFindings() []Finding {
 	}
 	limit := charge.DefaultLimits().MaxParamsNesting
 	switch {
-	case b.MaxDepth == nil && b.DepthCeiling > 0:
+	case b.MaxDepth == nil && b.DepthCeiling > 0 && !r.unmeasured("max_depth", ""):
 		out = append(out, finding(RuleDeepNesting, "", fmt.Sprintf("arguments nesting %d levels are answered as a shallow call: no depth bound below the probe ceiling", b.DepthCeiling), float64(b.DepthCeiling), "levels"))
 	case b.MaxDepth != nil && *b.MaxDepth > limit:
 		out = append(out, finding(RuleDeepNesting, "", fmt.Sprintf("arguments nesting %d levels are answered as a shallow call (charge's default bound is %d)", *b.MaxDepth, limit), float64(*b.MaxDepth), "levels"))
@@ -130,7 +145,11 @@ func (r *Report) boundaryFindings() []Finding {
 		{RuleTrailingBytes, b.TrailingBytes, "bytes after the message"},
 	} {
 		if d.v != "" && d.v != VerdictRefused {
-			out = append(out, finding(d.rule, "", d.what+" is "+d.v, 1, "admitted"))
+			v := d.v
+			if v == VerdictServed {
+				v = "served (unknown whether normalised)"
+			}
+			out = append(out, finding(d.rule, "", d.what+" is "+v, 1, "admitted"))
 		}
 	}
 	if b.BeforeInitialize == VerdictServed {
@@ -147,9 +166,16 @@ func (r *Report) boundaryFindings() []Finding {
 
 func toolFindings(t ToolReport) []Finding {
 	var out []Finding
-	if t.Echo != nil && t.Echo.Echoed {
-		f := finding(RuleEcho, t.Name, fmt.Sprintf("an over-long argument is quoted back: %.3g answer bytes per request byte (%s)", t.Echo.Ratio, t.Echo.Instance), round3(t.Echo.Ratio), "answer bytes / request byte")
-		if t.Echo.Ratio < 1 {
+	echoes := t.Echoes
+	if len(echoes) == 0 && t.Echo != nil {
+		echoes = []*Echo{t.Echo}
+	}
+	for _, e := range echoes {
+		if !e.Echoed {
+			continue
+		}
+		f := finding(RuleEcho, t.Name, fmt.Sprintf("an over-long argument is quoted back whole (%s): %.3g answer bytes per request byte (%s)", e.Form, e.Ratio, e.Instance), round3(e.Ratio), "answer bytes / request byte")
+		if e.Ratio < 1 {
 			f.Severity = SeverityWarning
 		}
 		out = append(out, f)
@@ -168,6 +194,11 @@ func toolFindings(t ToolReport) []Finding {
 	for _, bv := range t.BoundaryValues {
 		if bv.Verdict == VerdictAccepted {
 			out = append(out, finding(RuleBoundNotEnforced, t.Name, fmt.Sprintf("member %q past its %s (%s) is answered as a valid value", bv.Member, bv.Keyword, bv.Sent), bv.Bound, bv.Keyword))
+		}
+	}
+	for _, np := range t.Numbers {
+		if np.Admitted && (np.Verdict == VerdictRefused || np.Verdict == VerdictEchoed) {
+			out = append(out, finding(RuleTypedDecode, t.Name, fmt.Sprintf("member %q: %s, which its schema admits, is refused (%s)", np.Member, np.Sent, np.Answer), 1, np.Verdict))
 		}
 	}
 	if t.IntegralFloat == VerdictRefused {

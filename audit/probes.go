@@ -20,6 +20,7 @@ type toolProbe struct {
 	baseShape Shape
 	key       *prop // the member the mismatch, duplicate and differential probes use
 	absent    bool  // a tool name no tool has: nothing runs
+	given     bool  // base is Config.Examples'
 }
 
 func (a *auditor) nextID() int { return 100 + a.sent }
@@ -45,13 +46,20 @@ func (a *auditor) absentCarrier() *toolProbe {
 // says) and the key member (a required one first, a string one first).
 func (a *auditor) prepare(tp *toolProbe) {
 	tp.name = marshal(tp.tool.Name)
+	tr := &a.rep.Tools[tp.idx]
+	tr.BaselineFrom = BaselineSchema
+	if ex := a.cfg.Examples[tp.tool.Name]; ex != nil {
+		if ms, err := orderedMembers(ex); err == nil {
+			tp.base, tp.given, tr.BaselineFrom = ms, true, BaselineGiven
+		}
+	}
 	doc, err := parseSchema(tp.tool.InputSchema)
 	if err != nil || doc == nil {
 		return
 	}
 	tp.props = doc.rootProps()
 	for _, p := range tp.props {
-		if p.required {
+		if p.required && !tp.given {
 			tp.base = append(tp.base, member{p.name, validValue(p.schema, a.canary, 4)})
 		}
 	}
@@ -72,6 +80,19 @@ func (a *auditor) prepare(tp *toolProbe) {
 	}
 }
 
+// valid is a valid value of member p: the given call's (Config.Examples),
+// else one built from its schema.
+func (tp *toolProbe) valid(p prop, canary string) string {
+	if tp.given {
+		for _, m := range tp.base {
+			if m.k == p.name {
+				return m.v
+			}
+		}
+	}
+	return validValue(p.schema, canary, 4)
+}
+
 // probeTool runs the per-tool probes.
 func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) error {
 	a.prepare(tp)
@@ -86,14 +107,14 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 	if err != nil {
 		return err
 	}
-	tr.UnknownMember = echoVerdict(sh, ans, mark)
+	tr.UnknownMember = a.argVerdict(tp, "unknown_member", sh, ans, mark)
 	if tp.key != nil {
 		mark := a.longMark("mm")
 		ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, mismatchValue(tp.key.schema, mark))))
 		if err != nil {
 			return err
 		}
-		tr.TypeMismatch = echoVerdict(sh, ans, mark)
+		tr.TypeMismatch = a.argVerdict(tp, "type_mismatch", sh, ans, mark)
 		tr.Refusal = &sh
 		if tr.Duplicates, err = a.argDuplicates(ctx, s, tp); err != nil {
 			return err
@@ -103,6 +124,9 @@ func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) erro
 		return err
 	}
 	if err := a.boundaryValues(ctx, s, tp, tr); err != nil {
+		return err
+	}
+	if err := a.numbers(ctx, s, tp, tr); err != nil {
 		return err
 	}
 	return a.toolEcho(ctx, s, tp, tr)
@@ -132,6 +156,20 @@ func echoVerdict(sh Shape, ans Answer, mark string) string {
 	return VerdictRefused
 }
 
+// argVerdict is echoVerdict for an arguments probe, "" (not measured,
+// said so) when the tool's baseline is refused and the probe is refused
+// alike without quoting the mark: the refusal may be the handler's, as the
+// baseline's is, so whether a validator refused first does not show.
+func (a *auditor) argVerdict(tp *toolProbe, probe string, sh Shape, ans Answer, mark string) string {
+	v := echoVerdict(sh, ans, mark)
+	if v == VerdictRefused && tp.baseShape.Refused() && sh.Same(tp.baseShape) {
+		a.notMeasured(probe, tp.tool.Name, fmt.Sprintf("the baseline call is refused (%s) and this probe is refused alike: "+
+			"the refusal may be the handler's; give a valid call with --call", tp.baseShape))
+		return ""
+	}
+	return v
+}
+
 // Verdicts.
 const (
 	VerdictRefused    = "refused"
@@ -147,7 +185,7 @@ const (
 // one, in both orders: the answer that matches the valid value's tells which
 // occurrence the server kept.
 func (a *auditor) argDuplicates(ctx context.Context, s *session, tp *toolProbe) (string, error) {
-	good := validValue(tp.key.schema, a.canary, 4)
+	good := tp.valid(*tp.key, a.canary)
 	bad := mismatchValue(tp.key.schema, a.canary)
 	_, goodSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, good)))
 	if err != nil {
@@ -230,13 +268,19 @@ func (a *auditor) integralFloat(ctx context.Context, s *session, tp *toolProbe) 
 		if !hasType(p.schema, "integer") || hasType(p.schema, "number") {
 			continue
 		}
-		v := validValue(p.schema, a.canary, 0)
+		v := tp.valid(p, a.canary)
 		if strings.ContainsAny(v, ".eE") || p.schema["enum"] != nil || p.schema["const"] != nil {
 			continue
 		}
 		_, intSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, v)))
 		if err != nil {
 			return "", err
+		}
+		if intSh.Refused() {
+			// 5 itself is refused: whether 5.0 is refused for its form
+			// cannot show
+			a.notMeasured("integral_float", tp.tool.Name, fmt.Sprintf("member %q at %s is refused (%s): a valid call is needed (--call)", p.name, v, intSh))
+			return "", nil
 		}
 		_, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, v+".0")))
 		if err != nil {
@@ -250,22 +294,52 @@ func (a *auditor) integralFloat(ctx context.Context, s *session, tp *toolProbe) 
 	return "", nil
 }
 
-// toolEcho sweeps the fillers through the key member and an unknown member.
+// toolEcho sweeps the fillers through an unknown member's value, the key
+// member, and a member of the wrong type (the string where a non-string
+// member is wanted, else in an array at a string member).
 func (a *auditor) toolEcho(ctx context.Context, s *session, tp *toolProbe, tr *ToolReport) error {
-	places := []struct{ shape, key string }{{"unknown member", a.canary + "ux"}}
-	if tp.key != nil {
-		places = append(places, struct{ shape, key string }{fmt.Sprintf("member %q", tp.key.name), tp.key.name})
+	type place struct {
+		where string
+		args  func(val string) string
+	}
+	places := []place{{"unknown member value", func(val string) string { return object(with(tp.base, a.canary+"ux", val)) }}}
+	if k := tp.key; k != nil {
+		places = append(places, place{fmt.Sprintf("member %q", k.name), func(val string) string { return object(with(tp.base, k.name, val)) }})
+	}
+	if p := tp.mismatchProp(); p != nil {
+		wrap := func(val string) string { return val }
+		what := "a string for " + strings.Join(types(p.schema), "/")
+		if hasType(p.schema, "string") {
+			wrap, what = func(val string) string { return "[" + val + "]" }, "an array for a string"
+		}
+		places = append(places, place{fmt.Sprintf("member %q (%s)", p.name, what), func(val string) string { return object(with(tp.base, p.name, wrap(val))) }})
 	}
 	for _, pl := range places {
-		e, err := a.sweep(ctx, s, "tools/call "+tp.tool.Name+" "+pl.shape, func(val string, id int) []byte {
-			return callBody(id, tp.name, object(with(tp.base, pl.key, val)))
+		e, err := a.sweep(ctx, s, "tools/call "+tp.tool.Name+" "+pl.where, func(val string, id int) []byte {
+			return callBody(id, tp.name, pl.args(val))
 		})
 		if err != nil {
 			return err
 		}
-		if tr.Echo == nil || e.Ratio > tr.Echo.Ratio {
+		tr.Echoes = append(tr.Echoes, e)
+		if e.worse(tr.Echo) {
 			tr.Echo = e
 		}
+	}
+	return nil
+}
+
+// mismatchProp is the member a value of the wrong type goes to: the first
+// whose type is named and is not string, else the key member when it is a
+// string.
+func (tp *toolProbe) mismatchProp() *prop {
+	for i := range tp.props {
+		if ts := types(tp.props[i].schema); len(ts) > 0 && !hasType(tp.props[i].schema, "string") {
+			return &tp.props[i]
+		}
+	}
+	if tp.key != nil && hasType(tp.key.schema, "string") {
+		return tp.key
 	}
 	return nil
 }

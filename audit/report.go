@@ -17,16 +17,22 @@ type Report struct {
 	Tools           []ToolReport `json:"tools"`
 	Boundary        *Boundary    `json:"boundary"`
 	Findings        []Finding    `json:"findings"`
+	// NotMeasured are the measurements not made, and why; their fields are
+	// null and raise nothing.
+	NotMeasured []NotMeasured `json:"not_measured"`
 }
 
 // ToolReport is one tool: probed or skipped, what the probes saw, and its
 // schema's static audit.
 type ToolReport struct {
-	Name          string  `json:"name"`
-	Probed        bool    `json:"probed"`
-	Why           string  `json:"why,omitempty"`     // why it was probed
-	Skipped       string  `json:"skipped,omitempty"` // why it was not
-	Baseline      *Shape  `json:"baseline,omitempty"`
+	Name     string `json:"name"`
+	Probed   bool   `json:"probed"`
+	Why      string `json:"why,omitempty"`     // why it was probed
+	Skipped  string `json:"skipped,omitempty"` // why it was not
+	Baseline *Shape `json:"baseline,omitempty"`
+	// BaselineFrom is where the baseline arguments came from: "given"
+	// (--call, --calls) or "schema".
+	BaselineFrom  string  `json:"baseline_from,omitempty"`
 	UnknownMember Verdict `json:"unknown_member"`
 	TypeMismatch  Verdict `json:"type_mismatch"`
 	Refusal       *Shape  `json:"refusal,omitempty"`
@@ -38,7 +44,14 @@ type ToolReport struct {
 	// BoundaryValues are values just past the bounds the schema publishes.
 	BoundaryValues []BoundaryValue `json:"boundary_values,omitempty"`
 	Echo           *Echo           `json:"echo,omitempty"`
-	Schema         *SchemaAudit    `json:"schema"`
+	// Numbers are the number literals sent in the first integer and the
+	// first number member: past int64, past float32 and float64, and one
+	// Limits.EchoBytes digits long.
+	Numbers []NumberProbe `json:"numbers,omitempty"`
+	// Echoes are the worst answer of each place of the tool's arguments
+	// the echo sweep sent over-long values to (Echo is the worst of them).
+	Echoes []*Echo      `json:"echoes,omitempty"`
+	Schema *SchemaAudit `json:"schema"`
 }
 
 // Verdict is a probe's classification; "" (not measured) is null in JSON.
@@ -59,6 +72,9 @@ type Boundary struct {
 	EchoRatio    float64 `json:"echo_ratio"`
 	EchoInstance string  `json:"echo_instance"`
 	EnvelopeEcho *Echo   `json:"envelope_echo"`
+	// Echoes are the worst answer of each place of the envelope the echo
+	// sweep sent over-long values to (EnvelopeEcho is the first).
+	Echoes []*Echo `json:"echoes"`
 
 	UnknownKeys             Verdict        `json:"unknown_keys"`
 	DuplicateNames          Verdict        `json:"duplicate_names"`
@@ -88,11 +104,14 @@ type Boundary struct {
 	PastDepth *Shape `json:"past_depth"`
 	// Observed is the white-box view of an observing target (GoSDK); null
 	// for every other target.
-	Observed        *Observed `json:"observed"`
-	Carrier         string    `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
-	CarrierBaseline Shape     `json:"carrier_baseline"`
-	UnknownTool     *Shape    `json:"unknown_tool"`
-	Refusal         *Shape    `json:"refusal"`
+	Observed *Observed `json:"observed"`
+	// Sessions is the session-cap probe's answer (Config.Sessions); null
+	// when it did not run.
+	Sessions        *SessionCap `json:"sessions"`
+	Carrier         string      `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
+	CarrierBaseline Shape       `json:"carrier_baseline"`
+	UnknownTool     *Shape      `json:"unknown_tool"`
+	Refusal         *Shape      `json:"refusal"`
 }
 
 // Severity levels, SARIF's.
@@ -210,8 +229,10 @@ func (r *Report) finish(staticCap int64) {
 var rank = map[string]int{"": 0, VerdictRefused: 1, VerdictAccepted: 2, VerdictEchoed: 3}
 
 func (r *Report) headline(b *Boundary) {
-	if b.EnvelopeEcho != nil {
-		b.EchoRatio, b.EchoInstance = b.EnvelopeEcho.Ratio, b.EnvelopeEcho.Instance
+	for _, e := range b.Echoes {
+		if e.Ratio > b.EchoRatio {
+			b.EchoRatio, b.EchoInstance = e.Ratio, e.Instance
+		}
 	}
 	for _, t := range r.Tools {
 		if t.Echo != nil && t.Echo.Ratio > b.EchoRatio {

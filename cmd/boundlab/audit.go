@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,12 +52,15 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"severity), 2 a usage or target error. --format sarif is for CI. Every flag, field and rule, and the "+
 		"reports of real servers: docs/audit.md.")
 	url := c.String("url", "", "the server's streamable HTTP endpoint")
-	var headers, tools, skip listFlag
+	var headers, tools, skip, callArgs listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
 	stdio := c.Bool("stdio", false, "spawn CMD ARGS... and speak newline-delimited JSON-RPC on its stdin/stdout")
 	schemas := c.String("schemas", "", "audit the schemas in `PATH` statically: a DIR of *.schema.json files or a saved tools/list answer")
 	c.Var(&tools, "tool", "also call the tool `NAME` (repeatable)")
 	c.Var(&skip, "skip", "never call the tool `NAME` (repeatable)")
+	c.Var(&callArgs, "call", "a valid call `TOOL=JSON` (the tool's arguments, a JSON object): the tool's baseline instead of one built from its schema, and the tool is called (repeatable)")
+	callsFile := c.String("calls", "", "a `FILE` of valid calls: a JSON array of tools/call params, {\"name\": TOOL, \"arguments\": {...}} each; as --call")
+	sessions := c.Int("sessions", 0, "with --url: open at most `N` sessions at once to find a session cap, closing each with DELETE (0: not probed)")
 	allTools := c.Bool("all-tools", false, "call every tool, whatever its annotations")
 	format := c.String("format", "text", "output: text, json, sarif (SARIF 2.1.0) or ndjson (one finding a line)")
 	asJSON := c.Bool("json", false, "the same as --format json")
@@ -88,7 +92,15 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if l.BodyCeiling < 2<<10 || l.DepthCeiling < 3 || l.EchoBytes < 1 || l.Timeout <= 0 || l.MaxRequests < 1 {
 		return c.usageError(stderr, "a ceiling, size, timeout or count is too small")
 	}
-	cfg := audit.Config{Call: tools, Skip: skip, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap}
+	cfg := audit.Config{Call: tools, Skip: skip, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap, Sessions: *sessions}
+	examples, err := auditExamples(*callsFile, callArgs)
+	if err != nil {
+		return c.usageError(stderr, "%v", err)
+	}
+	cfg.Examples = examples
+	if *sessions < 0 || *sessions > audit.MaxSessions || (*sessions > 0 && *url == "") {
+		return c.usageError(stderr, "--sessions takes 0 to %d, with --url", audit.MaxSessions)
+	}
 	target, err := auditTarget(*url, headers, *stdio, *schemas, c.Args())
 	if err != nil {
 		return c.usageError(stderr, "%v", err)
@@ -115,6 +127,28 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitNo
 	}
 	return exitOK
+}
+
+// auditExamples reads --calls FILE, then each --call TOOL=JSON over it.
+func auditExamples(file string, calls []string) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	if file != "" {
+		var err error
+		if out, err = audit.ReadCalls(file); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range calls {
+		name, args, err := audit.ParseCall(c)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = args
+	}
+	if len(out) > audit.MaxExamples {
+		return nil, fmt.Errorf("%d example calls, past the %d one run takes", len(out), audit.MaxExamples)
+	}
+	return out, nil
 }
 
 // auditTarget builds the one target the flags name.
