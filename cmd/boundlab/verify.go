@@ -9,6 +9,8 @@ import (
 	// The mutation records have no verb of their own: they come from saved
 	// runs of scripts/mutation.sh, registered by the package's init.
 	_ "github.com/theurian/boundlab/mutation"
+	// The strangers' audits: child servers of other SDKs (internal/strangers).
+	_ "github.com/theurian/boundlab/internal/strangers"
 	"github.com/theurian/boundlab/results"
 )
 
