@@ -1,0 +1,311 @@
+package strangers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/theurian/boundlab/audit"
+	"github.com/theurian/boundlab/results"
+)
+
+// TestMain doubles as a child for the Child tests: with
+// BOUNDLAB_STRANGERS_CHILD set the test binary is a tiny server instead.
+func TestMain(m *testing.M) {
+	switch os.Getenv("BOUNDLAB_STRANGERS_CHILD") {
+	case "":
+		os.Exit(m.Run())
+	case "hog":
+		// listens on loopback, prints the banner, then holds 256 MiB
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			os.Exit(1)
+		}
+		fmt.Printf("%shttp://%s/mcp\n", bannerPrefix, ln.Addr())
+		hold := make([]byte, 256<<20)
+		for i := range hold {
+			hold[i] = byte(i)
+		}
+		time.Sleep(30 * time.Second)
+		os.Exit(int(hold[len(hold)-1] & 0))
+	case "elsewhere":
+		fmt.Printf("%shttp://10.0.0.1:80/mcp\n", bannerPrefix)
+		time.Sleep(30 * time.Second)
+	case "dies":
+		fmt.Fprintln(os.Stderr, "cannot start: no such thing")
+		os.Exit(3)
+	}
+}
+
+func self(t *testing.T, role string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "BOUNDLAB_STRANGERS_CHILD="+role)
+	return cmd
+}
+
+// TestChild: the guard kills a child past it; a child that prints a URL off
+// loopback, or dies before its banner, is refused with why.
+func TestChild(t *testing.T) {
+	t.Run("rss_guard_kills", func(t *testing.T) {
+		c, err := Start(self(t, "hog"), 64<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if c.killed != 0 || !alive(c) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		rss, killed := c.Stop()
+		if killed <= 64<<20 {
+			t.Fatalf("a child holding 256 MiB under a 64 MiB guard: killed at %d, largest RSS %d", killed, rss)
+		}
+	})
+	t.Run("rss_guard_spares", func(t *testing.T) {
+		c, err := Start(self(t, "hog"), 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		if rss, killed := c.Stop(); killed != 0 || rss < 200<<20 {
+			t.Fatalf("a child holding 256 MiB under a 1 GiB guard: killed at %d, largest RSS %d", killed, rss)
+		}
+	})
+	t.Run("loopback_only", func(t *testing.T) {
+		if _, err := Start(self(t, "elsewhere"), RSSGuard); err == nil || !strings.Contains(err.Error(), "loopback only") {
+			t.Fatalf("a child on 10.0.0.1 was started: %v", err)
+		}
+	})
+	t.Run("early_exit_says_why", func(t *testing.T) {
+		if _, err := Start(self(t, "dies"), RSSGuard); err == nil || !strings.Contains(err.Error(), "no such thing") {
+			t.Fatalf("a child that died: %v", err)
+		}
+	})
+}
+
+func alive(c *Child) bool {
+	select {
+	case <-c.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// TestPythonUnavailable: with no interpreter named, or one without mcp, the
+// Python producer is Unavailable (verify skips it), never a failure.
+func TestPythonUnavailable(t *testing.T) {
+	for _, c := range []struct{ name, env, want string }{
+		{"unset", "", PythonEnv + " is not set"},
+		{"no_interpreter", "/nonexistent/python3", "cannot import mcp"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(PythonEnv, c.env)
+			_, err := Records(RuntimePython)
+			why, ok := results.IsUnavailable(err)
+			if !ok || !strings.Contains(why, c.want) {
+				t.Fatalf("Records(python) = %v; want Unavailable saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestStrangers audits each stranger whose runtime is present (skipping the
+// others, saying why) and holds the report to direct measurements over
+// independent raw HTTP: the body cap (the cap answered with a result, one
+// byte past not; or the ceiling answered), and the params echo ratio. It
+// also measures what the issue found the auditor missing — the answer to a
+// 64 KiB unknown tool name, per filler — and logs it beside the report's
+// echo ratio. -short skips it (it builds and runs child servers: ~15 s
+// here with node, ~10 s without).
+func TestStrangers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the strangers' servers as children")
+	}
+	for _, s := range Strangers() {
+		t.Run(s.Key, func(t *testing.T) {
+			ctx := context.Background()
+			work := t.TempDir()
+			target, stop, err := s.start(ctx, work)
+			if why, ok := results.IsUnavailable(err); ok {
+				t.Skipf("SKIP: %s", why)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := audit.Run(ctx, audit.Config{Target: target, Seed: Seed})
+			if err != nil {
+				stop()
+				t.Fatal(err)
+			}
+			if h, ok := target.(*audit.HTTP); ok {
+				checkDirect(t, h.URL, rep)
+			}
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			called := 0
+			for _, tr := range rep.Tools {
+				if tr.Probed {
+					called++
+				}
+			}
+			if called != 2 {
+				t.Errorf("%d tools called; both are annotated read-only", called)
+			}
+			t.Logf("%s", headline(rep))
+		})
+	}
+}
+
+// session is an MCP session opened by hand.
+type session struct {
+	url, id string
+}
+
+func (s *session) post(t *testing.T, body []byte) (int, []byte) {
+	req, _ := http.NewRequest(http.MethodPost, s.url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if s.id != "" {
+		req.Header.Set("Mcp-Session-Id", s.id)
+	}
+	cl := &http.Client{Timeout: 30 * time.Second}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && s.id == "" {
+		s.id = id
+	}
+	return resp.StatusCode, raw
+}
+
+func openSession(t *testing.T, url string) *session {
+	s := &session{url: url}
+	s.post(t, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"direct","version":"0"}}}`))
+	s.post(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	return s
+}
+
+// isResult reports whether raw (JSON or one SSE event) is a JSON-RPC result.
+func isResult(raw []byte) bool {
+	msg := raw
+	if i := bytes.Index(raw, []byte("data:")); i >= 0 {
+		msg = bytes.TrimSpace(bytes.SplitN(raw[i+5:], []byte("\n"), 2)[0])
+	}
+	var m struct {
+		Result json.RawMessage `json:"result"`
+	}
+	return json.Unmarshal(msg, &m) == nil && m.Result != nil
+}
+
+func ping(n int64) []byte {
+	head, tail := `{"jsonrpc":"2.0","id":5,"method":"ping"`, `}`
+	return []byte(head + strings.Repeat(" ", int(n)-len(head)-len(tail)) + tail)
+}
+
+func checkDirect(t *testing.T, url string, rep *audit.Report) {
+	t.Helper()
+	b := rep.Boundary
+	s := openSession(t, url)
+	if b.BodyCap != nil {
+		if _, raw := s.post(t, ping(*b.BodyCap)); !isResult(raw) {
+			t.Errorf("a %d-byte ping (the reported cap) is not answered with a result: %.100q", *b.BodyCap, raw)
+		}
+		if _, raw := openSession(t, url).post(t, ping(*b.BodyCap+1)); isResult(raw) {
+			t.Errorf("a %d-byte ping (one past the reported cap) is answered with a result", *b.BodyCap+1)
+		}
+	} else if _, raw := s.post(t, ping(b.BodyCeiling)); !isResult(raw) {
+		t.Errorf("no cap reported, but a %d-byte ping is not answered with a result", b.BodyCeiling)
+	}
+	// the depth, in the placement the report names, against depth 2
+	name := `"` + b.Carrier + `"`
+	call := func(depth int) string {
+		params := `"arguments":` + nest(depth)
+		if b.DepthPlacement == "params._meta" {
+			params = `"arguments":{},"_meta":` + nest(depth)
+		}
+		status, raw := openSession(t, url).post(t, []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":`+name+`,`+params+`}}`))
+		return fmt.Sprintf("HTTP %d result %v", status, isResult(raw))
+	}
+	shallow := call(2)
+	if b.MaxDepth != nil {
+		if got := call(*b.MaxDepth); got != shallow {
+			t.Errorf("depth %d (the reported max) is answered %s, depth 2 %s", *b.MaxDepth, got, shallow)
+		}
+		if got := call(*b.MaxDepth + 1); got == shallow {
+			t.Errorf("depth %d (one past the reported max) is answered as depth 2: %s", *b.MaxDepth+1, got)
+		}
+	} else if got := call(b.DepthCeiling); got != shallow {
+		t.Errorf("no depth bound reported, but depth %d is answered %s, depth 2 %s", b.DepthCeiling, got, shallow)
+	}
+	worst := 0.0
+	s = openSession(t, url)
+	for _, unit := range []string{"\x7f", "\xff", "a", "\u200b"} {
+		body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1,"x":"` + strings.Repeat(unit, (64<<10)/len(unit)) + `"}}`)
+		_, raw := s.post(t, body)
+		worst = max(worst, float64(len(raw))/float64(len(body)))
+	}
+	if e := b.EnvelopeEcho.Ratio; e < worst*0.99-0.005 || e > worst*1.01+0.01 {
+		t.Errorf("the reported params echo is %.4f; measured directly %.4f", e, worst)
+	}
+	// the unknown tool name (issue 25's first miss), measured for the log
+	nameEcho := 0.0
+	for _, unit := range []string{"a", "<", "\xff"} {
+		body := []byte(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"` + strings.Repeat(unit, 64<<10) + `","arguments":{}}}`)
+		_, raw := s.post(t, body)
+		nameEcho = max(nameEcho, float64(len(raw))/float64(len(body)))
+	}
+	t.Logf("direct: params echo %.3f, unknown tool name of 64 KiB answered at %.3f answer bytes per request byte; the report's echo ratio %.3f (%s)",
+		worst, nameEcho, b.EchoRatio, b.EchoInstance)
+}
+
+// nest is depth levels of {"a":…{}}.
+func nest(depth int) string {
+	return strings.Repeat(`{"a":`, depth-1) + "{}" + strings.Repeat("}", depth-1)
+}
+
+func headline(r *audit.Report) string {
+	b := r.Boundary
+	capText, depth := "none", "none"
+	if b.BodyCap != nil {
+		capText = fmt.Sprint(*b.BodyCap)
+	}
+	if b.MaxDepth != nil {
+		depth = fmt.Sprint(*b.MaxDepth)
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, f := range r.Findings {
+		if counts[f.Rule] == 0 {
+			order = append(order, f.Rule)
+		}
+		counts[f.Rule]++
+	}
+	var rules []string
+	for _, id := range order {
+		rules = append(rules, fmt.Sprintf("%s x%d", id, counts[id]))
+	}
+	return fmt.Sprintf("%s: echo %.3f, cap %s, depth %s, unknown %s, dup %s/%s, utf8 %s, surrogate %s, control %s, trailing %s, "+
+		"before-initialized %s, before-initialize %s, requests %d, findings %d (%s)", r.Target, b.EchoRatio, capText, depth,
+		b.UnknownKeys, b.DuplicateNames, b.DuplicateNamesEnvelope, b.InvalidUTF8, b.LoneSurrogates, b.RawControls, b.TrailingBytes,
+		b.BeforeInitialized, b.BeforeInitialize, r.Requests, len(r.Findings), strings.Join(rules, ", "))
+}
