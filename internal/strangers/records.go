@@ -36,7 +36,7 @@ func Records(runtime string) ([]results.Record, error) {
 		if s.Runtime != runtime {
 			continue
 		}
-		rep, err := Audit(ctx, s)
+		res, err := Audit(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -45,7 +45,21 @@ func Records(runtime string) ([]results.Record, error) {
 			return nil, err
 		}
 		src := fmt.Sprintf("internal/strangers.Records: audit.Run (seed %d, default limits, the read-only tools called) on %s", Seed, s.Name)
-		out = append(out, residuals.ReportRecords("audit.stranger."+s.Key, src, build, rep)...)
+		prefix := "audit.stranger." + s.Key
+		out = append(out, residuals.ReportRecords(prefix, src, build, res.Report)...)
+		direct := fmt.Sprintf("internal/strangers.Records: raw HTTP on a session opened by hand (internal/strangers.Session, not package audit) to %s, beside its audit", s.Name)
+		for _, d := range []struct {
+			id, title string
+			e         *Echo
+		}{
+			{"direct.unknown-tool-echo", "measured directly: the answer bytes per request byte to a tools/call naming an unknown tool of 64 KiB, worst filler (a, <, 0xFF, DEL)", res.UnknownTool},
+			{"direct.params-echo", "measured directly: the answer bytes per request byte to params {\"name\":1,\"x\":64 KiB}, worst filler (a, <, 0xFF, DEL)", res.Params},
+		} {
+			if d.e != nil {
+				out = append(out, results.Record{ID: prefix + "." + d.id, Title: d.title, Value: round3(d.e.Ratio), Unit: "answer bytes / request bytes",
+					Instance: d.e.Instance, Method: results.Measured, Source: direct, Tolerance: 0.002, Build: build})
+			}
+		}
 	}
 	return out, nil
 }
@@ -93,3 +107,5 @@ func output(ctx context.Context, name string, args ...string) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

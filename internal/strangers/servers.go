@@ -71,11 +71,20 @@ func Strangers() []Stranger {
 	}
 }
 
+// Result is one stranger's audit and, for an HTTP server, the direct
+// measurements taken beside it.
+type Result struct {
+	Report *audit.Report
+	// UnknownTool and Params are the direct echo measurements
+	// (UnknownToolEcho, ParamsEcho); nil over stdio.
+	UnknownTool, Params *Echo
+}
+
 // Audit runs s as a child and audits it (seed Seed, the default limits,
-// its read-only tools called), then stops it. An Unavailable error (the
-// runtime absent) is returned as is; a child the RSS guard killed is an
-// error.
-func Audit(ctx context.Context, s Stranger) (*audit.Report, error) {
+// its read-only tools called), measures its echoes directly when it speaks
+// HTTP, then stops it. An Unavailable error (the runtime absent) is
+// returned wrapped; a child the RSS guard killed is an error.
+func Audit(ctx context.Context, s Stranger) (*Result, error) {
 	work, err := os.MkdirTemp("", "boundlab-stranger-")
 	if err != nil {
 		return nil, err
@@ -85,14 +94,22 @@ func Audit(ctx context.Context, s Stranger) (*audit.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Key, err)
 	}
-	rep, err := audit.Run(ctx, audit.Config{Target: target, Seed: Seed})
+	res := &Result{}
+	res.Report, err = audit.Run(ctx, audit.Config{Target: target, Seed: Seed})
+	if h, ok := target.(*audit.HTTP); ok && err == nil {
+		var u, p Echo
+		if u, err = UnknownToolEcho(h.URL); err == nil {
+			p, err = ParamsEcho(h.URL)
+		}
+		res.UnknownTool, res.Params = &u, &p
+	}
 	if serr := stop(); err == nil && serr != nil {
 		err = serr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Key, err)
 	}
-	return rep, nil
+	return res, nil
 }
 
 // httpChild starts cmd as a Child and makes it a target labelled key (the
