@@ -43,9 +43,10 @@ type Child struct {
 	killed int64
 }
 
-// Start runs cmd, reads its banner (the URL, which must be on 127.0.0.1),
-// waits until the port accepts a connection, and watches its RSS.
-func Start(cmd *exec.Cmd, guard int64) (*Child, error) {
+// Start runs cmd, reads its banner (the first stdout line that starts with
+// banner, the URL after it, which must be on 127.0.0.1), waits until the
+// port accepts a connection, and watches its RSS.
+func Start(cmd *exec.Cmd, banner string, guard int64) (*Child, error) {
 	c := &Child{cmd: cmd, exited: make(chan struct{}), stderr: &head{max: 4 << 10}}
 	cmd.Stderr = c.stderr
 	out, err := cmd.StdoutPipe()
@@ -56,12 +57,12 @@ func Start(cmd *exec.Cmd, guard int64) (*Child, error) {
 		return nil, err
 	}
 	go func() { cmd.Wait(); close(c.exited) }()
-	banner := make(chan string, 1)
+	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if s, ok := strings.CutPrefix(sc.Text(), bannerPrefix); ok {
-				banner <- s
+			if s, ok := strings.CutPrefix(sc.Text(), banner); ok {
+				found <- s
 				break
 			}
 		}
@@ -72,7 +73,7 @@ func Start(cmd *exec.Cmd, guard int64) (*Child, error) {
 		return nil, err
 	}
 	select {
-	case c.URL = <-banner:
+	case c.URL = <-found:
 	case <-c.exited:
 		return fail(fmt.Errorf("%s exited before printing its URL: %s", cmd.Path, firstLine(c.stderr.String())))
 	case <-time.After(startTimeout):

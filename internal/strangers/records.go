@@ -44,7 +44,11 @@ func Records(runtime string) ([]results.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		src := fmt.Sprintf("internal/strangers.Records: audit.Run (seed %d, default limits, the read-only tools called) on %s", Seed, s.Name)
+		called := "the read-only tools called"
+		if len(s.Call) > 0 {
+			called = "tools " + strings.Join(s.Call, " and ") + " called"
+		}
+		src := fmt.Sprintf("internal/strangers.Records: audit.Run (seed %d, default limits, %s) on %s", Seed, called, s.Name)
 		prefix := "audit.stranger." + s.Key
 		out = append(out, residuals.ReportRecords(prefix, src, build, res.Report)...)
 		direct := fmt.Sprintf("internal/strangers.Records: raw HTTP on a session opened by hand (internal/strangers.Session, not package audit) to %s, beside its audit", s.Name)
@@ -71,8 +75,10 @@ func Records(runtime string) ([]results.Record, error) {
 func buildOf(ctx context.Context, s Stranger) (results.Build, error) {
 	switch s.Runtime {
 	case RuntimeGo:
-		mod := map[string]string{"go-sdk": "github.com/modelcontextprotocol/go-sdk", "mcp-go": "github.com/mark3labs/mcp-go"}[s.Key]
-		return results.CurrentBuild(mod), nil
+		if s.Key == "mcp-go" {
+			return results.CurrentBuild("github.com/mark3labs/mcp-go"), nil
+		}
+		return results.CurrentBuild("github.com/modelcontextprotocol/go-sdk"), nil
 	case RuntimeTypeScript:
 		b := results.CurrentBuild()
 		node, err := output(ctx, "node", "--version")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/theurian/boundlab/audit"
+	"github.com/theurian/boundlab/internal/residuals"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -49,25 +50,32 @@ type Stranger struct {
 	// Name says what runs: SDK, version, wiring, transport.
 	Name    string
 	Runtime string
+	// Call names tools to call beyond the read-only ones (boundlab serve's
+	// demo tools carry no annotations).
+	Call []string
 	// start prepares and starts it (building, installing, spawning) and
 	// returns the target and what ends it; an error that is a
 	// results.Unavailable means the runtime is absent here.
 	start func(ctx context.Context, work string) (audit.Target, func() error, error)
 }
 
-// Strangers are the servers audited, in the order the docs list them.
+// Strangers are the servers audited, in the order the docs list them: first
+// `boundlab serve` itself (the baseline they stand beside, a child built
+// from the module and run as a user runs it), then the strangers.
 func Strangers() []Stranger {
 	return []Stranger{
-		{"go-sdk", "github.com/modelcontextprotocol/go-sdk v1.8.0 bare: two read-only typed tools (mcp.AddTool), the default streamable HTTP handler, a child on 127.0.0.1",
-			RuntimeGo, goChild("gosdk")},
-		{"mcp-go", "github.com/mark3labs/mcp-go v1.2.1: two read-only tools, its StreamableHTTPServer, no validator, a child on 127.0.0.1",
-			RuntimeGo, goChild("mcpgo")},
-		{"typescript", "@modelcontextprotocol/sdk " + TypeScriptSDK + " (node): two read-only zod tools, createMcpExpressApp and a stateful StreamableHTTPServerTransport, a child on 127.0.0.1",
-			RuntimeTypeScript, tsChild},
-		{"python-http", "the official Python SDK (`mcp`, the interpreter " + PythonEnv + " names): two read-only tools, streamable HTTP, a child on 127.0.0.1",
-			RuntimePython, pythonHTTP},
-		{"python-stdio", "the official Python SDK (`mcp`, the interpreter " + PythonEnv + " names): two read-only tools over stdio, a process per session under ulimit -v",
-			RuntimePython, pythonStdio},
+		{Key: "boundlab-serve", Name: "`boundlab serve` (its defaults: the demo's seven tools behind mcpvalidate and its front gate, stateful), a child on 127.0.0.1",
+			Runtime: RuntimeGo, Call: residuals.Calls, start: serveChild},
+		{Key: "go-sdk", Name: "github.com/modelcontextprotocol/go-sdk v1.8.0 bare: two read-only typed tools (mcp.AddTool), the default streamable HTTP handler, a child on 127.0.0.1",
+			Runtime: RuntimeGo, start: goChild("gosdk")},
+		{Key: "mcp-go", Name: "github.com/mark3labs/mcp-go v1.2.1: two read-only tools, its StreamableHTTPServer, no validator, a child on 127.0.0.1",
+			Runtime: RuntimeGo, start: goChild("mcpgo")},
+		{Key: "typescript", Name: "@modelcontextprotocol/sdk " + TypeScriptSDK + " (node): two read-only zod tools, createMcpExpressApp and a stateful StreamableHTTPServerTransport, a child on 127.0.0.1",
+			Runtime: RuntimeTypeScript, start: tsChild},
+		{Key: "python-http", Name: "the official Python SDK (`mcp`, the interpreter " + PythonEnv + " names): two read-only tools, streamable HTTP, a child on 127.0.0.1",
+			Runtime: RuntimePython, start: pythonHTTP},
+		{Key: "python-stdio", Name: "the official Python SDK (`mcp`, the interpreter " + PythonEnv + " names): two read-only tools over stdio, a process per session under ulimit -v",
+			Runtime: RuntimePython, start: pythonStdio},
 	}
 }
 
@@ -95,7 +103,7 @@ func Audit(ctx context.Context, s Stranger) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", s.Key, err)
 	}
 	res := &Result{}
-	res.Report, err = audit.Run(ctx, audit.Config{Target: target, Seed: Seed})
+	res.Report, err = audit.Run(ctx, audit.Config{Target: target, Seed: Seed, Call: s.Call})
 	if h, ok := target.(*audit.HTTP); ok && err == nil {
 		var u, p Echo
 		if u, err = UnknownToolEcho(h.URL); err == nil {
@@ -114,8 +122,8 @@ func Audit(ctx context.Context, s Stranger) (*Result, error) {
 
 // httpChild starts cmd as a Child and makes it a target labelled key (the
 // URL's port changes run to run; the label does not).
-func httpChild(cmd *exec.Cmd, key string) (audit.Target, func() error, error) {
-	c, err := Start(cmd, RSSGuard)
+func httpChild(cmd *exec.Cmd, banner, key string) (audit.Target, func() error, error) {
+	c, err := Start(cmd, banner, RSSGuard)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,22 +159,40 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
+// goBuild builds the module's package pkg ("./internal/strangers/gosdk")
+// into work.
+func goBuild(ctx context.Context, work, pkg string) (string, error) {
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(work, filepath.Base(pkg))
+	bctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(bctx, "go", "build", "-o", bin, pkg)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v: %s", pkg, err, firstLine(string(out)))
+	}
+	return bin, nil
+}
+
 func goChild(dir string) func(context.Context, string) (audit.Target, func() error, error) {
 	return func(ctx context.Context, work string) (audit.Target, func() error, error) {
-		root, err := moduleRoot(ctx)
+		bin, err := goBuild(ctx, work, "./internal/strangers/"+dir)
 		if err != nil {
 			return nil, nil, err
 		}
-		bin := filepath.Join(work, dir)
-		bctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-		defer cancel()
-		build := exec.CommandContext(bctx, "go", "build", "-o", bin, "./internal/strangers/"+dir)
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			return nil, nil, fmt.Errorf("go build ./internal/strangers/%s: %v: %s", dir, err, firstLine(string(out)))
-		}
-		return httpChild(exec.Command(bin), dir)
+		return httpChild(exec.Command(bin), bannerPrefix, dir)
 	}
+}
+
+func serveChild(ctx context.Context, work string) (audit.Target, func() error, error) {
+	bin, err := goBuild(ctx, work, "./cmd/boundlab")
+	if err != nil {
+		return nil, nil, err
+	}
+	return httpChild(exec.Command(bin, "serve", "--addr", "127.0.0.1:0"), "boundlab serve: MCP streamable HTTP at ", "boundlab serve")
 }
 
 // TypeScriptDir is where the TypeScript stranger is installed: a cache
@@ -220,7 +246,7 @@ func tsChild(ctx context.Context, _ string) (audit.Target, func() error, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return httpChild(exec.Command("node", script, "0"), "typescript")
+	return httpChild(exec.Command("node", script, "0"), bannerPrefix, "typescript")
 }
 
 // Python is the interpreter PythonEnv names, checked to import mcp.
@@ -259,7 +285,7 @@ func pythonHTTP(ctx context.Context, work string) (audit.Target, func() error, e
 	if err != nil {
 		return nil, nil, err
 	}
-	return httpChild(exec.Command(py, script, "http", strconv.Itoa(port)), "python-http")
+	return httpChild(exec.Command(py, script, "http", strconv.Itoa(port)), bannerPrefix, "python-http")
 }
 
 func pythonStdio(ctx context.Context, work string) (audit.Target, func() error, error) {

@@ -58,7 +58,7 @@ func self(t *testing.T, role string) *exec.Cmd {
 // loopback, or dies before its banner, is refused with why.
 func TestChild(t *testing.T) {
 	t.Run("rss_guard_kills", func(t *testing.T) {
-		c, err := Start(self(t, "hog"), 64<<20)
+		c, err := Start(self(t, "hog"), bannerPrefix, 64<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestChild(t *testing.T) {
 		}
 	})
 	t.Run("rss_guard_spares", func(t *testing.T) {
-		c, err := Start(self(t, "hog"), 1<<30)
+		c, err := Start(self(t, "hog"), bannerPrefix, 1<<30)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,12 +85,12 @@ func TestChild(t *testing.T) {
 		}
 	})
 	t.Run("loopback_only", func(t *testing.T) {
-		if _, err := Start(self(t, "elsewhere"), RSSGuard); err == nil || !strings.Contains(err.Error(), "loopback only") {
+		if _, err := Start(self(t, "elsewhere"), bannerPrefix, RSSGuard); err == nil || !strings.Contains(err.Error(), "loopback only") {
 			t.Fatalf("a child on 10.0.0.1 was started: %v", err)
 		}
 	})
 	t.Run("early_exit_says_why", func(t *testing.T) {
-		if _, err := Start(self(t, "dies"), RSSGuard); err == nil || !strings.Contains(err.Error(), "no such thing") {
+		if _, err := Start(self(t, "dies"), bannerPrefix, RSSGuard); err == nil || !strings.Contains(err.Error(), "no such thing") {
 			t.Fatalf("a child that died: %v", err)
 		}
 	})
@@ -146,7 +146,7 @@ func TestStrangers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := audit.Run(ctx, audit.Config{Target: target, Seed: Seed})
+			rep, err := audit.Run(ctx, audit.Config{Target: target, Seed: Seed, Call: s.Call})
 			if err != nil {
 				stop()
 				t.Fatal(err)
@@ -163,8 +163,12 @@ func TestStrangers(t *testing.T) {
 					called++
 				}
 			}
-			if called != 2 {
-				t.Errorf("%d tools called; both are annotated read-only", called)
+			if want := max(2, len(s.Call)); called != want {
+				t.Errorf("%d tools called, want %d", called, want)
+			}
+			// a protected server passes its default run (exit 0): notes only
+			if s.Key == "boundlab-serve" && audit.Fails(rep.Findings, audit.DefaultFailOn) {
+				t.Errorf("boundlab serve fails the default --fail-on %s: %s", audit.DefaultFailOn, headline(rep))
 			}
 			t.Logf("%s", headline(rep))
 		})
