@@ -219,18 +219,31 @@ func InstallTypeScript(ctx context.Context) (string, error) {
 		}
 	}
 	dir := TypeScriptDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
 	pkg := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	if data, err := os.ReadFile(pkg); err != nil || !strings.Contains(string(data), `"version": "`+TypeScriptSDK+`"`) {
+	if !installed(pkg) {
+		// install beside it and rename into place: two runs at once (a test
+		// and verify) never see a half-installed directory
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return "", err
+		}
+		tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".install-")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(tmp)
 		ictx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ictx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir,
+		cmd := exec.CommandContext(ictx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp,
 			"@modelcontextprotocol/sdk@"+TypeScriptSDK)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", &results.Unavailable{Reason: fmt.Sprintf("npm could not install @modelcontextprotocol/sdk@%s (the registry unreachable?): %v: %s",
 				TypeScriptSDK, err, firstLine(string(out)))}
+		}
+		if !installed(pkg) { // another run may have finished first: keep its
+			os.RemoveAll(dir) // a stale one (another version's files)
+			if err := os.Rename(tmp, dir); err != nil && !installed(pkg) {
+				return "", err
+			}
 		}
 	}
 	src, err := files.ReadFile("typescript/server.mjs")
@@ -238,7 +251,18 @@ func InstallTypeScript(ctx context.Context) (string, error) {
 		return "", err
 	}
 	script := filepath.Join(dir, "server.mjs")
-	return script, os.WriteFile(script, src, 0o644)
+	tmp := fmt.Sprintf("%s.%d", script, os.Getpid())
+	if err := os.WriteFile(tmp, src, 0o644); err != nil {
+		return "", err
+	}
+	return script, os.Rename(tmp, script)
+}
+
+// installed reports whether the package.json at pkg is the SDK at
+// TypeScriptSDK.
+func installed(pkg string) bool {
+	data, err := os.ReadFile(pkg)
+	return err == nil && strings.Contains(string(data), `"version": "`+TypeScriptSDK+`"`)
 }
 
 func tsChild(ctx context.Context, _ string) (audit.Target, func() error, error) {
