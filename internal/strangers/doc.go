@@ -18,7 +18,8 @@
 // Where it ends: each server is one configuration of its SDK (the one its
 // README shows), at one version; what the audit reports of it is what the
 // auditor can see from outside (package audit's limits apply). The RSS
-// guard kills an HTTP child past RSSGuard bytes; a stdio child (the Python
+// guard (load.StartChild, the load lab's child watch) kills an HTTP child
+// past RSSGuard bytes; a stdio child (the Python
 // SDK over stdio, spawned by the auditor per session) runs under a virtual
 // memory limit of the same size (ulimit -v) instead.
 //

@@ -15,6 +15,7 @@ import (
 
 	"github.com/theurian/boundlab/audit"
 	"github.com/theurian/boundlab/internal/residuals"
+	"github.com/theurian/boundlab/load"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -123,13 +124,13 @@ func Audit(ctx context.Context, s Stranger) (*Result, error) {
 // httpChild starts cmd as a Child and makes it a target labelled key (the
 // URL's port changes run to run; the label does not).
 func httpChild(cmd *exec.Cmd, banner, key string) (audit.Target, func() error, error) {
-	c, err := Start(cmd, banner, RSSGuard)
+	c, err := load.StartChild(cmd, banner, RSSGuard)
 	if err != nil {
 		return nil, nil, err
 	}
 	stop := func() error {
-		if rss, killed := c.Stop(); killed != 0 {
-			return fmt.Errorf("killed by the RSS guard at %d bytes (largest sampled %d)", killed, rss)
+		if rss, killed := c.Stop(); killed {
+			return fmt.Errorf("killed by the RSS guard (%d bytes; largest sampled %d)", int64(RSSGuard), rss)
 		}
 		return nil
 	}
