@@ -221,11 +221,17 @@ func checkDirect(t *testing.T, url string, rep *audit.Report) {
 	if e := b.EnvelopeEcho.Ratio; e < params.Ratio*0.99-0.005 || e > params.Ratio*1.01+0.01 {
 		t.Errorf("the reported params echo is %.4f; measured directly %.4f (%s)", e, params.Ratio, params.Instance)
 	}
-	// the unknown tool name (issue 25's first miss), measured for the log;
-	// the producer pins it beside the report (direct.unknown-tool-echo)
+	// the unknown tool name (issue 25's first miss); the producer pins it
+	// beside the report (direct.unknown-tool-echo). Every echo the server
+	// makes is in the report's worst ratio.
 	unknown, err := UnknownToolEcho(url)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, d := range []Echo{params, unknown} {
+		if b.EchoRatio < d.Ratio-0.01 {
+			t.Errorf("the report's echo ratio %.3f (%s) misses an echo measured directly: %.3f (%s)", b.EchoRatio, b.EchoInstance, d.Ratio, d.Instance)
+		}
 	}
 	t.Logf("direct: params echo %.3f, unknown tool name %.3f (%s); the report's echo ratio %.3f (%s)",
 		params.Ratio, unknown.Ratio, unknown.Instance, b.EchoRatio, b.EchoInstance)
