@@ -19,9 +19,10 @@
 // README shows), at one version; what the audit reports of it is what the
 // auditor can see from outside (package audit's limits apply). The RSS
 // guard (load.StartChild, the load lab's child watch) kills an HTTP child
-// past RSSGuard bytes; a stdio child (the Python
-// SDK over stdio, spawned by the auditor per session) runs under a virtual
-// memory limit of the same size (ulimit -v) instead.
+// past RSSGuard bytes; a stdio child (the Python SDK over stdio, spawned by
+// the auditor per session) runs under an address-space limit instead
+// (ulimit -v at StdioAddressGuard), looser, since runtimes reserve space
+// they never touch.
 //
 // This is a lab package: production code does not import it.
 package strangers

@@ -322,10 +322,9 @@ func pythonStdio(ctx context.Context, work string) (audit.Target, func() error, 
 	if err != nil {
 		return nil, nil, err
 	}
-	// the auditor spawns a process per session, outside Child's watch:
-	// ulimit -v bounds each one instead (Python reserves little beyond
-	// what it uses, unlike node)
-	kib := strconv.Itoa(RSSGuard >> 10)
+	// the auditor spawns a process per session, outside load's RSS watch:
+	// ulimit -v bounds each one instead, at StdioAddressGuard
+	kib := strconv.Itoa(StdioAddressGuard >> 10)
 	return &audit.Stdio{Command: "sh", Args: []string{"-c", `ulimit -v ` + kib + ` && exec "$0" "$@"`, py, script, "stdio"}},
 		func() error { return nil }, nil
 }

@@ -6,12 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	m3 "github.com/mark3labs/mcp-go/mcp"
+	m3server "github.com/mark3labs/mcp-go/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/audit"
 	"github.com/theurian/boundlab/load"
 	"github.com/theurian/boundlab/results"
@@ -43,6 +48,109 @@ func TestMain(m *testing.M) {
 	case "dies":
 		fmt.Fprintln(os.Stderr, "cannot start: no such thing")
 		os.Exit(3)
+	case "fakepy-stdio":
+		// a stand-in for server.py over stdio (TestPythonPlumbing): mcp-go,
+		// which answers a line it cannot parse and reads on (the go-sdk's
+		// stdio transport ends the session at one of the audit's envelope
+		// probes, and the audit stops there with a target error)
+		s := m3server.NewMCPServer("fakepy", "v0", m3server.WithToolCapabilities(true))
+		for _, name := range []string{"lookup", "count"} {
+			s.AddTool(m3.NewTool(name, m3.WithString("key", m3.Required()), m3.WithReadOnlyHintAnnotation(true)),
+				func(context.Context, m3.CallToolRequest) (*m3.CallToolResult, error) {
+					return m3.NewToolResultText("ok"), nil
+				})
+		}
+		if err := m3server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+	case "fakepy-http":
+		// a stand-in for server.py over HTTP: like the SDK's, it prints its
+		// URL before it listens, on the port it was given
+		port := os.Args[len(os.Args)-1]
+		fmt.Printf("%shttp://127.0.0.1:%s/mcp\n", bannerPrefix, port)
+		time.Sleep(300 * time.Millisecond)
+		srv := fakeServer()
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		if err := http.ListenAndServe("127.0.0.1:"+port, mux); err != nil {
+			os.Exit(1)
+		}
+	}
+}
+
+// fakeServer is the stand-in for the Python stranger: two read-only tools.
+func fakeServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "fakepy", Version: "v0"}, nil)
+	type in struct {
+		Key string `json:"key"`
+	}
+	for _, name := range []string{"lookup", "count"} {
+		mcp.AddTool(srv, &mcp.Tool{Name: name, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+			})
+	}
+	return srv
+}
+
+// TestPythonPlumbing runs the Python strangers' plumbing (the interpreter
+// check, the version probe, server.py written out and run over HTTP and
+// under ulimit -v over stdio) with a stand-in interpreter: a shell script
+// that answers the checks and runs this test binary as a go-sdk server. It
+// says nothing of the Python SDK (TestStrangers does, where one is named);
+// it holds that the harness would audit one, at the default limits (the
+// stdio stand-in under the address-space guard too).
+func TestPythonPlumbing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child servers")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	py := filepath.Join(t.TempDir(), "python")
+	script := `#!/bin/sh
+if [ "$1" = -c ]; then
+	[ "$2" = "import mcp" ] && exit 0
+	echo "9.9.9 3.99.0"; exit 0
+fi
+[ -f "$1" ] || { echo "no script $1" >&2; exit 2; }
+BOUNDLAB_STRANGERS_CHILD=fakepy-$2 exec "` + exe + `" "$@"
+`
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(PythonEnv, py)
+	for _, s := range Strangers() {
+		if s.Runtime != RuntimePython {
+			continue
+		}
+		t.Run(s.Key, func(t *testing.T) {
+			target, stop, err := s.start(context.Background(), t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := audit.Run(context.Background(), audit.Config{Target: target, Seed: Seed})
+			if serr := stop(); serr != nil {
+				t.Error(serr)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			called := 0
+			for _, tr := range rep.Tools {
+				if tr.Probed {
+					called++
+				}
+			}
+			if called != 2 || rep.Boundary == nil {
+				t.Fatalf("%d tools called over the stand-in: %s", called, headline(rep))
+			}
+			b, err := buildOf(context.Background(), s)
+			if err != nil || b.Modules["pypi:mcp"] != "9.9.9" || b.Modules["python"] != "3.99.0" {
+				t.Errorf("the build named %v (%v), want the stand-in's mcp 9.9.9 on Python 3.99.0", b.Modules, err)
+			}
+		})
 	}
 }
 
