@@ -244,8 +244,12 @@ func cut(s []string, n int) []string {
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
 // Fails reports whether any finding is at least as severe as least
-// ("error", "warning" or "note"; any other value fails nothing).
+// ("error", "warning" or "note"; "" is DefaultFailOn; any other value fails
+// nothing).
 func Fails(fs []Finding, least string) bool {
+	if least == "" {
+		least = DefaultFailOn
+	}
 	order := map[string]int{SeverityNote: 1, SeverityWarning: 2, SeverityError: 3}
 	for _, f := range fs {
 		if order[least] > 0 && order[f.Severity] >= order[least] {

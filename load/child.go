@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -162,7 +163,7 @@ func firstLine(s string) string {
 func loopbackOnly(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" {
-		return fmt.Errorf("serve printed a URL that is not http://127.0.0.1: the lab drives loopback only")
+		return fmt.Errorf("the child printed a URL that is not http://127.0.0.1: the lab drives loopback only")
 	}
 	return nil
 }
@@ -327,6 +328,87 @@ func Serve(bin string, v Variant, guard int64) (*ServeChild, error) {
 // Stop ends the child and reports its largest sampled VmRSS and whether the
 // guard killed it.
 func (s *ServeChild) Stop() (maxRSS int64, killed bool) {
+	s.cancel()
+	s.c.stop()
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	return max(s.c.maxRSS, s.c.hwm), s.c.killedAt != 0
+}
+
+// Child is a server under test other than serve, for another lab to drive
+// (internal/strangers: other SDKs' servers): started from any command, its
+// RSS watched, stopped.
+type Child struct {
+	c      *child
+	cancel context.CancelFunc
+	// URL is the endpoint the child printed, always on 127.0.0.1.
+	URL string
+}
+
+// StartChild starts cmd (its stdout and stderr are taken over), waits for a
+// stdout line that starts with urlLead, whose rest is the URL (refused
+// unless on http://127.0.0.1), then until the URL's port accepts a
+// connection (a child may print before it listens), and watches its RSS
+// every 50 ms, killing it the first time VmRSS passes guard bytes. A child
+// that exits first is an error quoting its stderr's first line.
+func StartChild(cmd *exec.Cmd, urlLead string, guard int64) (*Child, error) {
+	c := &child{cmd: cmd, exited: make(chan struct{}), stdout: &head{max: 64 << 10}, stderr: &head{max: 8 << 10}}
+	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	go func() { _ = cmd.Wait(); close(c.exited) }()
+	if err := c.awaitURL(urlLead); err != nil {
+		c.stop()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go c.watch(ctx, 50*time.Millisecond, guard)
+	return &Child{c: c, cancel: cancel, URL: c.URL}, nil
+}
+
+// awaitURL polls stdout for the URL line, then dials its port.
+func (c *child) awaitURL(lead string) error {
+	deadline := time.Now().Add(2 * startTimeout) // node and Python load their SDKs first
+	for c.URL == "" {
+		exited := !c.alive()
+		for _, l := range c.lines() {
+			if u, ok := strings.CutPrefix(l, lead); ok {
+				if err := loopbackOnly(u); err != nil {
+					return err
+				}
+				c.URL = u
+			}
+		}
+		switch {
+		case c.URL != "":
+		case exited:
+			return fmt.Errorf("%s exited before printing its URL (%v): %s", filepath.Base(c.cmd.Path), c.cmd.ProcessState, firstLine(c.stderr.String()))
+		case time.Now().After(deadline):
+			return fmt.Errorf("%s printed no URL within %v", filepath.Base(c.cmd.Path), 2*startTimeout)
+		default:
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	u, _ := url.Parse(c.URL)
+	for {
+		conn, err := net.DialTimeout("tcp", u.Host, time.Second)
+		if err == nil {
+			return conn.Close()
+		}
+		if !c.alive() {
+			return fmt.Errorf("%s exited before listening: %s", filepath.Base(c.cmd.Path), firstLine(c.stderr.String()))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s does not listen on %s within %v", filepath.Base(c.cmd.Path), u.Host, 2*startTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Stop ends the child (SIGTERM, SIGKILL after 5 s) and reports its largest
+// sampled VmRSS and whether the guard killed it.
+func (s *Child) Stop() (maxRSS int64, killed bool) {
 	s.cancel()
 	s.c.stop()
 	s.c.mu.Lock()

@@ -72,6 +72,9 @@ type Report struct {
 	Problems []Problem
 	// Rederived are the records recomputed for this build, sorted by ID.
 	Rederived []Rederived
+	// Skipped are the producers that could not run here (Unavailable),
+	// sorted: their pinned records are kept, not compared.
+	Skipped []Skipped
 	// Pinned describes the builds the pinned records hold for; Running, the
 	// build verify ran on.
 	Pinned, Running string
@@ -99,6 +102,7 @@ func VerifyReport(o VerifyOptions) (Report, error) {
 	}
 	rep := Report{Pinned: describeBuilds(pinned), Running: DescribeBuild(CurrentBuild())}
 	live, errs := Live(o.Producers)
+	rep.Skipped = splitUnavailable(errs, pinned)
 	var probs []Problem
 	for _, name := range sortedKeys(errs) {
 		probs = append(probs, Problem{Kind: "producer", Producer: name, Detail: errs[name].Error()})

@@ -48,9 +48,11 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"readOnlyHint: true and tools named with --tool are called; --all-tools calls every tool. "+
 		"The report lists what was skipped and why. Every probe value carries a canary (from --seed) "+
 		"so an echo is found byte for byte."+
-		"\n\nExit status: 0 nothing found, 1 findings (with --fail-on warning or error: findings of at least that "+
-		"severity), 2 a usage or target error. --format sarif is for CI. Every flag, field and rule, and the "+
-		"reports of real servers: docs/audit.md.")
+		"\n\nExit status: 0 no finding of at least the --fail-on severity (notes alone pass by default: they are "+
+		"reported, not failed), 1 a warning or an error (with --fail-on note: any finding; with --fail-on error: "+
+		"an error), 2 a usage or target error. --format sarif is for CI (GitHub code scanning: a finding stands at "+
+		"the server's artifact, or with --schemas at its schema file; the driver's version is the build's). Every "+
+		"flag, field and rule, and the reports of real servers: docs/audit.md.")
 	url := c.String("url", "", "the server's streamable HTTP endpoint")
 	var headers, tools, skip, callArgs listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
@@ -72,7 +74,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	echoBytes := c.Int("echo-bytes", l.EchoBytes, "filler bytes in one over-long value")
 	timeout := c.Duration("timeout", l.Timeout, "the time one request may take")
 	maxRequests := c.Int("max-requests", l.MaxRequests, "the most requests one run sends")
-	failOn := c.String("fail-on", audit.SeverityNote, "the least severity that makes the exit status 1: note (the default: any finding), warning or error")
+	failOn := c.String("fail-on", audit.DefaultFailOn, "the least severity that makes the exit status 1: note (any finding), warning (the default: notes pass) or error")
 	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -81,7 +83,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		*format = "json"
 	}
 	write, ok := map[string]func(io.Writer, *audit.Report) error{
-		"text": audit.WriteText, "json": audit.WriteJSON, "sarif": audit.WriteSARIF, "ndjson": audit.WriteNDJSON}[*format]
+		"text": audit.WriteText, "json": audit.WriteJSON, "sarif": audit.SARIFWriter(*schemas), "ndjson": audit.WriteNDJSON}[*format]
 	if !ok {
 		return c.usageError(stderr, "--format is text, json, sarif or ndjson")
 	}

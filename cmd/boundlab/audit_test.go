@@ -42,6 +42,9 @@ func TestAuditExitStatuses(t *testing.T) {
 	writeSchema(t, open, "say.schema.json", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/say","x-mcp-tool":"say","type":"object"}`)
 	pitfall := filepath.Join(dir, "tools.json")
 	writeSchema(t, dir, "tools.json", pitfallList)
+	// a listed tool whose schema is open (BLA102, a warning) and bounded
+	openList := filepath.Join(dir, "open.json")
+	writeSchema(t, dir, "open.json", `[{"name":"get","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}]`)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -49,10 +52,14 @@ func TestAuditExitStatuses(t *testing.T) {
 	}{
 		{"nothing found", []string{"--schemas", clean}, exitOK},
 		{"nothing found, fail on note", []string{"--schemas", clean, "--fail-on", "note"}, exitOK},
-		{"one note, an unbounded string, is a finding", []string{"--schemas", unbounded}, exitNo},
+		{"one note, an unbounded string, passes by default", []string{"--schemas", unbounded}, exitOK},
+		{"one note, fail on note", []string{"--schemas", unbounded, "--fail-on", "note"}, exitNo},
 		{"one note, fail on warning", []string{"--schemas", unbounded, "--fail-on", "warning"}, exitOK},
 		{"an open schema file is refused", []string{"--schemas", open}, exitUsage},
+		{"a warning, an open listed schema, fails by default", []string{"--schemas", openList}, exitNo},
+		{"a warning, fail on error", []string{"--schemas", openList, "--fail-on", "error"}, exitOK},
 		{"the allOf pitfall", []string{"--schemas", pitfall}, exitNo},
+		{"the allOf pitfall, fail on error", []string{"--schemas", pitfall, "--fail-on", "error"}, exitNo},
 		{"no target", nil, exitUsage},
 		{"two targets", []string{"--schemas", clean, "--url", "http://127.0.0.1:1/mcp"}, exitUsage},
 		{"stdio without a command", []string{"--stdio"}, exitUsage},
@@ -154,6 +161,9 @@ func TestAuditJSONAndSARIF(t *testing.T) {
 				RuleID    string `json:"ruleId"`
 				RuleIndex int    `json:"ruleIndex"`
 				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+					} `json:"physicalLocation"`
 					LogicalLocations []struct{ Name string } `json:"logicalLocations"`
 				} `json:"locations"`
 			} `json:"results"`
@@ -170,6 +180,10 @@ func TestAuditJSONAndSARIF(t *testing.T) {
 		if r.RuleID != rep.Findings[i].Rule || run.Tool.Driver.Rules[r.RuleIndex].ID != r.RuleID ||
 			r.Locations[0].LogicalLocations[0].Name != rep.Findings[i].Tool {
 			t.Errorf("result %d: %+v does not match finding %+v", i, r, rep.Findings[i])
+		}
+		// a static finding stands at the schema file --schemas named
+		if u := r.Locations[0].PhysicalLocation.ArtifactLocation.URI; u != "file://"+filepath.ToSlash(list) {
+			t.Errorf("result %d stands at %q, want the tools/list file %s", i, u, list)
 		}
 	}
 	if !strings.Contains(sarif, `"BLA103"`) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -281,12 +282,22 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	status := exitOK
+	var skipped []string
 	for _, n := range names {
 		if err, ok := errs[n]; ok {
+			if why, un := results.IsUnavailable(err); un {
+				// a runtime absent here: reported, not a failure, and its
+				// pinned file is left as it is
+				fmt.Fprintf(stderr, "boundlab derive: producer %s skipped: %s\n", n, why)
+				delete(errs, n)
+				skipped = append(skipped, n)
+				continue
+			}
 			fmt.Fprintf(stderr, "boundlab derive: producer %s: %v\n", n, err)
 			status = exitNo
 		}
 	}
+	names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(skipped, n) })
 	verdict, err := results.Classify(live)
 	if err != nil {
 		return c.fail(stderr, err)
@@ -316,7 +327,7 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				return c.fail(stderr, err)
 			}
 		}
-		fmt.Fprintf(stderr, "derive: pinned %d producers in %s\n", len(names), f.out)
+		fmt.Fprintf(stderr, "derive: pinned %d producers in %s (%d skipped, their files left as they were)\n", len(names), f.out, len(skipped))
 	}
 	return status
 }

@@ -9,6 +9,8 @@ import (
 	// The mutation records have no verb of their own: they come from saved
 	// runs of scripts/mutation.sh, registered by the package's init.
 	_ "github.com/theurian/boundlab/mutation"
+	// The strangers' audits: child servers of other SDKs (internal/strangers).
+	_ "github.com/theurian/boundlab/internal/strangers"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -29,6 +31,13 @@ type verifyJSON struct {
 	RunningBuild string          `json:"running_build"`
 	Problems     []problemJSON   `json:"problems"`
 	Rederived    []rederivedJSON `json:"rederived"`
+	Skipped      []skippedJSON   `json:"skipped"`
+}
+
+type skippedJSON struct {
+	Producer string `json:"producer"`
+	Reason   string `json:"reason"`
+	Pinned   int    `json:"pinned"`
 }
 
 type rederivedJSON struct {
@@ -52,7 +61,9 @@ func runVerify(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			"pinned record no producer makes, or a live record not pinned; a producer that fails; a retired figure "+
 			"quoted in the docs without its record id; a doc figure that is not the value of the record it names, or that "+
 			"names none (docs/records.md is generated; every other figure in --docs quotes a record, see results.ScanFigures); "+
-			"a stale records reference. "+
+			"a stale records reference. A producer that cannot run here (a runtime absent: node, a Python with the "+
+			"MCP SDK, the Go toolchain a child server is built with) is skipped with its reason, its pinned records "+
+			"kept and not compared; it does not fail verify. "+
 			"On a build other than the pinned one (another Go toolchain, another module version), a record that "+
 			"depends on a part that changed (its depends_on, the modules its build names) is re-derived for this "+
 			"build and listed with its old and new values, without failing; every other record must still match "+
@@ -105,7 +116,10 @@ func verifyWith(o results.VerifyOptions, asJSON bool, stdout, stderr io.Writer) 
 	}
 	if asJSON {
 		out := verifyJSON{OK: len(probs) == 0, Records: n, Producers: len(o.Producers), PinnedBuild: rep.Pinned,
-			RunningBuild: rep.Running, Problems: []problemJSON{}, Rederived: []rederivedJSON{}}
+			RunningBuild: rep.Running, Problems: []problemJSON{}, Rederived: []rederivedJSON{}, Skipped: []skippedJSON{}}
+		for _, sk := range rep.Skipped {
+			out.Skipped = append(out.Skipped, skippedJSON(sk))
+		}
 		for _, p := range probs {
 			out.Problems = append(out.Problems, problemJSON(p))
 		}
@@ -122,7 +136,13 @@ func verifyWith(o results.VerifyOptions, asJSON bool, stdout, stderr io.Writer) 
 		return exitOK
 	}
 	moved := printRederived(stdout, rep.Rederived)
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(stdout, "skipped [%s] (%d pinned records kept, not re-measured): %s\n", sk.Producer, sk.Pinned, sk.Reason)
+	}
 	builds := fmt.Sprintf("pins hold for %s; running %s", rep.Pinned, rep.Running)
+	if len(rep.Skipped) > 0 {
+		builds += fmt.Sprintf("; %d producers skipped", len(rep.Skipped))
+	}
 	if len(rep.Rederived) > 0 {
 		builds += fmt.Sprintf("; %d records re-derived for this build (%d moved)", len(rep.Rederived), moved)
 	}

@@ -91,49 +91,60 @@ func AuditRecords() ([]results.Record, error) {
 			return nil, fmt.Errorf("%s: %w", s.Key, err)
 		}
 		src := fmt.Sprintf("internal/residuals.AuditRecords: audit.Run (seed %d, default limits) on %s", Seed, s.Name)
-		rec := func(id, title string, v float64, unit, instance string, tol float64) {
-			out = append(out, results.Record{ID: "audit." + s.Key + "." + id, Title: title, Value: v, Unit: unit, Instance: instance,
-				Method: results.Measured, Source: src, Tolerance: tol, Build: build})
-		}
-		b := rep.Boundary
-		rec("echo-ratio", "the worst answer bytes per request byte over every echo instance of the audit (boundary.echo_ratio)",
-			round(b.EchoRatio, 3), "answer bytes / request bytes", b.EchoInstance, 0.002)
-		if b.BodyCap != nil {
-			rec("body-cap", "the largest body answered with a result (boundary.body_cap), found by doubling then bisection to the byte",
-				float64(*b.BodyCap), "bytes", fmt.Sprintf("a ping padded with JSON whitespace; at the cap: %s; one past: %s", b.AtCap, b.PastCap), 0)
-		} else {
-			rec("body-ceiling-answered", "no body cap below the probe ceiling (boundary.body_cap null): the ceiling itself is answered with a result",
-				float64(b.BodyCeiling), "bytes", fmt.Sprintf("a ping padded with JSON whitespace to the ceiling: %s", b.AtCap), 0)
-		}
-		if b.MaxDepth != nil {
-			rec("max-depth", "the deepest nesting answered as a shallow call (boundary.max_depth), bisected",
-				float64(*b.MaxDepth), "levels", fmt.Sprintf("nesting in %s; at it: %s; one deeper: %s", b.DepthPlacement, b.AtDepth, b.PastDepth), 0)
-		} else {
-			rec("depth-ceiling-answered", "no depth bound below the probe ceiling (boundary.max_depth null): the ceiling's nesting is answered as a shallow call",
-				float64(b.DepthCeiling), "levels", fmt.Sprintf("nesting in %s: %s", b.DepthPlacement, b.AtDepth), 0)
-		}
-		for _, v := range HeadlineVerdicts(b) {
-			if v[1] == "" {
-				continue
-			}
-			rec("verdict."+v[0], "the boundary's "+v[0]+" verdict", VerdictCodes[v[1]], VerdictUnit, v[1], 0)
-		}
-		rec("requests", "the requests the audit sent", float64(rep.Requests), "requests", fmt.Sprintf("%d tools listed, %d called", len(rep.Tools), probed(rep)), 0)
-		rec("findings", "the findings of the audit, every rule", float64(len(rep.Findings)), "findings", rules(rep), 0)
-		counts := map[string]int{}
-		for _, f := range rep.Findings {
-			counts[f.Rule]++
-		}
-		ids := make([]string, 0, len(counts))
-		for id := range counts {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			rec("findings."+id, "the findings of rule "+id+" ("+ruleName(id)+")", float64(counts[id]), "findings", findingTools(rep, id), 0)
-		}
+		out = append(out, ReportRecords("audit."+s.Key, src, build, rep)...)
 	}
 	return out, nil
+}
+
+// ReportRecords are an audit report's headline figures as measured records
+// under prefix (prefix.echo-ratio, prefix.body-cap, …): the echo ratio, the
+// body cap (or the ceiling answered), the deepest nesting (or the ceiling
+// answered), the boundary's verdicts, the requests sent, and the findings,
+// in all and per rule. src names the instrument; build is what they hold for.
+func ReportRecords(prefix, src string, build results.Build, rep *audit.Report) []results.Record {
+	var out []results.Record
+	rec := func(id, title string, v float64, unit, instance string, tol float64) {
+		out = append(out, results.Record{ID: prefix + "." + id, Title: title, Value: v, Unit: unit, Instance: instance,
+			Method: results.Measured, Source: src, Tolerance: tol, Build: build})
+	}
+	b := rep.Boundary
+	rec("echo-ratio", "the worst answer bytes per request byte over every echo instance of the audit (boundary.echo_ratio)",
+		round(b.EchoRatio, 3), "answer bytes / request bytes", b.EchoInstance, 0.002)
+	if b.BodyCap != nil {
+		rec("body-cap", "the largest body answered with a result (boundary.body_cap), found by doubling then bisection to the byte",
+			float64(*b.BodyCap), "bytes", fmt.Sprintf("a ping padded with JSON whitespace; at the cap: %s; one past: %s", b.AtCap, b.PastCap), 0)
+	} else {
+		rec("body-ceiling-answered", "no body cap below the probe ceiling (boundary.body_cap null): the ceiling itself is answered with a result",
+			float64(b.BodyCeiling), "bytes", fmt.Sprintf("a ping padded with JSON whitespace to the ceiling: %s", b.AtCap), 0)
+	}
+	if b.MaxDepth != nil {
+		rec("max-depth", "the deepest nesting answered as a shallow call (boundary.max_depth), bisected",
+			float64(*b.MaxDepth), "levels", fmt.Sprintf("nesting in %s; at it: %s; one deeper: %s", b.DepthPlacement, b.AtDepth, b.PastDepth), 0)
+	} else {
+		rec("depth-ceiling-answered", "no depth bound below the probe ceiling (boundary.max_depth null): the ceiling's nesting is answered as a shallow call",
+			float64(b.DepthCeiling), "levels", fmt.Sprintf("nesting in %s: %s", b.DepthPlacement, b.AtDepth), 0)
+	}
+	for _, v := range HeadlineVerdicts(b) {
+		if v[1] == "" {
+			continue
+		}
+		rec("verdict."+v[0], "the boundary's "+v[0]+" verdict", VerdictCodes[v[1]], VerdictUnit, v[1], 0)
+	}
+	rec("requests", "the requests the audit sent", float64(rep.Requests), "requests", fmt.Sprintf("%d tools listed, %d called", len(rep.Tools), probed(rep)), 0)
+	rec("findings", "the findings of the audit, every rule", float64(len(rep.Findings)), "findings", rules(rep), 0)
+	counts := map[string]int{}
+	for _, f := range rep.Findings {
+		counts[f.Rule]++
+	}
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rec("findings."+id, "the findings of rule "+id+" ("+ruleName(id)+")", float64(counts[id]), "findings", findingTools(rep, id), 0)
+	}
+	return out
 }
 
 func probed(r *audit.Report) int {

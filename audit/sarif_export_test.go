@@ -1,0 +1,4 @@
+package audit
+
+// VersionOf is versionOf, for the tests of Version's sources.
+var VersionOf = versionOf

@@ -1,0 +1,30 @@
+package strangers
+
+import (
+	"strings"
+)
+
+// RSSGuard is the resident set a child may reach before it is killed: the
+// audit's largest body is 64 MiB, which a server may hold a few times over
+// while it parses; past 1 GiB it is hurting the machine, not answering.
+const RSSGuard = 1 << 30
+
+// StdioAddressGuard is the address space (ulimit -v) a stdio child may
+// take: the auditor starts those processes itself, so no RSS watch sees
+// them. Address space, not resident memory: runtimes reserve space they
+// never touch (glibc's per-thread malloc arenas, Go's heap arenas; a Go
+// stand-in died at 1 GiB on the audit's first deep nesting), so the bound
+// is looser than RSSGuard, and still holds resident memory under it.
+const StdioAddressGuard = 4 << 30
+
+// bannerPrefix starts the stdout line where every stranger prints its URL
+// (load.StartChild reads it).
+const bannerPrefix = "stranger: MCP streamable HTTP at "
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+// Command gosdk is a stranger's server for the auditor: the bare
+// github.com/modelcontextprotocol/go-sdk (the version go.mod pins), nothing of
+// boundlab's, two read-only typed tools (mcp.AddTool: the SDK infers each
+// schema and validates calls against it), served by the SDK's default
+// streamable HTTP handler at /mcp on 127.0.0.1 (an ephemeral port unless
+// -addr names one). It prints its URL as the first line on stdout
+// ("stranger: MCP streamable HTTP at URL") and serves until killed.
+//
+// It is a lab program: internal/strangers builds and runs it as a child,
+// and nothing imports it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type lookupIn struct {
+	Key string `json:"key" jsonschema:"the key to look up"`
+}
+
+type countIn struct {
+	N     int    `json:"n" jsonschema:"how many to count"`
+	Label string `json:"label,omitempty" jsonschema:"an optional label"`
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "the loopback address to listen on")
+	flag.Parse()
+	if host, _, err := net.SplitHostPort(*addr); err != nil || host != "127.0.0.1" {
+		fmt.Fprintln(os.Stderr, "gosdk: -addr must be 127.0.0.1:PORT (loopback only)")
+		os.Exit(2)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "stranger-gosdk", Version: "v0"}, nil)
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	mcp.AddTool(srv, &mcp.Tool{Name: "lookup", Description: "look a key up", Annotations: ro},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in lookupIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found nothing"}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "count", Description: "count to n", Annotations: ro},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in countIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "counted"}}}, nil, nil
+		})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gosdk:", err)
+		os.Exit(1)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	fmt.Printf("stranger: MCP streamable HTTP at http://%s/mcp\n", ln.Addr())
+	if err := http.Serve(ln, mux); err != nil {
+		fmt.Fprintln(os.Stderr, "gosdk:", err)
+		os.Exit(1)
+	}
+}
