@@ -20,3 +20,16 @@ func TestWriteNotMeasured(t *testing.T) {
 		}
 	}
 }
+
+// The text report carries the section: WriteText says which measurements
+// were not made.
+func TestWriteTextSaysWhatWasNotMeasured(t *testing.T) {
+	var b strings.Builder
+	r := &Report{Target: "t", NotMeasured: []NotMeasured{{"max_depth", "", "the baseline was refused alike"}}}
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "not measured (no finding raised)") || !strings.Contains(b.String(), "the baseline was refused alike") {
+		t.Errorf("the text report does not say what was not measured:\n%s", b.String())
+	}
+}

@@ -52,6 +52,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(tw, "skipped %s: %s\n", cell(t.Name), t.Skipped)
 		}
 	}
+	writeNotMeasured(tw, r)
 	writeRenders(tw, r.Tools)
 	fmt.Fprintf(tw, "\n%d findings\n", len(r.Findings))
 	for _, f := range r.Findings {
