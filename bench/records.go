@@ -44,7 +44,7 @@ var multiByte = map[string]bool{"cjk": true, "u0600": true, "astral": true, "mix
 // gate.
 func Headlines() []Headline {
 	var hs []Headline
-	for _, sh := range append(Shapes[:len(Shapes):len(Shapes)], Realistic...) {
+	for _, sh := range Shapes {
 		inst := "BenchmarkValid/shape=" + sh.Name + ": " + shapeWhat[sh.Name]
 		valid := func(impl, base, id, title string) {
 			hs = append(hs, Headline{
@@ -197,6 +197,8 @@ var shapeWhat = map[string]string{
 	"mixed":      `{"content": a cycle through a, é, 中, 😀, U+0600, DEL, <, ', U+2028, ~}`,
 	"gosource":   `{"path":"scanner.go","content": encoding/json's scanner.go repeated, escaped as encoding/json escapes it}`,
 	"toolscall":  `a tools/call whose arguments hold records of seven small members (string, short name, integer, float, bool, null, two-tag array)`,
+	"chat":       `a tools/call whose arguments hold chat messages of one to four lines of a mixed-script corpus (accented Latin, Cyrillic, CJK, Hangul, Arabic, Greek, Hebrew, emoji with ZWJ sequences and flags), escaped by encoding/json, every third message ensure_ascii`,
+	"jsoninjson": `a tools/call whose one argument is a JSON document of records (a quoted template with newlines, a Windows path) encoded as a string`,
 }
 
 // SuiteRecords computes the headline records of the families a saved run
