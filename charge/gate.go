@@ -565,6 +565,21 @@ func (s *scanner) str(name bool) *Refusal {
 			return s.closeString(open, i, name, w, &q)
 		case c == '\\':
 			q.escaped = true
+			if vectorRuns && t.escRuns {
+				// Two-byte escapes and the plain bytes between them, read
+				// fast; kept only when they stay within the budget, else
+				// the escape loop below rereads them and refuses exactly.
+				j, wr, quotes := t.escapeRun(doc, i, min(len(doc)-1, i+s.g.chunk))
+				if j > i && !s.over(w+wr) {
+					w, i, q.doubles = w+wr, j, q.doubles || quotes
+					if doc[i] == '"' {
+						return s.closeString(open, i, name, w, &q)
+					}
+					if doc[i] != '\\' {
+						continue // plain's loop reads on, or stops at once for the switch
+					}
+				}
+			}
 			var r *Refusal
 			if i, w, r = s.escapes(i, w, &q); r != nil {
 				return r
@@ -667,7 +682,11 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 			// A name is also rendered as a pointer segment in every
 			// error's location, where ~ and / take two bytes each.
 			w += int64(pointerBytes(doc, open+1, at)) + q.escapedPointer
-		} else if q.backslashEnd == at {
+		} else if q.backslashEnd == at || doc[at-1] == '\\' {
+			// The last escape stands for a backslash: a \u005c
+			// (backslashEnd), or a two-byte \\, whose second byte is the
+			// only raw backslash an escape ends with (escapeRun records no
+			// backslashEnd).
 			w-- // v6's quote renders a trailing backslash as one byte
 		}
 	}

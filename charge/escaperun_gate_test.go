@@ -1,0 +1,70 @@
+package charge_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/charge/reference"
+)
+
+// TestEscapeDenseStringsAgreeWithTheEscapeLoop: documents of escape-dense
+// strings (two-byte escapes and short plain runs, odd bytes, runs of
+// backslashes, now and then a \u escape, a surrogate pair or a multi-byte
+// code point) are charged as the reference charges them, and, under
+// budgets at and just below their charge, refused exactly where a gate
+// whose strings are read one byte a chunk (which never takes the
+// escape-run path: its blocks need 32 bytes of the chunk) refuses them,
+// with the same bound, offset and pointer. (A refusal's Report.Charge is
+// what the scan had counted when it noticed, which the chunk size moves:
+// only an admission's Report is compared.)
+func TestEscapeDenseStringsAgreeWithTheEscapeLoop(t *testing.T) {
+	tokens := []string{"a", "Z", " ", "'", "\x7f", "~", "/", ":", `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\\\"`}
+	rare := []string{`\u00e9`, `\ud83d\ude00`, `\u005c`, `\u0027`, "é", "中", "😀"}
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
+		rng := rand.New(rand.NewPCG(27, uint64(d)+1))
+		full := gate(t, d, charge.DefaultLimits())
+		for n := 0; n < 300; n++ {
+			str := func() string {
+				var b strings.Builder
+				for l := rng.IntN(150); b.Len() < l; {
+					if rng.IntN(40) == 0 {
+						b.WriteString(rare[rng.IntN(len(rare))])
+					}
+					b.WriteString(tokens[rng.IntN(len(tokens))])
+				}
+				return b.String()
+			}
+			doc := []byte(`{"` + str() + `":["` + str() + `","` + str() + `"]}`)
+			v, err := reference.Decode(doc)
+			if err != nil {
+				t.Fatalf("%s: the reference cannot decode it: %v", doc, err)
+			}
+			rep, ref := check(t, full, doc)
+			if ref != nil || rep.Charge != reference.Charge(d, v) {
+				t.Fatalf("%v %s: charge %d (%v), reference %d", d, doc, rep.Charge, ref, reference.Charge(d, v))
+			}
+			for _, cut := range []int64{0, 1, 2, 3, 1 + rng.Int64N(rep.Charge)} {
+				l := charge.DefaultLimits()
+				l.MaxParamsRenderedChars = rep.Charge - cut
+				if l.Validate() != nil {
+					continue
+				}
+				fast, slow := gate(t, d, l), gate(t, d, l)
+				charge.SetChunkBytes(slow, 1)
+				frep, fref := check(t, fast, doc)
+				srep, sref := check(t, slow, doc)
+				if (fref == nil) != (sref == nil) || (fref != nil && *fref != *sref) || (fref == nil && frep != srep) {
+					t.Fatalf("%v %s, budget %d: %v %+v; read a byte a chunk: %v %+v", d, doc, l.MaxParamsRenderedChars, fref, frep, sref, srep)
+				}
+				if cut == 0 && fref != nil {
+					t.Fatalf("%v %s: refused at its own charge %d: %v", d, doc, rep.Charge, fref)
+				}
+				if cut > 0 && (fref == nil || fref.Bound != charge.BoundCharge) {
+					t.Fatalf("%v %s: budget %d below its charge %d: %v", d, doc, l.MaxParamsRenderedChars, rep.Charge, fref)
+				}
+			}
+		}
+	})
+}
