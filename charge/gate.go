@@ -533,6 +533,9 @@ func (s *scanner) number(start int) (int, *Refusal) {
 // without a budget check (widthTable.plain); between chunks the budget is
 // checked, and a chunk that passed it is rescanned rune by rune to find the
 // exact byte that tripped it. Escapes, quotes and refusals leave the chunk.
+// At a two-byte escape, where the CPU has AVX2, the stretch of such escapes
+// and plain ASCII bytes that follows is read a block at a time
+// (escapeRun), within a chunk too.
 func (s *scanner) str(name bool) *Refusal {
 	doc := s.doc
 	open := s.pos
@@ -565,10 +568,12 @@ func (s *scanner) str(name bool) *Refusal {
 			return s.closeString(open, i, name, w, &q)
 		case c == '\\':
 			q.escaped = true
-			if vectorRuns && t.escRuns {
+			if vectorRuns && t.escRuns && i+1 < len(doc) && t.escape[doc[i+1]] != 0 {
 				// Two-byte escapes and the plain bytes between them, read
-				// fast; kept only when they stay within the budget, else
-				// the escape loop below rereads them and refuses exactly.
+				// a block at a time (escapeRun); kept only when they stay
+				// within the budget, else the escape loop below rereads
+				// them and refuses exactly. A \u escape goes straight to
+				// the loop.
 				j, wr, quotes := t.escapeRun(doc, i, min(len(doc)-1, i+s.g.chunk))
 				if j > i && !s.over(w+wr) {
 					w, i, q.doubles = w+wr, j, q.doubles || quotes
