@@ -68,3 +68,54 @@ func TestEscapeDenseStringsAgreeWithTheEscapeLoop(t *testing.T) {
 		}
 	})
 }
+
+// TestEscapedStringsAreRefusedAtTheTokenThatPassesTheBudget: a string of
+// plain bytes, two-byte escapes, \u escapes of BMP code points and
+// surrogate pairs (printable and not) and raw multi-byte code points,
+// under every budget below its charge, is refused with BoundCharge at the
+// first byte of the token whose width, read from Dialect.RuneWidth of what
+// it stands for, passes the budget: a surrogate pair at its first
+// backslash, wherever the run of \u escapes it is in started.
+func TestEscapedStringsAreRefusedAtTheTokenThatPassesTheBudget(t *testing.T) {
+	tokens := []struct {
+		wire string
+		r    rune
+	}{
+		{"a", 'a'}, {" ", ' '}, {"\x7f", 0x7f}, {`\n`, '\n'}, {`\t`, '\t'}, {`\/`, '/'},
+		{`\u00e9`, 'é'}, {`\u4e2d`, '中'}, {`\u0600`, 0x600}, {`\ud83d\ude00`, 0x1f600}, {`\udb40\udc01`, 0xe0001},
+		{"é", 'é'}, {"中", '中'},
+	}
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
+		rng := rand.New(rand.NewPCG(27, uint64(d)+2))
+		for n := 0; n < 60; n++ {
+			var doc strings.Builder
+			var starts []int
+			var ends []int64 // the width up to each token's end
+			var w int64
+			doc.WriteString(`"`)
+			for k := 10 + rng.IntN(60); k > 0; k-- {
+				tok := tokens[rng.IntN(len(tokens))]
+				if rng.IntN(3) == 0 { // runs of one kind
+					tok = tokens[6+rng.IntN(5)]
+				}
+				starts = append(starts, doc.Len())
+				doc.WriteString(tok.wire)
+				w += int64(d.RuneWidth(tok.r))
+				ends = append(ends, w)
+			}
+			doc.WriteString(`"`)
+			for k := range ends {
+				budget := ends[k] - 1 // the k-th token passes it
+				l := charge.DefaultLimits()
+				l.MaxParamsRenderedChars = budget
+				if l.Validate() != nil {
+					continue
+				}
+				_, ref := check(t, gate(t, d, l), []byte(doc.String()))
+				if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != starts[k] {
+					t.Fatalf("%v %s, budget %d: %v, want charge at %d", d, doc.String(), budget, ref, starts[k])
+				}
+			}
+		}
+	})
+}
