@@ -113,7 +113,7 @@ func TestEscapedStringsAreRefusedAtTheTokenThatPassesTheBudget(t *testing.T) {
 				}
 				_, ref := check(t, gate(t, d, l), []byte(doc.String()))
 				if ref == nil || ref.Bound != charge.BoundCharge || ref.Offset != starts[k] {
-					t.Fatalf("%v %s, budget %d: %v, want charge at %d", d, doc.String(), budget, ref, starts[k])
+					t.Fatalf("%v %q, budget %d: %v, want charge at %d", d, doc.String(), budget, ref, starts[k])
 				}
 			}
 		}
