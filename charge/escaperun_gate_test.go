@@ -119,3 +119,28 @@ func TestEscapedStringsAreRefusedAtTheTokenThatPassesTheBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestEscapeDenseStringsCutShort: a document that ends inside an
+// escape-dense string, after every one of its first 100 bytes (mid-escape,
+// just after a letter, at and past a block's end, just after the letter of
+// an escape that crosses a block's end), is refused as the gate
+// that never takes the escape-run path refuses it — a syntax error at the
+// end, or a bad escape where it starts — and never read past its end.
+func TestEscapeDenseStringsCutShort(t *testing.T) {
+	for _, body := range []string{strings.Repeat(`\b`, 60), `\bx` + strings.Repeat(`\b`, 60), strings.Repeat(`\b\b00`, 20), strings.Repeat(`ab\\\"`, 20), strings.Repeat(`\n\t\/x'`, 20)} {
+		t.Run(charge.CaseName(body[:12]), func(t *testing.T) {
+			forDialects(t, func(t *testing.T, d charge.Dialect) {
+				fast, slow := gate(t, d, charge.DefaultLimits()), gate(t, d, charge.DefaultLimits())
+				charge.SetChunkBytes(slow, 1)
+				for n := 0; n <= 100 && n <= len(body); n++ {
+					doc := []byte(`"` + body[:n])
+					_, fref := check(t, fast, doc)
+					_, sref := check(t, slow, doc)
+					if fref == nil || sref == nil || *fref != *sref {
+						t.Fatalf("%v %q: %v; read a byte a chunk: %v", d, doc, fref, sref)
+					}
+				}
+			})
+		})
+	}
+}

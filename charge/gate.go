@@ -577,11 +577,14 @@ func (s *scanner) str(name bool) *Refusal {
 				j, wr, quotes := t.escapeRun(doc, i, min(len(doc)-1, i+s.g.chunk))
 				if j > i && !s.over(w+wr) {
 					w, i, q.doubles = w+wr, j, q.doubles || quotes
-					if doc[i] == '"' {
+					if i < len(doc) && doc[i] == '"' {
 						return s.closeString(open, i, name, w, &q)
 					}
-					if doc[i] != '\\' {
-						continue // plain's loop reads on, or stops at once for the switch
+					if i >= len(doc) || doc[i] != '\\' {
+						// plain's loop reads on, or stops at once: for the
+						// switch, or at the document's end (a string cut
+						// short just after an escape's letter)
+						continue
 					}
 				}
 			}
