@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/theurian/boundlab/results"
 	benchdata "github.com/theurian/boundlab/results/bench"
 )
 
@@ -151,5 +152,29 @@ func TestRunTakesEachSampleInItsOwnRound(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "-count=1") || !strings.Contains(string(out), "3 rounds") {
 		t.Fatalf("the command line does not say -count=1 in 3 rounds:\n%s", out)
+	}
+}
+
+// CheckTargets fails a record below its floor, passes one at it, names
+// what matched nothing, and reads * as one id segment (a shape), not more.
+func TestCheckTargets(t *testing.T) {
+	rec := func(id string, v float64) results.Record { return results.Record{ID: id, Value: v} }
+	tg := []Target{{"bench.valid.*.jsontext-over-gate", 1, "test"}}
+	cases := []struct {
+		name string
+		recs []results.Record
+		ok   bool
+	}{
+		{"at_the_floor", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 1), rec("bench.valid.ascii.jsontext-over-gate", 8)}, true},
+		{"below_it", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 0.999), rec("bench.valid.ascii.jsontext-over-gate", 8)}, false},
+		{"no_match", []results.Record{rec("bench.valid.chat.simdjson-go-over-gate", 0.5)}, false},
+		{"star_is_one_segment", []results.Record{rec("bench.valid.a.b.jsontext-over-gate", 0.5), rec("bench.valid.ascii.jsontext-over-gate", 8)}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := CheckTargets(c.recs, tg); (err == nil) != c.ok {
+				t.Errorf("CheckTargets: %v, want ok %v", err, c.ok)
+			}
+		})
 	}
 }

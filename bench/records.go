@@ -44,7 +44,7 @@ var multiByte = map[string]bool{"cjk": true, "u0600": true, "astral": true, "mix
 // gate.
 func Headlines() []Headline {
 	var hs []Headline
-	for _, sh := range append(Shapes[:len(Shapes):len(Shapes)], Realistic...) {
+	for _, sh := range Shapes {
 		inst := "BenchmarkValid/shape=" + sh.Name + ": " + shapeWhat[sh.Name]
 		valid := func(impl, base, id, title string) {
 			hs = append(hs, Headline{
@@ -197,6 +197,8 @@ var shapeWhat = map[string]string{
 	"mixed":      `{"content": a cycle through a, é, 中, 😀, U+0600, DEL, <, ', U+2028, ~}`,
 	"gosource":   `{"path":"scanner.go","content": encoding/json's scanner.go repeated, escaped as encoding/json escapes it}`,
 	"toolscall":  `a tools/call whose arguments hold records of seven small members (string, short name, integer, float, bool, null, two-tag array)`,
+	"chat":       `a tools/call whose arguments hold chat messages of one to four lines of a mixed-script corpus (accented Latin, Cyrillic, CJK, Hangul, Arabic, Greek, Hebrew, emoji with ZWJ sequences and flags), escaped by encoding/json, every third message ensure_ascii`,
+	"jsoninjson": `a tools/call whose one argument is a JSON document of records (a quoted template with newlines, a Windows path) encoded as a string`,
 }
 
 // SuiteRecords computes the headline records of the families a saved run
@@ -334,8 +336,51 @@ func round3(v float64) float64 {
 	return f
 }
 
+// Target is a floor a pinned headline ratio is held to: the records whose
+// ids match Pattern (one * standing for a shape) must each be at least Min.
+type Target struct {
+	Pattern string
+	Min     float64
+	Why     string
+}
+
+// Targets are the floors the pinned records are held to: Pinned fails (and
+// with it `boundlab verify`) when a saved run breaks one, so a re-pin that
+// loses a target cannot pass unnoticed.
+var Targets = []Target{
+	{"bench.valid.*.jsontext-over-gate", 1, "the gate at least as fast as jsontext on every shape of the suite (issue 27)"},
+}
+
+// CheckTargets returns an error naming every record that matches a target's
+// pattern and falls below its floor, or a target no record matches.
+func CheckTargets(recs []results.Record, targets []Target) error {
+	var bad []string
+	for _, tg := range targets {
+		pre, post, _ := strings.Cut(tg.Pattern, "*")
+		matched := 0
+		for _, r := range recs {
+			if len(r.ID) <= len(pre)+len(post) || !strings.HasPrefix(r.ID, pre) || !strings.HasSuffix(r.ID, post) ||
+				strings.Contains(r.ID[len(pre):len(r.ID)-len(post)], ".") {
+				continue
+			}
+			matched++
+			if r.Value < tg.Min {
+				bad = append(bad, fmt.Sprintf("%s is %g, below %g (%s)", r.ID, r.Value, tg.Min, tg.Why))
+			}
+		}
+		if matched == 0 {
+			bad = append(bad, fmt.Sprintf("target %s matches no record", tg.Pattern))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("the pinned runs miss their targets: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
 // Pinned is every headline record of the saved runs: the side-by-side suite,
-// the front gate's and mcpvalidate.Check's.
+// the front gate's and mcpvalidate.Check's. It fails when they break a
+// target (Targets).
 func Pinned() ([]results.Record, error) {
 	var recs []results.Record
 	for _, run := range []struct {
@@ -354,6 +399,9 @@ func Pinned() ([]results.Record, error) {
 		recs = append(recs, rs...)
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	if err := CheckTargets(recs, Targets); err != nil {
+		return nil, err
+	}
 	return recs, nil
 }
 

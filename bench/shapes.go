@@ -4,8 +4,11 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Shape is one document family the side-by-side benchmarks run over: the
@@ -48,21 +51,24 @@ var Shapes = []Shape{
 	{"deep", deep},               // containers nested 64 deep, repeated: per-container cost
 	{"escaped", leafDoc('"')},    // every character an escape on the wire
 	{"fields", fields},           // an object of many short members: name handling
-	{"mixed", leafDoc(0)},        // placeholder replaced in init
+	{"mixed", mixed},             // a cycle through every wire class's example
+	// Realistic shapes, taken from what tool calls carry.
+	{"gosource", goSource},     // a Go source file as one JSON string: code, runs between short escapes
+	{"toolscall", toolsCall},   // a tools/call whose arguments hold many small records
+	{"chat", chat},             // chat messages in mixed scripts with emoji, escapes between short runs
+	{"jsoninjson", jsonInJSON}, // a JSON document carried as a JSON string: dense \" and \\
 }
 
-func init() {
-	// mixed: one string cycling through every wire class's example.
-	Shapes[len(Shapes)-1].Doc = func(size int) []byte {
-		cycle := []rune{'a', 'é', '中', '😀', 0x0600, 0x7f, '<', '\'', 0x2028, '~'}
-		var b strings.Builder
-		b.WriteString(`{"content":"`)
-		for i := 0; b.Len() < size-8; i++ {
-			b.WriteRune(cycle[i%len(cycle)])
-		}
-		b.WriteString(`"}`)
-		return []byte(b.String())
+// mixed is one string cycling through every wire class's example.
+func mixed(size int) []byte {
+	cycle := []rune{'a', 'é', '中', '😀', 0x0600, 0x7f, '<', '\'', 0x2028, '~'}
+	var b strings.Builder
+	b.WriteString(`{"content":"`)
+	for i := 0; b.Len() < size-8; i++ {
+		b.WriteRune(cycle[i%len(cycle)])
 	}
+	b.WriteString(`"}`)
+	return []byte(b.String())
 }
 
 // smallNodes is an array of single-digit numbers, at most 99,999 of them so
@@ -102,14 +108,6 @@ func fields(size int) []byte {
 		b = strconv.AppendInt(b, int64(i), 10)
 	}
 	return append(b, '}')
-}
-
-// Realistic are shapes taken from what tool calls carry, beside the synthetic
-// families. BenchmarkValid runs them; they join Shapes (and so the pinned
-// headlines) when the suite is next re-pinned on a quiet machine.
-var Realistic = []Shape{
-	{"gosource", goSource},   // a Go source file as one JSON string
-	{"toolscall", toolsCall}, // a tools/call whose arguments hold many small records
 }
 
 // source is encoding/json's scanner.go from Go 1.26 (BSD licence, header
@@ -157,9 +155,9 @@ func toolsCall(size int) []byte {
 	return append(b, "]}}}"...)
 }
 
-// ShapeNamed finds a shape by name, among Shapes and Realistic.
+// ShapeNamed finds a shape by name.
 func ShapeNamed(name string) (Shape, bool) {
-	for _, s := range append(Shapes[:len(Shapes):len(Shapes)], Realistic...) {
+	for _, s := range Shapes {
 		if s.Name == name {
 			return s, true
 		}
@@ -184,4 +182,111 @@ func ServedRequests(size int) []ServedRequest {
 		{"maxlength-u0600", `{"projectId":"demo","query":"` + big("\u0600") + `"}`, false},
 		{"pattern-del", `{"projectId":"` + big("\x7f") + `","query":"q"}`, false},
 	}
+}
+
+// chatText is a small chat corpus written for the suite, one message line a
+// line: Latin with accents, Cyrillic, CJK, Hangul, Arabic, Greek, Hebrew,
+// emoji with skin tones, ZWJ sequences, variation selectors and flags, and
+// the ASCII that chat carries (quotes, a Windows path, a tab, < > &).
+//
+//go:embed testdata/chat.txt
+var chatText string
+
+// chat is a tools/call whose arguments hold a conversation: messages of one
+// to four corpus lines each (joined by newlines), alternating roles, taken in
+// order from the corpus and round again, up to size bytes or the node bound.
+// encoding/json escapes them as a Go client would: every newline, tab, quote
+// and backslash, and < > & as \u003c \u003e \u0026; every third message is
+// written as Python's json.dumps writes it by default (ensure_ascii), each
+// code point past ASCII a \uXXXX escape, a surrogate pair past the BMP. The
+// runs between escapes and between code points of another length are short,
+// the way chat is.
+func chat(size int) []byte {
+	lines := strings.Split(strings.TrimSuffix(chatText, "\n"), "\n")
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	b := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"chat.summarize","arguments":{"messages":[`)
+	roles := [2]string{"user", "assistant"}
+	for i, k := 0, 0; len(b) < size-512 && i < 99_000/5; i++ {
+		n := 1 + i%4
+		var text []string
+		for j := 0; j < n; j, k = j+1, k+1 {
+			text = append(text, lines[k%len(lines)])
+		}
+		m, err := json.Marshal(message{roles[i%2], strings.Join(text, "\n")})
+		if err != nil {
+			panic(err) // a string always encodes
+		}
+		if i%3 == 2 {
+			m = ensureASCII(m)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m...)
+	}
+	return append(b, "]}}}"...)
+}
+
+// jsonInJSON is a tools/call whose one argument is a JSON document carried
+// as a string, as tools that take a configuration or a payload verbatim
+// receive it: records holding escaped strings (a quoted template with
+// newlines, a Windows path) encoded once, then the whole document encoded
+// again as a string, so that \" \\ and \\\" follow one another closely.
+func jsonInJSON(size int) []byte {
+	type record struct {
+		ID       string   `json:"id"`
+		Path     string   `json:"path"`
+		Template string   `json:"template"`
+		Tags     []string `json:"tags"`
+		N        int      `json:"n"`
+	}
+	inner := []byte(`{"version":2,"records":[`)
+	// Encoding inner as a string adds about a byte in five (the quotes, the
+	// backslashes); the loop stops where the outer document is near size.
+	for i := 0; len(inner) < size*3/4; i++ {
+		r := record{
+			ID:       "rec-" + strconv.Itoa(i),
+			Path:     `C:\data\batch` + strconv.Itoa(i%13) + `\item.json`,
+			Template: "Dear \"{name}\",\n\tyour order #" + strconv.Itoa(i%1000) + " is \"ready\".\n",
+			Tags:     []string{"a", "b" + strconv.Itoa(i%5)},
+			N:        i % 100,
+		}
+		m, err := json.Marshal(r)
+		if err != nil {
+			panic(err) // a struct of strings and ints always encodes
+		}
+		if i > 0 {
+			inner = append(inner, ',')
+		}
+		inner = append(inner, m...)
+	}
+	inner = append(inner, "]}"...)
+	doc, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+		"params": map[string]any{"name": "config.apply", "arguments": map[string]string{"document": string(inner)}},
+	})
+	if err != nil {
+		panic(err) // a string always encodes
+	}
+	return doc
+}
+
+// ensureASCII rewrites each code point of the JSON text m past ASCII as a
+// \uXXXX escape (a surrogate pair past the BMP), as an ensure_ascii encoder
+// writes it.
+func ensureASCII(m []byte) []byte {
+	var out []byte
+	for _, r := range string(m) {
+		if r < utf8.RuneSelf {
+			out = append(out, byte(r))
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			out = fmt.Appendf(out, `\u%04x`, u)
+		}
+	}
+	return out
 }

@@ -63,7 +63,9 @@
 // at a time where it allows: a long plain ASCII run (plainrun_amd64.s), and a
 // multi-byte run validated as UTF-8 in registers and charged from the width
 // tables only where a lead's lookup flags its code point (multiblock_amd64.s,
-// multiblock.go). The build tag purego, or any other architecture, keeps the
+// multiblock.go), and a stretch of two-byte escapes and plain ASCII bytes
+// charged from masks of its stop bytes, backslashes, odd bytes and escape
+// letters (escaperun_amd64.s, escaperun.go). The build tag purego, or any other architecture, keeps the
 // portable scalar paths. Both are held to one code-point-at-a-time reference,
 // and CI runs the package's proofs under both builds.
 package charge

@@ -533,6 +533,9 @@ func (s *scanner) number(start int) (int, *Refusal) {
 // without a budget check (widthTable.plain); between chunks the budget is
 // checked, and a chunk that passed it is rescanned rune by rune to find the
 // exact byte that tripped it. Escapes, quotes and refusals leave the chunk.
+// At a two-byte escape, where the CPU has AVX2, the stretch of such escapes
+// and plain ASCII bytes that follows is read a block at a time
+// (escapeRun), within a chunk too.
 func (s *scanner) str(name bool) *Refusal {
 	doc := s.doc
 	open := s.pos
@@ -565,6 +568,26 @@ func (s *scanner) str(name bool) *Refusal {
 			return s.closeString(open, i, name, w, &q)
 		case c == '\\':
 			q.escaped = true
+			if vectorRuns && t.escRuns && i+1 < len(doc) && t.escape[doc[i+1]] != 0 {
+				// Two-byte escapes and the plain bytes between them, read
+				// a block at a time (escapeRun); kept only when they stay
+				// within the budget, else the escape loop below rereads
+				// them and refuses exactly. A \u escape goes straight to
+				// the loop.
+				j, wr, quotes := t.escapeRun(doc, i, min(len(doc)-1, i+s.g.chunk))
+				if j > i && !s.over(w+wr) {
+					w, i, q.doubles = w+wr, j, q.doubles || quotes
+					if i < len(doc) && doc[i] == '"' {
+						return s.closeString(open, i, name, w, &q)
+					}
+					if i >= len(doc) || doc[i] != '\\' {
+						// plain's loop reads on, or stops at once: for the
+						// switch, or at the document's end (a string cut
+						// short just after an escape's letter)
+						continue
+					}
+				}
+			}
 			var r *Refusal
 			if i, w, r = s.escapes(i, w, &q); r != nil {
 				return r
@@ -615,13 +638,13 @@ func (s *scanner) escapes(i int, w int64, q *quoting) (int, int64, *Refusal) {
 			case '\\':
 				q.backslashEnd = i
 			}
-		} else if r := bmpEscape(doc, i); r >= utf8.RuneSelf {
-			// A \uXXXX naming a BMP code point past ASCII (what an
-			// ensure_ascii encoder writes for every such character): none
-			// of the quoting rules below looks at it. Those that follow it
-			// are read a word each while the budget holds; the check below
-			// refuses at the last one read.
-			i, w, at = t.bmpEscapes(doc, i+6, w+int64(t.bmp[r]), s.l.MaxParamsRenderedChars-s.charge)
+		} else if j, wj, last := t.bmpEscapes(doc, i, w, s.l.MaxParamsRenderedChars-s.charge); j > i {
+			// \uXXXX escapes naming code points past ASCII, a BMP one or a
+			// surrogate pair (what an ensure_ascii encoder writes for
+			// every such character): none of the quoting rules below looks
+			// at them. They are read a word each while the budget holds;
+			// the check below refuses at the last one read.
+			i, w, at = j, wj, last
 		} else {
 			r, n := escapeAt(doc, i)
 			if n == 0 {
@@ -667,7 +690,11 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 			// A name is also rendered as a pointer segment in every
 			// error's location, where ~ and / take two bytes each.
 			w += int64(pointerBytes(doc, open+1, at)) + q.escapedPointer
-		} else if q.backslashEnd == at {
+		} else if q.backslashEnd == at || doc[at-1] == '\\' {
+			// The last escape stands for a backslash: a \u005c
+			// (backslashEnd), or a two-byte \\, whose second byte is the
+			// only raw backslash an escape ends with (escapeRun records no
+			// backslashEnd).
 			w-- // v6's quote renders a trailing backslash as one byte
 		}
 	}
@@ -781,13 +808,13 @@ func hex4Fast(doc []byte, i int) rune {
 	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
 }
 
-// bmpEscapes reads on from doc[i], just past a \uXXXX escape, the \uXXXX
-// escapes naming BMP code points past ASCII that follow, a word each, adding
-// each one's width to w while w stays within left (stopping early only hands
-// the rest to the escape loop). It returns where it stopped, w, and where the
-// last escape it read, or the one before i, starts. Not inlined: the escape
-// loop's two-byte path stays small (inlined, it ran 6% slower on the escaped
-// shape).
+// bmpEscapes reads from doc[i] the \uXXXX escapes that name code points past
+// ASCII — a BMP one, or an astral one as a surrogate pair — a word each,
+// adding each one's width to w while w stays within left (stopping early
+// only hands the rest to the escape loop). It returns where it stopped, w,
+// and where the last escape it read starts (i-6 when it read none). Not
+// inlined: the escape loop's two-byte path stays small (inlined, it ran 6%
+// slower on the escaped shape).
 //
 //go:noinline
 func (t *widthTable) bmpEscapes(doc []byte, i int, w, left int64) (int, int64, int) {
@@ -798,8 +825,23 @@ func (t *widthTable) bmpEscapes(doc []byte, i int, w, left int64) (int, int64, i
 			break
 		}
 		r := hexWord(uint32(x >> 16))
-		if r < utf8.RuneSelf || uint32(r-0xd800) < 0x800 {
-			break
+		if r < utf8.RuneSelf {
+			break // ASCII, which a quoting rule may look at, or bad hex
+		}
+		if uint32(r-0xd800) < 0x800 {
+			// A high half followed by a low one; anything else is the
+			// escape loop's to refuse.
+			if r >= 0xdc00 || i+14 > len(doc) {
+				break
+			}
+			y := binary.LittleEndian.Uint64(doc[i+6:])
+			lo := hexWord(uint32(y >> 16))
+			if uint16(y) != '\\'|'u'<<8 || lo < 0xdc00 || lo >= 0xe000 {
+				break
+			}
+			w += t.astralWidth(uint32(0x10000 + (r-0xd800)<<10 + (lo - 0xdc00)))
+			at, i = i, i+12
+			continue
 		}
 		w += int64(t.bmp[r])
 		at, i = i, i+6
@@ -815,18 +857,6 @@ func hexWord(x uint32) rune {
 		return -1
 	}
 	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
-}
-
-// bmpEscape is the code point a \uXXXX at doc[i] (a backslash) names when it
-// is not a surrogate half, or -1.
-func bmpEscape(doc []byte, i int) rune {
-	if i+6 > len(doc) || doc[i+1] != 'u' {
-		return -1
-	}
-	if r := hex4Fast(doc, i+2); r < 0xd800 || r >= 0xe000 {
-		return r
-	}
-	return -1
 }
 
 // escapeAt decodes a well-formed escape at doc[i] (a backslash): a two-byte

@@ -45,6 +45,12 @@ type widthTable struct {
 	blocks    blockTables
 	blockForm int
 	usual     [5]int64
+	// esc, escDelta and escRuns are the escape-dense vector path's
+	// (escaperun.go): its classes of letters, what each group of letters
+	// costs over two, and whether it can charge this dialect.
+	esc      escapeClasses
+	escDelta [2]int64
+	escRuns  bool
 }
 
 const (
@@ -314,6 +320,7 @@ func widthsFor(d Dialect) *widthTable {
 		}
 		t.deriveFastPaths()
 		t.deriveBlocks()
+		t.deriveEscapeRuns()
 		t.shortInts, t.shortDecimals = true, true
 		for n := 0; n < 1000; n++ {
 			lit := strconv.AppendInt(nil, int64(n), 10)

@@ -42,7 +42,8 @@ def table(rows):
 
 
 shapes = ["ascii", "cjk", "u0600", "del", "astral", "mixed", "escaped",
-          "gosource", "smallnodes", "deep", "fields", "toolscall"]
+          "gosource", "smallnodes", "deep", "fields", "toolscall", "chat",
+          "jsoninjson"]
 valid = [["shape", "jsontext time / gate time", "simdjson-go / gate",
           "utf8.Valid / gate", "gate / encoding/json.Valid",
           "sonic decode / encoding/json.Valid", "records"],
