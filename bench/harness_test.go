@@ -155,20 +155,23 @@ func TestRunTakesEachSampleInItsOwnRound(t *testing.T) {
 	}
 }
 
-// CheckTargets fails a record below its floor, passes one at it, names
+// CheckTargets fails a record below its floor or above its ceiling, passes one at either, names
 // what matched nothing, and reads * as one id segment (a shape), not more.
 func TestCheckTargets(t *testing.T) {
 	rec := func(id string, v float64) results.Record { return results.Record{ID: id, Value: v} }
-	tg := []Target{{"bench.valid.*.jsontext-over-gate", 1, "test"}}
+	tg := []Target{{"bench.valid.*.jsontext-over-gate", 1, 0, "test"}, {"bench.http.call-1kb.guarded-over-bare-p50", 0, 1.1, "test"}}
+	p50 := rec("bench.http.call-1kb.guarded-over-bare-p50", 1.1)
 	cases := []struct {
 		name string
 		recs []results.Record
 		ok   bool
 	}{
-		{"at_the_floor", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 1), rec("bench.valid.ascii.jsontext-over-gate", 8)}, true},
-		{"below_it", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 0.999), rec("bench.valid.ascii.jsontext-over-gate", 8)}, false},
-		{"no_match", []results.Record{rec("bench.valid.chat.simdjson-go-over-gate", 0.5)}, false},
-		{"star_is_one_segment", []results.Record{rec("bench.valid.a.b.jsontext-over-gate", 0.5), rec("bench.valid.ascii.jsontext-over-gate", 8)}, true},
+		{"at_the_floor", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 1), rec("bench.valid.ascii.jsontext-over-gate", 8), p50}, true},
+		{"below_it", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 0.999), rec("bench.valid.ascii.jsontext-over-gate", 8), p50}, false},
+		{"at_the_ceiling", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 1), p50}, true},
+		{"above_it", []results.Record{rec("bench.valid.chat.jsontext-over-gate", 1), rec("bench.http.call-1kb.guarded-over-bare-p50", 1.101)}, false},
+		{"no_match", []results.Record{rec("bench.valid.chat.simdjson-go-over-gate", 0.5), p50}, false},
+		{"star_is_one_segment", []results.Record{rec("bench.valid.a.b.jsontext-over-gate", 0.5), rec("bench.valid.ascii.jsontext-over-gate", 8), p50}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

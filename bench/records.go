@@ -336,36 +336,45 @@ func round3(v float64) float64 {
 	return f
 }
 
-// Target is a floor a pinned headline ratio is held to: the records whose
-// ids match Pattern (one * standing for a shape) must each be at least Min.
+// Target is a bound a pinned headline ratio is held to: the records whose
+// ids match Pattern (one * standing for one id segment, e.g. a shape) must
+// each be at least Min and, when Max is not zero, at most Max.
 type Target struct {
-	Pattern string
-	Min     float64
-	Why     string
+	Pattern  string
+	Min, Max float64
+	Why      string
 }
 
-// Targets are the floors the pinned records are held to: Pinned fails (and
+// Targets are the bounds the pinned records are held to: Pinned fails (and
 // with it `boundlab verify`) when a saved run breaks one, so a re-pin that
 // loses a target cannot pass unnoticed.
 var Targets = []Target{
-	{"bench.valid.*.jsontext-over-gate", 1, "the gate at least as fast as jsontext on every shape of the suite (issue 27)"},
+	{"bench.valid.*.jsontext-over-gate", 1, 0, "the gate at least as fast as jsontext on every shape of the suite (issue 27)"},
+	{"bench.http.call-1kb.guarded-over-bare-throughput", 0.95, 0, "the README's wiring (Install + FrontGate) keeps 95% of the bare go-sdk's throughput on a typical call (issue 27)"},
+	{"bench.http.call-1kb.guarded-over-bare-p50", 0, 1.1, "and at most 1.1x its median latency (issue 27)"},
 }
 
 // CheckTargets returns an error naming every record that matches a target's
-// pattern and falls below its floor, or a target no record matches.
+// pattern and falls outside its bounds, or a target no record matches.
 func CheckTargets(recs []results.Record, targets []Target) error {
 	var bad []string
 	for _, tg := range targets {
-		pre, post, _ := strings.Cut(tg.Pattern, "*")
+		pre, post, star := strings.Cut(tg.Pattern, "*")
 		matched := 0
 		for _, r := range recs {
-			if len(r.ID) <= len(pre)+len(post) || !strings.HasPrefix(r.ID, pre) || !strings.HasSuffix(r.ID, post) ||
-				strings.Contains(r.ID[len(pre):len(r.ID)-len(post)], ".") {
+			if !star && r.ID != tg.Pattern {
+				continue
+			}
+			if star && (len(r.ID) <= len(pre)+len(post) || !strings.HasPrefix(r.ID, pre) || !strings.HasSuffix(r.ID, post) ||
+				strings.Contains(r.ID[len(pre):len(r.ID)-len(post)], ".")) {
 				continue
 			}
 			matched++
 			if r.Value < tg.Min {
 				bad = append(bad, fmt.Sprintf("%s is %g, below %g (%s)", r.ID, r.Value, tg.Min, tg.Why))
+			}
+			if tg.Max != 0 && r.Value > tg.Max {
+				bad = append(bad, fmt.Sprintf("%s is %g, above %g (%s)", r.ID, r.Value, tg.Max, tg.Why))
 			}
 		}
 		if matched == 0 {
