@@ -77,10 +77,22 @@ func (s *Session) worst(what string, body func(unit string, n int) []byte) (Echo
 			return e, fmt.Errorf("direct %s probe (%s): no answer", what, f.name)
 		}
 		if r := float64(len(raw)) / float64(len(b)); r > e.Ratio {
-			e = Echo{r, fmt.Sprintf("%s: %d x %s, %d request bytes, HTTP %d, %d answer bytes", what, DirectEchoBytes/len(f.unit), f.name, len(b), status, len(raw))}
+			// The instance names what was sent, not what came back: the
+			// answer's bytes are the measurement (a refusal's text moves
+			// with the toolchain's error messages), and which filler is
+			// worst is noise where nothing is echoed.
+			e = Echo{r, fmt.Sprintf("%s: the worst of %d-byte values of each filler (%s)", what, DirectEchoBytes, fillerNames())}
 		}
 	}
 	return e, nil
+}
+
+func fillerNames() string {
+	var names []string
+	for _, f := range directFillers {
+		names = append(names, f.name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // UnknownToolEcho measures the answer to a tools/call whose tool name is
