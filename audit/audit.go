@@ -106,7 +106,7 @@ type auditor struct {
 	// bisected (it tells an ended transport itself: closed-past-cap) and
 	// bisecting while the depth is (bounded by its own steps, so its new
 	// sessions do not spend the run's)
-	respawns           int
+	respawns            int
 	capProbe, bisecting bool
 	// typical is the moving average of the small messages' answer times:
 	// the wait for the next one follows it (wait)
