@@ -36,6 +36,10 @@ const (
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
+		if mode == gosdkMode {
+			gosdkStdio()
+			os.Exit(0)
+		}
 		if mode == fakePyMode {
 			fakePyStdio() // fakehttp_test.go: fakePy over stdio
 			os.Exit(0)
