@@ -99,6 +99,15 @@ type auditor struct {
 	rep    *Report
 	obs    *Observed // the white-box view, when the target observes
 	step   string    // the probe under way, named in a target error
+	what   string    // the message under way within step, where a probe names it
+	tool   string    // the tool the per-tool probes are calling; "" target-wide
+	// respawns counts the sessions opened after the server ended one,
+	// bounded by MaxRespawns; capProbe is set while the body cap is
+	// bisected (it tells an ended transport itself: closed-past-cap) and
+	// bisecting while the depth is (bounded by its own steps, so its new
+	// sessions do not spend the run's)
+	respawns            int
+	capProbe, bisecting bool
 	// typical is the moving average of the small messages' answer times:
 	// the wait for the next one follows it (wait)
 	typical time.Duration
@@ -112,7 +121,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x626f756e646c6162))
 	a := &auditor{cfg: cfg, target: cfg.Target, limits: l, canary: fmt.Sprintf("zq%08x", r.Uint32())}
-	a.rep = &Report{Seed: cfg.Seed, Canary: a.canary, Findings: []Finding{}, NotMeasured: []NotMeasured{}}
+	a.rep = &Report{Seed: cfg.Seed, Canary: a.canary, Findings: []Finding{}, NotMeasured: []NotMeasured{}, SessionEnds: []SessionEnd{}}
 	if cfg.Target == nil {
 		a.rep.Target = "static"
 		a.staticTools(cfg.Tools)
@@ -121,7 +130,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	setLimits(cfg.Target, l)
 	a.rep.Target = cfg.Target.Name()
-	if err := a.probe(ctx); err != nil {
+	if err := a.probe(ctx); errors.Is(err, errRespawns) {
+		// the server ended the session once more than a run replaces:
+		// what was measured stands, the rest is said not measured
+		a.notMeasured(a.step, a.tool, fmt.Sprintf("the server ended the session %d times (a run opens at most %d new sessions): the probes from %q on were not run",
+			len(a.rep.SessionEnds), MaxRespawns, a.label()))
+	} else if err != nil {
 		return a.rep, fmt.Errorf("%w: %s: %v", ErrTarget, a.step, err)
 	}
 	a.rep.Requests = a.sent
@@ -142,7 +156,7 @@ func setLimits(t Target, l Limits) {
 }
 
 func (a *auditor) progress(step string) {
-	a.step = step
+	a.step, a.what = step, ""
 	if a.cfg.Progress != nil {
 		a.cfg.Progress(step)
 	}
@@ -172,9 +186,11 @@ func (a *auditor) probe(ctx context.Context) error {
 	var carrier *toolProbe
 	for _, tp := range probed {
 		a.progress("tool " + tp.tool.Name)
+		a.tool = tp.tool.Name
 		if err := a.probeTool(ctx, s, tp); err != nil {
 			return err
 		}
+		a.tool = ""
 		// the carrier of the target-wide probes: a tool whose baseline is a
 		// result when there is one, so a refusal shows against it
 		if carrier == nil || (carrier.baseShape.Refused() && !tp.baseShape.Refused()) {

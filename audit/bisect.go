@@ -13,11 +13,16 @@ import (
 func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
 	a.progress("body cap")
 	b.BodyCeiling = a.limits.BodyCeiling
-	if err := a.bodyCap(ctx, s, b); err != nil {
+	a.capProbe = true // an ended transport is its past_cap answer
+	err := a.bodyCap(ctx, s, b)
+	a.capProbe = false
+	if err != nil {
 		return err
 	}
 	a.progress("nesting depth")
 	b.DepthCeiling = a.limits.DepthCeiling
+	a.bisecting = true // its steps bound its new sessions
+	defer func() { a.bisecting = false }()
 	return a.depth(ctx, s, c, b)
 }
 

@@ -91,6 +91,7 @@ func (a *auditor) sweepWith(ctx context.Context, s *session, where string, build
 		id := a.nextID()
 		val := `"` + mark + strings.Repeat(f.Unit, n) + `"`
 		body := build(val, id)
+		a.what = fmt.Sprintf("over-long string in the %s: %d x %s", where, n, f.Name)
 		var ans Answer
 		var err error
 		if rid != nil {

@@ -268,11 +268,13 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 		quotes := bytes.Contains(baseAns.Raw, []byte(mark+"z"))
 		for _, d := range differentials() {
 			id := a.nextID()
+			a.what = d.id + " in the " + pl.name
 			ans, sh, err := s.call(ctx, pl.body(id, d.bad), id)
 			if err != nil {
 				return err
 			}
 			id = a.nextID()
+			a.what = d.id + " in the " + pl.name + ", followed by a long string"
 			_, long, err := s.call(ctx, pl.body(id, d.bad+tail), id)
 			if err != nil {
 				return err
@@ -363,6 +365,7 @@ func (a *auditor) trailing(ctx context.Context, s *session, c *toolProbe) (strin
 		return "", nil, err
 	}
 	id = a.nextID()
+	a.what = "bytes after the message"
 	_, sh, err := s.call(ctx, append(callBody(id, c.name, a.carrierArgs(c)), []byte(` {"x":1}`)...), id)
 	if err != nil {
 		return "", nil, err
@@ -388,7 +391,7 @@ func (a *auditor) beforeInitialized(ctx context.Context, c *toolProbe, initializ
 		if err != nil {
 			return nil, err
 		}
-		s = &session{a: a, conn: conn}
+		s = &session{a: a, conn: conn, live: true} // no new session replaces it
 	}
 	defer s.conn.Close()
 	id := a.nextID()

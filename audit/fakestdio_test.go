@@ -2,11 +2,14 @@ package audit_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,16 +20,26 @@ import (
 // fakeEnv makes this test binary a stdio MCP server (TestMain) that answers
 // every message, except a ping longer than fakeCap, which it drops
 // ("drop"), after which it answers nothing ("wedge"), or on which it exits
-// ("exit"). Its tools/list is empty, or two pages ("pages": tools a, then
+// ("exit"). In mode "exit-control" it exits on a line holding a raw U+0001
+// (the go-sdk's stdio transport ends the session there); in "exit-calls"
+// it exits on a tools/call until fakeExitsEnv's file has counted
+// fakeCountEnv exits. Its tools/list is empty, or two pages ("pages": tools a, then
 // b), or two pages listing a twice ("pages-twice"), or a JSON-RPC error
 // ("list-error").
 const (
 	fakeEnv = "BOUNDLAB_AUDIT_FAKE_STDIO"
 	fakeCap = 20000
+
+	fakeExitsEnv = "BOUNDLAB_AUDIT_FAKE_EXITS_FILE"
+	fakeCountEnv = "BOUNDLAB_AUDIT_FAKE_EXITS"
 )
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
+		if mode == gosdkMode {
+			gosdkStdio()
+			os.Exit(0)
+		}
 		if mode == fakePyMode {
 			fakePyStdio() // fakehttp_test.go: fakePy over stdio
 			os.Exit(0)
@@ -45,6 +58,12 @@ func fakeServer(mode string) {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
 			return
+		}
+		if mode == "exit-control" && bytes.IndexByte(line, 0x01) >= 0 {
+			os.Exit(1)
+		}
+		if mode == "exit-calls" && bytes.Contains(line, []byte(`"method":"tools/call"`)) && countExit() {
+			os.Exit(1)
 		}
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -92,6 +111,105 @@ func fakeServer(mode string) {
 			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + "}\n")
 		}
 		out.Flush()
+	}
+}
+
+// countExit reports whether the "exit-calls" fake exits on this call: the
+// exits so far (bytes in fakeExitsEnv's file, one a process) are under
+// fakeCountEnv's number; it counts this one.
+func countExit() bool {
+	n, _ := strconv.Atoi(os.Getenv(fakeCountEnv))
+	path := os.Getenv(fakeExitsEnv)
+	b, _ := os.ReadFile(path)
+	if len(b) >= n {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Write([]byte{'x'})
+	return err == nil
+}
+
+// TestStdioSessionEnded: a stdio server that exits on a raw control
+// character is a finding, not a failed run: each probe that sent one is
+// listed in session_ended (answered "closed"), BLA019 is raised once per
+// probe, and the probes after it are measured on a new process.
+func TestStdioSessionEnded(t *testing.T) {
+	l := audit.DefaultLimits()
+	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 64<<10, 64, 1<<10, 500*time.Millisecond
+	target := &audit.Stdio{Command: os.Args[0], Env: append(os.Environ(), fakeEnv+"=exit-control")}
+	rep, err := audit.Run(context.Background(), audit.Config{Target: target, Seed: 7, Limits: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// no tool is called (the fake lists none): the differentials go in a
+	// tool name no tool has, with and without a long string after them
+	want := []string{"envelope: raw_control in the name", "envelope: raw_control in the name, followed by a long string"}
+	var got []string
+	for _, e := range rep.SessionEnds {
+		got = append(got, e.Probe)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("session_ended %q, want %q", got, want)
+	}
+	var ended []string
+	for _, f := range rep.Findings {
+		if f.Rule == audit.RuleSessionEnded {
+			ended = append(ended, f.Message)
+		}
+	}
+	if len(ended) != len(want) || !strings.HasSuffix(ended[0], want[0]) {
+		t.Errorf("BLA019 findings %q, want one per probe in %q", ended, want)
+	}
+	b := rep.Boundary
+	for _, d := range b.Differentials {
+		if d.Probe == "raw_control" && d.Answer.Kind != audit.KindClosed {
+			t.Errorf("raw_control answered %s, want closed", d.Answer)
+		}
+	}
+	// measured after the ends, on new processes
+	if b.RawControls != audit.VerdictRefused || b.TrailingBytes == "" || b.BodyCap == nil || *b.BodyCap != fakeCap-1 || b.BeforeInitialized == "" {
+		t.Errorf("raw controls %q, trailing %q, cap %v, before initialized %q: want refused and the rest measured",
+			b.RawControls, b.TrailingBytes, b.BodyCap, b.BeforeInitialized)
+	}
+}
+
+// TestStdioRespawnBound: a run replaces at most audit.MaxRespawns ended
+// sessions: a server that ends exactly that many is measured to the end;
+// one that ends one more leaves the remaining probes not measured, saying
+// why, and the run still reports.
+func TestStdioRespawnBound(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		exits int
+		cut   bool
+	}{
+		{"at", audit.MaxRespawns, false},
+		{"past", audit.MaxRespawns + 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := audit.DefaultLimits()
+			l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 64<<10, 64, 1<<10, 500*time.Millisecond
+			env := append(os.Environ(), fakeEnv+"=exit-calls", fakeExitsEnv+"="+filepath.Join(t.TempDir(), "exits"), fakeCountEnv+"="+strconv.Itoa(c.exits))
+			rep, err := audit.Run(context.Background(), audit.Config{Target: &audit.Stdio{Command: os.Args[0], Env: env}, Seed: 7, Limits: l})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut := false
+			for _, n := range rep.NotMeasured {
+				cut = cut || strings.Contains(n.Why, "the server ended the session")
+			}
+			if cut != c.cut || (rep.Boundary.BodyCap != nil) == c.cut {
+				t.Errorf("%d ends: remaining probes cut %v (not measured %+v), body cap %v; want cut %v",
+					len(rep.SessionEnds), cut, rep.NotMeasured, rep.Boundary.BodyCap, c.cut)
+			}
+			if want := min(c.exits, audit.MaxRespawns+1); len(rep.SessionEnds) != want {
+				t.Errorf("%d session ends, want %d", len(rep.SessionEnds), want)
+			}
+		})
 	}
 }
 

@@ -35,6 +35,7 @@ const (
 	RuleSilentPastCap     = "BLA016"
 	RuleBoundNotEnforced  = "BLA017"
 	RuleTypedDecode       = "BLA018"
+	RuleSessionEnded      = "BLA019"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -68,6 +69,7 @@ func Rules() []Rule {
 		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
 		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
 		{RuleTypedDecode, "typed-decode", SeverityNote, "a number the tool's schema admits is refused: the handler's type holds less than the schema publishes (past int64, float32 or float64)"},
+		{RuleSessionEnded, "session-ended", SeverityWarning, "the server ends the session on a probe's input (a stdio process exits or closes its stdout) instead of refusing it: one such message ends a client's session"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -126,6 +128,7 @@ func (r *Report) boundaryFindings() []Finding {
 	if b.PastCap != nil && b.PastCap.Kind == KindClosed {
 		out = append(out, finding(RuleClosedPastCap, "", fmt.Sprintf("a %d-byte body ends the transport instead of drawing a refusal", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
 	}
+	out = append(out, r.sessionEndFindings()...)
 	limit := charge.DefaultLimits().MaxParamsNesting
 	switch {
 	case b.MaxDepth == nil && b.DepthCeiling > 0 && !r.unmeasured("max_depth", ""):
@@ -160,6 +163,22 @@ func (r *Report) boundaryFindings() []Finding {
 	}
 	if s := b.Refusal; s != nil && s.Kind == KindRPCError && !s.IDEchoed {
 		out = append(out, finding(RuleRefusalNoID, "", "the refusal ("+s.String()+") does not carry the request's id", 0, "id echoed"))
+	}
+	return out
+}
+
+// sessionEndFindings raises one finding per probe the server ended the
+// session on; the figure is how many times it did.
+func (r *Report) sessionEndFindings() []Finding {
+	var out []Finding
+	at := map[SessionEnd]int{} // index in out
+	for _, e := range r.SessionEnds {
+		if i, ok := at[e]; ok {
+			out[i].Figure++
+			continue
+		}
+		at[e] = len(out)
+		out = append(out, finding(RuleSessionEnded, e.Tool, "the server ended the session (its process exited or closed its stdout) on "+e.Probe, 1, "sessions ended"))
 	}
 	return out
 }

@@ -81,6 +81,10 @@ func (a *auditor) numbers(ctx context.Context, s *session, tp *toolProbe, tr *To
 		for _, lit := range numberLiterals(integer, a.limits.EchoBytes) {
 			id := a.nextID()
 			body := callBody(id, tp.name, object(with(tp.base, p.name, lit)))
+			a.what = fmt.Sprintf("member %q = %s", p.name, lit)
+			if len(lit) > 64 {
+				a.what = fmt.Sprintf("member %q = a %d-digit number", p.name, len(lit))
+			}
 			ans, sh, err := s.call(ctx, body, id)
 			if err != nil {
 				return err

@@ -20,6 +20,17 @@ type Report struct {
 	// NotMeasured are the measurements not made, and why; their fields are
 	// null and raise nothing.
 	NotMeasured []NotMeasured `json:"not_measured"`
+	// SessionEnds are the probes on which the server ended the session
+	// (over stdio: its process exited or closed its stdout), in order; the
+	// probe's answer is "closed" and a new session went on. The body-cap
+	// probe's ends are its past_cap answer (closed-past-cap), not listed.
+	SessionEnds []SessionEnd `json:"session_ended"`
+}
+
+// SessionEnd is one probe on which the server ended the session.
+type SessionEnd struct {
+	Probe string `json:"probe"` // the probe's step and, where it names one, its message
+	Tool  string `json:"tool,omitempty"`
 }
 
 // ToolReport is one tool: probed or skipped, what the probes saw, and its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -17,6 +18,14 @@ type session struct {
 	a       *auditor
 	conn    Conn
 	version string // what the server answered in initialize
+	// live is set once the session is open: a transport that ends after
+	// that is a measured result (sessionEnded), not a failure of the run
+	live bool
+	// respawn says a session that ended is replaced by a new one (the
+	// probes' session); a throwaway one (beforeInitialized) is not
+	respawn bool
+	notify  bool   // the session sent notifications/initialized
+	last    string // the probe of the last message sent
 }
 
 // open starts a connection and initializes it; notify false leaves out
@@ -43,7 +52,7 @@ func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
 		conn.Close()
 		return nil, fmt.Errorf("initialize was not answered with a result (%s)", ShapeOf(ans, nil))
 	}
-	s.version = m.Result.ProtocolVersion
+	s.version, s.notify = m.Result.ProtocolVersion, notify
 	if v, ok := conn.(interface{ setVersion(string) }); ok {
 		v.setVersion(s.version)
 	}
@@ -53,6 +62,7 @@ func (a *auditor) open(ctx context.Context, notify bool) (*session, error) {
 			return nil, err
 		}
 	}
+	s.live, s.respawn = true, notify
 	return s, nil
 }
 
@@ -81,16 +91,37 @@ func (a *auditor) wait() time.Duration {
 	return min(a.limits.Timeout, max(QuickWait, WaitFactor*a.typical))
 }
 
-// sendWithin is send with the answer awaited for at most wait.
+// sendWithin is send with the answer awaited for at most wait. The message
+// is the probe a.label() names (a.what is spent on it).
 func (s *session) sendWithin(ctx context.Context, body []byte, id json.RawMessage, wait time.Duration) (Answer, error) {
+	label := s.a.label()
+	s.a.what = ""
+	return s.sendLabelled(ctx, body, id, wait, label)
+}
+
+func (s *session) sendLabelled(ctx context.Context, body []byte, id json.RawMessage, wait time.Duration, label string) (Answer, error) {
 	if s.a.sent >= s.a.limits.MaxRequests {
 		return Answer{}, fmt.Errorf("the probe budget of %d requests is spent", s.a.limits.MaxRequests)
 	}
 	s.a.sent++
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	start := time.Now()
-	ans, err := s.conn.Send(ctx, body, id)
+	ans, err := s.conn.Send(wctx, body, id)
+	var ended *endedError
+	if errors.As(err, &ended) && s.live && !s.a.capProbe {
+		if ended.before { // the last message ended it: this one goes to a new session
+			if err := s.ended(ctx, s.last); err != nil {
+				return Answer{}, err
+			}
+			return s.sendLabelled(ctx, body, id, wait, label)
+		}
+		if err := s.ended(ctx, label); err != nil {
+			return Answer{}, err
+		}
+		return Answer{Closed: true}, nil
+	}
+	s.last = label
 	if took := time.Since(start); err == nil && !ans.Silent && id != nil && len(body) <= quickBody {
 		if s.a.typical == 0 {
 			s.a.typical = took
@@ -98,6 +129,49 @@ func (s *session) sendWithin(ctx context.Context, body []byte, id json.RawMessag
 		s.a.typical = (7*s.a.typical + took) / 8 // a moving average: one slow answer does not set the wait
 	}
 	return ans, err
+}
+
+// MaxRespawns bounds the sessions a run replaces after the server ended
+// one (SessionEnd): each is a new process over stdio, and a server that
+// ends the session on most probes would otherwise cost a start per probe.
+// Past it the probes not yet run are not measured.
+const MaxRespawns = 16
+
+// errRespawns is the run's respawn budget spent: the probes stop there and
+// the report says which were not run.
+var errRespawns = errors.New("respawn budget spent")
+
+// ended records that the server ended the session on probe and, for the
+// probes' session, opens a new one in its place (initialize, and
+// notifications/initialized when the old one had sent it).
+func (s *session) ended(ctx context.Context, probe string) error {
+	a := s.a
+	s.conn.Close()
+	a.rep.SessionEnds = append(a.rep.SessionEnds, SessionEnd{Probe: probe, Tool: a.tool})
+	if !s.respawn {
+		return nil
+	}
+	if !a.bisecting {
+		if a.respawns == MaxRespawns {
+			return errRespawns
+		}
+		a.respawns++
+	}
+	ns, err := a.open(ctx, s.notify)
+	if err != nil {
+		return fmt.Errorf("a new session after the server ended one (on %s): %w", probe, err)
+	}
+	*s = *ns
+	return nil
+}
+
+// label names the probe under way: its step and, where a probe names it,
+// the message.
+func (a *auditor) label() string {
+	if a.what == "" {
+		return a.step
+	}
+	return a.step + ": " + a.what
 }
 
 // quickBody bounds the messages whose answer time sets the wait: the

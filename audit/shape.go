@@ -59,6 +59,10 @@ func ShapeOf(a Answer, id json.RawMessage) Shape {
 			}
 		}
 	}
+	if a.Closed {
+		s.Kind = KindClosed
+		return s
+	}
 	if a.Silent {
 		s.Kind = KindSilent
 		return s

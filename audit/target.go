@@ -46,6 +46,10 @@ type Answer struct {
 	Message     []byte // the JSON-RPC message in Raw, nil when there is none
 	Truncated   bool   // the answer was longer than Limits.MaxAnswerBytes
 	Silent      bool   // no answer arrived within the time limit
+	// Closed says the transport ended on this message (a stdio process
+	// exited or closed its stdout): the session was replaced by a new one
+	// (Report.SessionEnds).
+	Closed bool
 	// Observed is set by an observing target (GoSDK): Reached then lists
 	// what this message brought to the server's receiving middleware (nil:
 	// nothing reached it). Other targets cannot see inside the server.
@@ -338,7 +342,7 @@ func (s *Stdio) Open(ctx context.Context) (Conn, error) {
 	}
 	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), wait: wait}
 	go c.read(bufio.NewReaderSize(stdout, 64<<10), max)
-	go func() { _ = cmd.Wait(); close(c.done) }()
+	go func() { _ = cmd.Wait(); c.exited = time.Now(); close(c.done) }()
 	return c, nil
 }
 
@@ -351,9 +355,11 @@ type stdioConn struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan line
-	done  chan struct{}
-	wait  time.Duration
-	once  sync.Once
+	done  chan struct{} // closed when the process is reaped
+	// exited is when the process was reaped; read only after done closed
+	exited time.Time
+	wait   time.Duration
+	once   sync.Once
 }
 
 // read splits stdout into lines, each kept up to max bytes.
@@ -388,15 +394,24 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		select {
 		case _, ok := <-c.lines:
 			if !ok {
-				return Answer{}, errors.New("the server's stdout is closed: the process exited")
+				return Answer{}, &endedError{before: true, msg: "the server's stdout is closed: the process exited"}
 			}
 		default:
 			drained = true
 		}
 	}
+	select {
+	case <-c.done:
+		return Answer{}, &endedError{before: true, msg: "the server's process exited"}
+	default:
+	}
 	msg := append(bytes.TrimRight(body, "\n"), '\n')
+	wrote := time.Now()
 	if _, err := c.in.Write(msg); err != nil {
-		return Answer{}, errors.New("the server's stdin is closed: the process exited")
+		// a write of at most pipeAtomic bytes goes in whole or not at all:
+		// its failure means the reading end closed before this message
+		// came; a longer one may have been cut off by the message itself
+		return Answer{}, &endedError{before: len(msg) <= pipeAtomic, msg: "the server's stdin is closed: the process exited"}
 	}
 	if id == nil {
 		return Answer{}, nil
@@ -411,7 +426,7 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		select {
 		case l, ok := <-c.lines:
 			if !ok {
-				return Answer{}, errors.New("the server's stdout closed before it answered: the process exited")
+				return Answer{}, &endedError{before: c.exitedBefore(wrote), msg: "the server's stdout closed before it answered: the process exited"}
 			}
 			t := bytes.TrimSpace(l.b)
 			if answers(t, id) || l.truncated {
@@ -427,6 +442,32 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 			return Answer{}, ctx.Err()
 		}
 	}
+}
+
+// pipeAtomic is POSIX's PIPE_BUF floor: a pipe write of at most this many
+// bytes is never split.
+const pipeAtomic = 512
+
+// endedError is a stdio transport that ended: the process exited, or closed
+// its stdin or stdout. before says the end came before this message could
+// have caused it (the previous message's doing).
+type endedError struct {
+	before bool
+	msg    string
+}
+
+func (e *endedError) Error() string { return e.msg }
+
+// exitedBefore reports whether the process had exited before t, waiting a
+// little for it to be reaped once its stdout has closed (a process that
+// closes stdout and lives on is this message's doing: Close kills it).
+func (c *stdioConn) exitedBefore(t time.Time) bool {
+	select {
+	case <-c.done:
+	case <-time.After(time.Second):
+		return false
+	}
+	return c.exited.Before(t)
 }
 
 func (c *stdioConn) Close() error {

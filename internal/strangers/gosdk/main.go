@@ -4,7 +4,10 @@
 // schema and validates calls against it), served by the SDK's default
 // streamable HTTP handler at /mcp on 127.0.0.1 (an ephemeral port unless
 // -addr names one). It prints its URL as the first line on stdout
-// ("stranger: MCP streamable HTTP at URL") and serves until killed.
+// ("stranger: MCP streamable HTTP at URL") and serves until killed. With
+// -stdio it serves one session over mcp.StdioTransport instead (the SDK's
+// newline-delimited JSON-RPC on stdin and stdout) and exits when that
+// session ends, as a stdio server built by the SDK's README does.
 //
 // It is a lab program: internal/strangers builds and runs it as a child,
 // and nothing imports it.
@@ -32,6 +35,7 @@ type countIn struct {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "the loopback address to listen on")
+	stdio := flag.Bool("stdio", false, "serve one session over stdin and stdout instead of HTTP")
 	flag.Parse()
 	if host, _, err := net.SplitHostPort(*addr); err != nil || host != "127.0.0.1" {
 		fmt.Fprintln(os.Stderr, "gosdk: -addr must be 127.0.0.1:PORT (loopback only)")
@@ -47,6 +51,15 @@ func main() {
 		func(ctx context.Context, _ *mcp.CallToolRequest, in countIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "counted"}}}, nil, nil
 		})
+	if *stdio {
+		// the session's end (the client closed stdin, or the SDK ended it
+		// on a read error) is the process's: exit 0 either way, the error
+		// on stderr
+		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "gosdk:", err)
+		}
+		return
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gosdk:", err)
