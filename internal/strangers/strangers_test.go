@@ -28,16 +28,28 @@ func TestMain(m *testing.M) {
 	switch os.Getenv("BOUNDLAB_STRANGERS_CHILD") {
 	case "":
 		os.Exit(m.Run())
-	case "hog":
-		// listens on loopback, prints the banner, then holds 256 MiB
+	case "hog", "fat":
+		// listens on loopback, prints the banner, then holds 256 MiB; fat
+		// holds it before the banner, so its RSS is there when the child
+		// is started, however loaded the machine
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			os.Exit(1)
 		}
+		touch := func() []byte {
+			hold := make([]byte, 256<<20)
+			for i := range hold {
+				hold[i] = byte(i)
+			}
+			return hold
+		}
+		var hold []byte
+		if os.Getenv("BOUNDLAB_STRANGERS_CHILD") == "fat" {
+			hold = touch()
+		}
 		fmt.Printf("%shttp://%s/mcp\n", bannerPrefix, ln.Addr())
-		hold := make([]byte, 256<<20)
-		for i := range hold {
-			hold[i] = byte(i)
+		if hold == nil {
+			hold = touch()
 		}
 		time.Sleep(30 * time.Second)
 		ln.Close() // the listener stays open (and out of the collector's reach) until here
@@ -52,7 +64,8 @@ func TestMain(m *testing.M) {
 		// a stand-in for server.py over stdio (TestPythonPlumbing): mcp-go,
 		// which answers a line it cannot parse and reads on (the go-sdk's
 		// stdio transport ends the session at one of the audit's envelope
-		// probes, and the audit stops there with a target error)
+		// probes; the audit reports each as BLA019 and goes on in a new
+		// session)
 		s := m3server.NewMCPServer("fakepy", "v0", m3server.WithToolCapabilities(true))
 		for _, name := range []string{"lookup", "count"} {
 			s.AddTool(m3.NewTool(name, m3.WithString("key", m3.Required()), m3.WithReadOnlyHintAnnotation(true)),
@@ -179,7 +192,7 @@ func TestChild(t *testing.T) {
 		}
 	})
 	t.Run("rss_guard_spares", func(t *testing.T) {
-		c, err := load.StartChild(self(t, "hog"), bannerPrefix, 1<<30)
+		c, err := load.StartChild(self(t, "fat"), bannerPrefix, 1<<30)
 		if err != nil {
 			t.Fatal(err)
 		}
