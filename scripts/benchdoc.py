@@ -82,6 +82,13 @@ for c in ["typical-1KB", "atcap-maxlength-ascii", "atcap-maxlength-u00e9-escaped
     check.append([c, g(val(p + "go-sdk-typed-over-mcpvalidate")) + "x",
                   g(val(p + "mcpvalidate.heap-over-wire")), t, "`" + p + "*`"])
 
+http = [["request", "guarded / bare throughput", "guarded / bare p50", "middleware-only / bare throughput", "middleware-only / bare p50", "records"], ["---"] * 6]
+for op in ["call-1KB", "tools-list", "initialize"]:
+    p = "bench.http." + op.lower() + "."
+    http.append([op, g(val(p + "guarded-over-bare-throughput")) + "x", g(val(p + "guarded-over-bare-p50")) + "x",
+                 g(val(p + "middleware-over-bare-throughput")) + "x", g(val(p + "middleware-over-bare-p50")) + "x",
+                 "`" + p + "*`"])
+
 
 def printout(path):
     out = subprocess.run(["go", "run", "./cmd/boundlab", "bench", path],
@@ -130,6 +137,12 @@ mcpvalidate.Check against the go-sdk's typed-tool path (its decode, defaults, go
 
 {table(check)}
 
+### What protection costs a healthy server (BenchmarkHTTP, served over loopback)
+
+A go-sdk server with one typed tool over loopback HTTP, stateful, 4 clients with a session each calling at once, wired three ways side by side: the bare go-sdk, `Install` only (middleware-only), and `Install` + `FrontGate` as the README wires it (guarded). A typical 1 KB `tools/call`, a `tools/list`, and an `initialize` (a new session and its DELETE). Throughput ratios above 1 mean the wiring serves more than the bare SDK; p50 ratios above 1 mean it answers later. `results/bench/http.txt` (commit {cfg('results/bench/http.txt', 'boundlab-commit')}, {cfg('results/bench/http.txt', 'date')}); `bench.Targets` holds the 1 KB call's two guarded ratios to issue 27's floor and ceiling.
+
+{table(http)}
+
 ### The printouts
 
 `go run ./cmd/boundlab bench results/bench/suite.txt`:
@@ -148,6 +161,12 @@ mcpvalidate.Check against the go-sdk's typed-tool path (its decode, defaults, go
 
 ```
 {printout('results/bench/check.txt')}
+```
+
+`go run ./cmd/boundlab bench results/bench/http.txt`:
+
+```
+{printout('results/bench/http.txt')}
 ```
 <!-- pinned:end -->"""
 
