@@ -2,7 +2,6 @@ package derivation
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/theurian/boundlab/charge"
@@ -91,35 +90,5 @@ func LandingRecords(l charge.Limits) ([]results.Record, error) {
 				fmt.Sprintf("%s: %s under %s clients", n.AllArithmetic, n.AllClass, n.AllEncoder), "the widest class's charge within the cap")
 		}
 	}
-	return noteRetiredNumbers(l, recs)
-}
-
-// noteRetiredNumbers names the retired record whose figure a record's value
-// or instance happens to equal (16,777,216 is both the seed's withdrawn
-// 4 MiB reach and 2,796,202 x 6 + 4), so a reader, and verify's retired-quote
-// check, sees it is the same number and not the withdrawn claim.
-func noteRetiredNumbers(l charge.Limits, recs []results.Record) ([]results.Record, error) {
-	retired, err := sweeps.RetiredRecords(l)
-	if err != nil {
-		return nil, err
-	}
-	for i := range recs {
-		text := results.Thousands(int64(recs[i].Value)) + " " + recs[i].Instance
-		for _, ret := range retired {
-			if ret.Retirement == nil {
-				continue
-			}
-			for _, k := range ret.Retirement.Keys {
-				re, err := regexp.Compile(k)
-				if err != nil {
-					return nil, err
-				}
-				if re.MatchString(text) {
-					recs[i].Instance += fmt.Sprintf(" (the same number as the seed's withdrawn claim %s, not that claim)", ret.ID)
-					break
-				}
-			}
-		}
-	}
-	return recs, nil
+	return sweeps.NoteRetiredNumbers(l, recs)
 }

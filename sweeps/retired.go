@@ -2,6 +2,7 @@ package sweeps
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/results"
@@ -108,4 +109,36 @@ func RetiredRecords(l charge.Limits) ([]results.Record, error) {
 				Keys:           []string{`(?i)worst over every escape class`},
 			}),
 	}, nil
+}
+
+// NoteRetiredNumbers names the retired record whose figure a record's value
+// or instance happens to equal (16,777,216 is both the seed's withdrawn
+// 4 MiB reach and 2,796,202 x 6 + 4), so a reader, and verify's retired-quote
+// check, sees it is the same number and not the withdrawn claim. Any
+// producer whose figures can meet such a number (a 16 MiB line cap) runs
+// its records through it.
+func NoteRetiredNumbers(l charge.Limits, recs []results.Record) ([]results.Record, error) {
+	retired, err := RetiredRecords(l)
+	if err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		text := results.Thousands(int64(recs[i].Value)) + " " + recs[i].Instance
+		for _, ret := range retired {
+			if ret.Retirement == nil {
+				continue
+			}
+			for _, k := range ret.Retirement.Keys {
+				re, err := regexp.Compile(k)
+				if err != nil {
+					return nil, err
+				}
+				if re.MatchString(text) {
+					recs[i].Instance += fmt.Sprintf(" (the same number as the seed's withdrawn claim %s, not that claim)", ret.ID)
+					break
+				}
+			}
+		}
+	}
+	return recs, nil
 }

@@ -69,6 +69,8 @@ func Strangers() []Stranger {
 			Runtime: RuntimeGo, Call: residuals.Calls, start: serveChild},
 		{Key: "go-sdk", Name: "github.com/modelcontextprotocol/go-sdk v1.8.0 bare: two read-only typed tools (mcp.AddTool), the default streamable HTTP handler, a child on 127.0.0.1",
 			Runtime: RuntimeGo, start: goChild("gosdk")},
+		{Key: "go-sdk-stdio", Name: "github.com/modelcontextprotocol/go-sdk v1.8.0 bare over stdio: the same two tools on mcp.StdioTransport, a process per session under ulimit -v",
+			Runtime: RuntimeGo, start: goStdio("gosdk")},
 		{Key: "mcp-go", Name: "github.com/mark3labs/mcp-go v1.2.1: two read-only tools, its StreamableHTTPServer, no validator, a child on 127.0.0.1",
 			Runtime: RuntimeGo, start: goChild("mcpgo")},
 		{Key: "typescript", Name: "@modelcontextprotocol/sdk " + TypeScriptSDK + " (node): two read-only zod tools, createMcpExpressApp and a stateful StreamableHTTPServerTransport, a child on 127.0.0.1",
@@ -185,6 +187,21 @@ func goChild(dir string) func(context.Context, string) (audit.Target, func() err
 			return nil, nil, err
 		}
 		return httpChild(exec.Command(bin), bannerPrefix, dir)
+	}
+}
+
+// goStdio builds the Go stranger in dir and makes its -stdio mode the
+// target: the auditor spawns a process per session, outside load's RSS
+// watch, so ulimit -v bounds each one, at StdioAddressGuard.
+func goStdio(dir string) func(context.Context, string) (audit.Target, func() error, error) {
+	return func(ctx context.Context, work string) (audit.Target, func() error, error) {
+		bin, err := goBuild(ctx, work, "./internal/strangers/"+dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		kib := strconv.Itoa(StdioAddressGuard >> 10)
+		return &audit.Stdio{Command: "sh", Args: []string{"-c", `ulimit -v ` + kib + ` && exec "$0" "$@"`, bin, "-stdio"}},
+			func() error { return nil }, nil
 	}
 }
 
