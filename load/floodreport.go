@@ -149,8 +149,11 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 			}
 		}
 		if v.Ran(PhaseConns) {
-			rec("conns-held", fmt.Sprintf("idle keep-alive connections the server answered and kept, of %d asked", r.Settings.Conns),
-				float64(v.Conns), "connections", tenth(v.Conns))
+			held := fmt.Sprintf("idle keep-alive connections the server answered and kept, of %d asked", r.Settings.Conns)
+			if r.Settings.HeaderBytes > 0 {
+				held = fmt.Sprintf("connections opened that sent %d bytes of a header block and never the rest, of %d asked", r.Settings.HeaderBytes, r.Settings.Conns)
+			}
+			rec("conns-held", held, float64(v.Conns), "connections", tenth(v.Conns))
 			rec("conns-alive-at-end", "of those, still held open by the server after the hold", float64(v.ConnsAlive), "connections", tenth(v.ConnsAlive))
 			if per, ok := v.RSSPer(PhaseConns); ok {
 				rec("rss-per-conn", "the server's VmRSS growth over the connections phase per connection held", math.Round(per), "bytes per connection", math.Round(per/4))
@@ -188,7 +191,11 @@ func floodInstance(r *FloodRun, v FloodResult) string {
 		parts = append(parts, fmt.Sprintf("then %d GET streams (%d per session, each on its own connection) on the newest sessions", s.Streams*s.StreamsPerSession, s.StreamsPerSession))
 	}
 	if s.Conns > 0 {
-		parts = append(parts, fmt.Sprintf("%d idle keep-alive connections", s.Conns))
+		if s.HeaderBytes > 0 {
+			parts = append(parts, fmt.Sprintf("%d connections each sending %d bytes of a header block and never the rest", s.Conns, s.HeaderBytes))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d idle keep-alive connections", s.Conns))
+		}
 	}
 	return fmt.Sprintf("%s, %s on 127.0.0.1: %s, held %d ms; a new client's conversation every %d ms; bounded at %d ms, RSS guard %s; machine: %s, %d CPUs, %s",
 		s.Shape, strings.Join(append([]string{"boundlab serve"}, v.Variant.args()...), " "), strings.Join(parts, ", "), s.HoldMS,
