@@ -180,25 +180,15 @@ func goJSON(s string) string {
 
 // minimalJSON escapes only what JSON demands: the quote, the backslash
 // and controls below U+0020.
-func minimalJSON(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func minimalJSON(s string) string { return escapeJSON(s, false) }
 
-// asciiJSON is Python's json.dumps with ensure_ascii: every rune past
-// U+007F as \uXXXX, an astral one as a surrogate pair.
-func asciiJSON(s string) string {
+// asciiJSON is Python's json.dumps with ensure_ascii: every rune outside
+// printable ASCII as \uXXXX, an astral one as a surrogate pair.
+func asciiJSON(s string) string { return escapeJSON(s, true) }
+
+// escapeJSON writes s as a JSON string's contents: the required escapes,
+// and under ascii every rune past U+007E escaped too.
+func escapeJSON(s string, ascii bool) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -207,10 +197,10 @@ func asciiJSON(s string) string {
 			b.WriteRune(r)
 		case r < 0x20:
 			fmt.Fprintf(&b, `\u%04x`, r)
-		case r >= 0x10000:
+		case ascii && r >= 0x10000:
 			r1, r2 := utf16.EncodeRune(r)
 			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
-		case r > 0x7e:
+		case ascii && r > 0x7e:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
