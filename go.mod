@@ -35,6 +35,9 @@ require (
 	github.com/klauspost/cpuid/v2 v2.2.9 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
+	github.com/theurian/boundlab/charge v0.0.0
+	github.com/theurian/boundlab/mcpvalidate v0.0.0
+	github.com/theurian/boundlab/mcpvalidate/mark3labs v0.0.0
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/arch v0.0.0-20210923205945-b76863e36670 // indirect
@@ -44,3 +47,9 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+replace github.com/theurian/boundlab/charge => ./charge
+
+replace github.com/theurian/boundlab/mcpvalidate => ./mcpvalidate
+
+replace github.com/theurian/boundlab/mcpvalidate/mark3labs => ./mcpvalidate/mark3labs

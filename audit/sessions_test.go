@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/audit"
-	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // cappedServer is typedSDK's server behind mcpvalidate's front gate with a
@@ -32,7 +32,7 @@ func cappedServer(t *testing.T, n int64, idle time.Duration) http.Handler {
 		t.Fatal(err)
 	}
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, v.StreamableHTTPOptions(&mcp.StreamableHTTPOptions{SessionTimeout: idle}))
-	front, err := v.FrontGate(sdk, &mcpvalidate.FrontGateOptions{SessionBytes: n * (gatebounds.SessionCost + gatebounds.StreamCost), SessionIdle: idle})
+	front, err := v.FrontGate(sdk, &mcpvalidate.FrontGateOptions{SessionBytes: n * (bounds.SessionCost + bounds.StreamCost), SessionIdle: idle})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package charge
 
-import "github.com/theurian/boundlab/internal/testname"
+import "github.com/theurian/boundlab/charge/internal/testname"
 
 // caseName is the module's one subtest-naming rule (internal/testname).
 var caseName = testname.Case

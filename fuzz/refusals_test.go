@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -218,7 +218,7 @@ func checkRefusalText(t *testing.T, tool string, args []byte, text string) {
 	if !printableASCII(text) {
 		t.Fatalf("refusal holds bytes outside printable ASCII: %q\nargs: %q", text, args)
 	}
-	if len(tool) > gatebounds.ToolCut+len("...") && strings.Contains(text, tool) {
+	if len(tool) > bounds.ToolCut+len("...") && strings.Contains(text, tool) {
 		t.Fatalf("refusal holds the whole %d-byte tool name: %q", len(tool), text)
 	}
 	var values, names []string

@@ -83,7 +83,7 @@ const (
 	MaxFloodConcurrency = 64
 	// MaxFloodHeaderBytes bounds one held connection's unfinished header
 	// block: net/http refuses a block past its MaxHeaderBytes (serve's is
-	// gatebounds.MaxHeaderBytes) plus 4 KiB, so more measures nothing.
+	// bounds.MaxHeaderBytes) plus 4 KiB, so more measures nothing.
 	MaxFloodHeaderBytes = 64 << 10
 	MaxFloodDuration    = 30 * time.Minute
 	MaxStreamsPer       = 8

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -172,7 +172,7 @@ func TestLabHoldsTheGuardedServerToTheTargets(t *testing.T) {
 	}
 	// The budget record reads what serve printed: the default budget at its cap.
 	vr := run.Variants[0]
-	if b, ok := budgetOf(vr.Banner); !ok || b != gatebounds.Request(vr.BodyCap, charge.DefaultLimits())+gatebounds.DefaultSmallReserve {
+	if b, ok := budgetOf(vr.Banner); !ok || b != bounds.Request(vr.BodyCap, charge.DefaultLimits())+bounds.DefaultSmallReserve {
 		t.Errorf("budget from the banner %d (%v); banner %q", b, ok, vr.Banner)
 	}
 	for _, shape := range []string{"echo-params", "dup-envelope", "trailing", NodeChainsShape} {

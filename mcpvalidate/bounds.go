@@ -1,33 +1,33 @@
 package mcpvalidate
 
-import "github.com/theurian/boundlab/internal/gatebounds"
+import "github.com/theurian/boundlab/mcpvalidate/bounds"
 
 // The figures the validator is built on live in internal/gatebounds, where
 // boundlab's lab re-measures them; these are their names inside the package.
 const (
-	maxEnvelopeMembers   = gatebounds.MaxEnvelopeMembers
-	maxEnvelopeNameBytes = gatebounds.MaxEnvelopeNameBytes
-	maxMethodBytes       = gatebounds.MaxMethodBytes
-	maxIDBytes           = gatebounds.MaxIDBytes
-	maxToolNameBytes     = gatebounds.MaxToolNameBytes
-	maxOtherParamsBytes  = gatebounds.MaxOtherParamsBytes
-	maxEnvelopeNodes     = gatebounds.MaxEnvelopeNodes
+	maxEnvelopeMembers   = bounds.MaxEnvelopeMembers
+	maxEnvelopeNameBytes = bounds.MaxEnvelopeNameBytes
+	maxMethodBytes       = bounds.MaxMethodBytes
+	maxIDBytes           = bounds.MaxIDBytes
+	maxToolNameBytes     = bounds.MaxToolNameBytes
+	maxOtherParamsBytes  = bounds.MaxOtherParamsBytes
+	maxEnvelopeNodes     = bounds.MaxEnvelopeNodes
 
-	defaultSmallReserve = gatebounds.DefaultSmallReserve
-	defaultSmallBody    = gatebounds.DefaultSmallBody
-	defaultMaxWait      = gatebounds.DefaultMaxWait
-	defaultBodyReadBase = gatebounds.DefaultBodyReadBase
-	defaultMinBodyRate  = gatebounds.DefaultMinBodyRate
+	defaultSmallReserve = bounds.DefaultSmallReserve
+	defaultSmallBody    = bounds.DefaultSmallBody
+	defaultMaxWait      = bounds.DefaultMaxWait
+	defaultBodyReadBase = bounds.DefaultBodyReadBase
+	defaultMinBodyRate  = bounds.DefaultMinBodyRate
 
-	toolCut        = gatebounds.ToolCut
-	fragmentCut    = gatebounds.FragmentCut
-	maxLeaves      = gatebounds.MaxLeaves
-	refusalCeiling = gatebounds.RefusalCeiling
+	toolCut        = bounds.ToolCut
+	fragmentCut    = bounds.FragmentCut
+	maxLeaves      = bounds.MaxLeaves
+	refusalCeiling = bounds.RefusalCeiling
 
-	requestPeakFactor = gatebounds.PeakFactor
-	requestFixedCost  = gatebounds.FixedCost
-	requestNodeCost   = gatebounds.NodeCost
+	requestPeakFactor = bounds.PeakFactor
+	requestFixedCost  = bounds.FixedCost
+	requestNodeCost   = bounds.NodeCost
 )
 
 // requestWeight is what a request with a body of n bytes is weighed at.
-var requestWeight = gatebounds.Request
+var requestWeight = bounds.Request

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // offline refuses every load: a schema compiled with it resolves its $refs
@@ -71,7 +71,7 @@ func checkBundles(t *testing.T, v *Validator, fsys fs.FS, dir string, want map[s
 		files[doc["$id"].(string)] = doc
 		byName[strings.TrimSuffix(n[strings.LastIndex(n, "/")+1:], ".schema.json")] = doc
 	}
-	for _, tool := range v.Tools() {
+	for _, tool := range v.names {
 		published, ok := v.InputSchema(tool)
 		if !ok {
 			t.Fatalf("%s: no published schema", tool)
@@ -132,15 +132,15 @@ func TestPublishedSchemasAreSelfContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{}
-	for _, tool := range v.Tools() {
+	for _, tool := range v.names {
 		if published, _ := v.InputSchema(tool); bytes.Contains(published, []byte(`tool-context.schema.json"`)) {
 			want[tool] = []string{"tool-context"}
 		}
 	}
-	if len(want) < 5 || len(want) == len(v.Tools()) {
-		t.Fatalf("fixture: %d of %d tools reference tool-context, want at least 5 and not all", len(want), len(v.Tools()))
+	if len(want) < 5 || len(want) == len(v.names) {
+		t.Fatalf("fixture: %d of %d tools reference tool-context, want at least 5 and not all", len(want), len(v.names))
 	}
-	checkBundles(t, v, schemas.FS, schemas.Dir, want, []string{`{}`, `{"projectId":"p"}`, `{"projectId":"Not An Id"}`,
+	checkBundles(t, v, os.DirFS("testdata/schemas"), "mcp", want, []string{`{}`, `{"projectId":"p"}`, `{"projectId":"Not An Id"}`,
 		`{"projectId":"p","query":"q"}`, `{"projectId":"p","id":"k"}`, `{"unknown":1}`})
 }
 

@@ -76,18 +76,18 @@ func gateRefusals(t *testing.T, fill string) []*charge.Refusal {
 // widestRefusals is, per stage, the widest refusal the templates can carry:
 // the tool name cut, the gate's widest refusal, and maxLeaves leaves of the
 // widest pointer, keyword and limit with the largest elided count.
-func widestRefusals(t *testing.T, fill string) []*Refusal {
+func widestRefusals(t *testing.T, fill string) []*callRefusal {
 	tool := widestCut(fill, toolCut)
-	out := []*Refusal{
+	out := []*callRefusal{
 		{Tool: tool, Stage: StageUnknownTool},
 		{Tool: tool, Stage: StageDecode},
 		{Tool: tool, Stage: StageInternal},
 	}
 	for _, g := range gateRefusals(t, fill) {
-		out = append(out, &Refusal{Tool: tool, Stage: StageGate, Gate: g})
+		out = append(out, &callRefusal{Tool: tool, Stage: StageGate, Gate: g})
 	}
 	leaf := Leaf{Pointer: widestPointer(fill), Keyword: widestCut(fill, fragmentCut), Want: widestCut(fill, fragmentCut)}
-	schema := &Refusal{Tool: tool, Stage: StageSchema, Elided: math.MaxInt}
+	schema := &callRefusal{Tool: tool, Stage: StageSchema, Elided: math.MaxInt}
 	for range maxLeaves {
 		schema.Leaves = append(schema.Leaves, leaf)
 	}
@@ -278,7 +278,7 @@ func TestTheWidestFrontRefusalMeasured(t *testing.T) {
 	errWidest, toolWidest := 0, 0
 	stageWidest := map[Stage]int{}
 	for _, fill := range []string{"a", `"`} {
-		f := &FrontRefusal{Code: code, Bound: atCut(longest(bounds), maxBoundBytes), Where: longest(paths) + widestPointer(fill),
+		f := &requestRefusal{Code: code, Bound: atCut(longest(bounds), maxBoundBytes), Where: longest(paths) + widestPointer(fill),
 			Limit: math.MaxInt64, Unit: atCut(longest(units), maxUnitBytes), Offset: math.MaxInt, id: id}
 		out := f.AppendJSON(nil)
 		if !json.Valid(out) {
@@ -294,7 +294,7 @@ func TestTheWidestFrontRefusalMeasured(t *testing.T) {
 		}
 		for _, r := range append(rs, &root) {
 			stageWidest[r.Stage] = max(stageWidest[r.Stage], jsonLen(t, r.Error()))
-			f := &FrontRefusal{Tool: r, id: id, complete: true}
+			f := &requestRefusal{Tool: r, id: id, complete: true}
 			toolWidest = max(toolWidest, len(f.AppendJSON(nil)))
 		}
 	}

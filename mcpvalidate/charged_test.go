@@ -128,8 +128,8 @@ func TestFrontGateHandsItsVerdictToTheMiddleware(t *testing.T) {
 		t.Fatal(err)
 	}
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
-	fg, err := v.FrontGate(sdk, &FrontGateOptions{Stateless: true})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxBodyBytes()})
+	fg, err := v.frontGate(sdk, &frontGateOptions{Stateless: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,20 +8,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
-// ConnLimit is a net.Listener that bounds the open connections of one
+// connLimit is a net.Listener that bounds the open connections of one
 // http.Server by memory: each weighs ConnCost (a connection reading a header
-// block of gatebounds.MaxHeaderBytes, measured), so the bytes given admit
+// block of bounds.MaxHeaderBytes, measured), so the bytes given admit
 // bytes/ConnCost connections. At the bound, a new connection is admitted by
 // closing the least recently used idle keep-alive connection (net/http's
 // StateIdle: between requests, which HTTP lets a server close at any time),
 // or else the oldest connection that has held its slot for
-// gatebounds.ConnHeaderGrace without completing its first request's header
+// bounds.ConnHeaderGrace without completing its first request's header
 // block (StateNew: silent, or trickling its headers); when every open
 // connection is active — serving a request, holding a stream — or new within
-// the grace, it waits up to gatebounds.ConnWait for one to close, go idle or
+// the grace, it waits up to bounds.ConnWait for one to close, go idle or
 // outlive its grace, and is closed unanswered past it.
 //
 // What one client alone can take: every connection. Idle and slow new ones
@@ -29,12 +29,12 @@ import (
 // request's body by the front gate's read deadline, a call by the in-flight
 // budget, a stream by the session table. Per-client shares belong in front
 // of the process (a proxy's limit_conn).
-type ConnLimit struct {
+type connLimit struct {
 	net.Listener
 	max  int
 	wait time.Duration
 
-	grace time.Duration // gatebounds.ConnHeaderGrace; tests shorten it
+	grace time.Duration // bounds.ConnHeaderGrace; tests shorten it
 
 	mu     sync.Mutex
 	open   int
@@ -45,20 +45,20 @@ type ConnLimit struct {
 	once   sync.Once
 }
 
-// LimitConns wraps ln so hs serves at most bytes/ConnCost connections from it
-// (bytes 0: gatebounds.DefaultConnBytes), and sets hs.ConnState
+// limitConns wraps ln so hs serves at most bytes/ConnCost connections from it
+// (bytes 0: bounds.DefaultConnBytes), and sets hs.ConnState
 // (calling the one it had) so the limit sees which connections are idle.
 // Serve hs on the returned listener.
-func LimitConns(hs *http.Server, ln net.Listener, bytes int64) (*ConnLimit, error) {
+func limitConns(hs *http.Server, ln net.Listener, bytes int64) (*connLimit, error) {
 	if bytes == 0 {
-		bytes = gatebounds.DefaultConnBytes
+		bytes = bounds.DefaultConnBytes
 	}
-	n := bytes / gatebounds.ConnCost
+	n := bytes / bounds.ConnCost
 	if n < 1 {
-		return nil, errors.New("mcpvalidate: LimitConns: " + strconv.FormatInt(bytes, 10) +
-			" bytes cannot admit one connection, which weighs " + strconv.Itoa(gatebounds.ConnCost))
+		return nil, errors.New("mcpvalidate: limitConns: " + strconv.FormatInt(bytes, 10) +
+			" bytes cannot admit one connection, which weighs " + strconv.Itoa(bounds.ConnCost))
 	}
-	l := &ConnLimit{Listener: ln, max: int(n), wait: gatebounds.ConnWait, grace: gatebounds.ConnHeaderGrace,
+	l := &connLimit{Listener: ln, max: int(n), wait: bounds.ConnWait, grace: bounds.ConnHeaderGrace,
 		freed: make(chan struct{}, 1), closed: make(chan struct{})}
 	prev := hs.ConnState
 	hs.ConnState = func(c net.Conn, s http.ConnState) {
@@ -77,17 +77,17 @@ func LimitConns(hs *http.Server, ln net.Listener, bytes int64) (*ConnLimit, erro
 }
 
 // Max is how many connections the limit admits.
-func (l *ConnLimit) Max() int { return l.max }
+func (l *connLimit) Max() int { return l.max }
 
 // Open is how many connections are open.
-func (l *ConnLimit) Open() int {
+func (l *connLimit) Open() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.open
 }
 
 // Accept admits the next connection within the limit.
-func (l *ConnLimit) Accept() (net.Conn, error) {
+func (l *connLimit) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
@@ -103,7 +103,7 @@ func (l *ConnLimit) Accept() (net.Conn, error) {
 // admit counts c in, closing the least recently used idle connection, or
 // the oldest new one past its grace, when the limit is reached, or waiting
 // for a slot; nil when none came.
-func (l *ConnLimit) admit(c net.Conn) *limitedConn {
+func (l *connLimit) admit(c net.Conn) *limitedConn {
 	var timer *time.Timer
 	deadline := time.Now().Add(l.wait)
 	for {
@@ -155,20 +155,20 @@ func (l *ConnLimit) admit(c net.Conn) *limitedConn {
 }
 
 // Close closes the listener and ends any wait for a slot.
-func (l *ConnLimit) Close() error {
+func (l *connLimit) Close() error {
 	l.once.Do(func() { close(l.closed) })
 	return l.Listener.Close()
 }
 
 // signal wakes a waiting Accept.
-func (l *ConnLimit) signal() {
+func (l *connLimit) signal() {
 	select {
 	case l.freed <- struct{}{}:
 	default:
 	}
 }
 
-func (l *ConnLimit) state(c *limitedConn, s http.ConnState) {
+func (l *connLimit) state(c *limitedConn, s http.ConnState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.gone {
@@ -190,7 +190,7 @@ func (l *ConnLimit) state(c *limitedConn, s http.ConnState) {
 // limitedConn is a connection the limit counts until it is closed.
 type limitedConn struct {
 	net.Conn
-	l          *ConnLimit
+	l          *connLimit
 	since      time.Time // admitted at
 	gone       bool
 	list       *connList

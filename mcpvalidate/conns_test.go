@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
-// connRig is an http.Server on 127.0.0.1 behind LimitConns. /block holds
+// connRig is an http.Server on 127.0.0.1 behind limitConns. /block holds
 // its request until released, so a test can keep a connection active.
 type connRig struct {
 	t       *testing.T
 	addr    string
-	l       *ConnLimit
+	l       *connLimit
 	entered chan struct{}
 	release chan struct{}
 	states  chan http.ConnState // every state the previous ConnState hook saw
@@ -43,7 +43,7 @@ func newConnRig(t *testing.T, bytes int64, wait time.Duration) *connRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.l, err = LimitConns(hs, ln, bytes); err != nil {
+	if r.l, err = limitConns(hs, ln, bytes); err != nil {
 		t.Fatal(err)
 	}
 	r.l.SetWait(wait)
@@ -141,7 +141,7 @@ func (r *connRig) waitOpen(n int) {
 // one and is closed unanswered when none comes, and admitted when one does.
 func TestLimitConnsAtAndPastTheBound(t *testing.T) {
 	const wait = 300 * time.Millisecond
-	r := newConnRig(t, 2*gatebounds.ConnCost+gatebounds.ConnCost-1, wait)
+	r := newConnRig(t, 2*bounds.ConnCost+bounds.ConnCost-1, wait)
 	if r.l.Max() != 2 {
 		t.Fatalf("Max %d, want 2", r.l.Max())
 	}
@@ -201,7 +201,7 @@ func TestLimitConnsAtAndPastTheBound(t *testing.T) {
 // sees every state, and the limit's count goes back to zero as connections
 // close.
 func TestLimitConnsKeepsTheServersHook(t *testing.T) {
-	r := newConnRig(t, gatebounds.ConnCost, time.Second)
+	r := newConnRig(t, bounds.ConnCost, time.Second)
 	a := r.dial()
 	a.send("/")
 	if s, err := a.answer(5 * time.Second); s != http.StatusOK {
@@ -226,11 +226,11 @@ func TestLimitConnsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	if _, err := LimitConns(&http.Server{}, ln, gatebounds.ConnCost-1); err == nil || !strings.Contains(err.Error(), "cannot admit one connection") {
+	if _, err := limitConns(&http.Server{}, ln, bounds.ConnCost-1); err == nil || !strings.Contains(err.Error(), "cannot admit one connection") {
 		t.Errorf("under one connection: %v", err)
 	}
-	l, err := LimitConns(&http.Server{}, ln, 0)
-	if err != nil || l.Max() != int(gatebounds.DefaultConnBytes/gatebounds.ConnCost) {
+	l, err := limitConns(&http.Server{}, ln, 0)
+	if err != nil || l.Max() != int(bounds.DefaultConnBytes/bounds.ConnCost) {
 		t.Errorf("default: %v", err)
 	}
 }
@@ -243,7 +243,7 @@ func TestLimitConnsChecked(t *testing.T) {
 func TestLimitConnsSlowNewConnections(t *testing.T) {
 	const grace = 400 * time.Millisecond
 	t.Run("past_the_grace", func(t *testing.T) {
-		r := newConnRig(t, 2*gatebounds.ConnCost, 5*time.Second)
+		r := newConnRig(t, 2*bounds.ConnCost, 5*time.Second)
 		r.l.grace = grace
 		silent := r.dial()
 		r.waitOpen(1)
@@ -291,7 +291,7 @@ func TestLimitConnsSlowNewConnections(t *testing.T) {
 	})
 	t.Run("within_the_grace", func(t *testing.T) {
 		const wait = 300 * time.Millisecond
-		r := newConnRig(t, gatebounds.ConnCost, wait)
+		r := newConnRig(t, bounds.ConnCost, wait)
 		r.l.grace = 10 * time.Second
 		silent := r.dial()
 		r.waitOpen(1)

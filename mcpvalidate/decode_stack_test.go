@@ -283,7 +283,7 @@ func TestCheckDecodesWithTheGatesNodeCount(t *testing.T) {
 		got = append(got, nodes)
 		return decode(doc, nodes)
 	}
-	g, err := charge.NewGate(charge.Go, v.Limits())
+	g, err := charge.NewGate(charge.Go, v.cfg.limits)
 	if err != nil {
 		t.Fatal(err)
 	}

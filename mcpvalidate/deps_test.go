@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/theurian/boundlab/schemas"
 )
 
 // allowedDirect are the only non-standard packages the production package
@@ -15,8 +13,7 @@ import (
 // use it now, as the reference the decoder is held to.)
 var allowedDirect = []string{
 	"github.com/theurian/boundlab/charge",
-	"github.com/theurian/boundlab/internal/gatebounds",
-	"github.com/theurian/boundlab/internal/labhooks",
+	"github.com/theurian/boundlab/mcpvalidate/bounds",
 	"github.com/modelcontextprotocol/go-sdk/",
 	"github.com/santhosh-tekuri/jsonschema/v6",
 	// The go-sdk's own JSON decoder (its internal/json wraps it): the front
@@ -31,8 +28,8 @@ var allowedDirect = []string{
 
 // TestImportsOnlyTheCore holds the production arrow: mcpvalidate imports the
 // core, the go-sdk and jsonschema/v6 (and the standard library), and
-// nothing of boundlab but charge and the module-internal packages it shares
-// with the lab (its figures and the lab's hooks), directly or indirectly.
+// nothing of boundlab but charge and its own figures, directly or
+// indirectly.
 func TestImportsOnlyTheCore(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("SKIPPED: no go command on PATH to list the imports")
@@ -64,23 +61,15 @@ func TestImportsOnlyTheCore(t *testing.T) {
 	}
 }
 
-// The demo's schema files name their tools with the key the registry reads.
-func TestSchemasUseTheToolKey(t *testing.T) {
-	if schemas.ToolKey != ToolKey {
-		t.Fatalf("schemas.ToolKey %q, ToolKey %q", schemas.ToolKey, ToolKey)
-	}
-}
-
 // productionPackage reports whether a boundlab package is part of what an
-// adopter builds: charge, mcpvalidate and their subpackages, and the two
-// module-internal packages mcpvalidate shares with the lab, and the tests'
-// subtest namer (stdlib and charge only).
+// adopter builds: charge, mcpvalidate and their subpackages (the modules
+// github.com/theurian/boundlab/charge and .../mcpvalidate).
 func productionPackage(path string) bool {
 	rel, ok := strings.CutPrefix(path, "github.com/theurian/boundlab/")
 	if !ok {
 		return false
 	}
-	for _, p := range []string{"charge", "mcpvalidate", "internal/gatebounds", "internal/labhooks", "internal/testname"} {
+	for _, p := range []string{"charge", "mcpvalidate"} {
 		if rel == p || strings.HasPrefix(rel, p+"/") {
 			return true
 		}
@@ -95,7 +84,9 @@ func productionPackage(path string) bool {
 // the same list: a lab module here (sonic, gofuzz, mcp-go...) would be
 // downloaded by every adopter.
 var adopterModules = map[string]bool{
-	"github.com/theurian/boundlab":             true,
+	"github.com/theurian/boundlab/charge":      true,
+	"github.com/theurian/boundlab/mcpvalidate": true,
+	"github.com/dlclark/regexp2":               true, // jsonschema/v6's
 	"github.com/modelcontextprotocol/go-sdk":   true,
 	"github.com/google/jsonschema-go":          true, // the go-sdk's validator
 	"github.com/yosida95/uritemplate/v3":       true, // the go-sdk's
@@ -127,7 +118,7 @@ func TestAdopterDownloadsNoLabModule(t *testing.T) {
 		{root + "charge/reference", nil},
 		{root + "mcpvalidate", nil},
 		{root + "mcpvalidate/mcpvalidatetest", nil},
-		{root + "mcpvalidate/mark3labs", []string{"github.com/mark3labs/mcp-go", "github.com/google/uuid", "github.com/spf13/cast"}},
+		{root + "mcpvalidate/mark3labs", []string{root + "mcpvalidate/mark3labs", "github.com/mark3labs/mcp-go", "github.com/google/uuid", "github.com/spf13/cast"}},
 	} {
 		t.Run(caseName(strings.TrimPrefix(c.pkg, root)), func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", "-test", "-f", `{{.ImportPath}} {{if .Module}}{{.Module.Path}}{{end}}`, c.pkg).Output()
@@ -143,7 +134,7 @@ func TestAdopterDownloadsNoLabModule(t *testing.T) {
 				if !adopterModules[mod] && !slices.Contains(c.extra, mod) {
 					t.Errorf("%s (with its tests) needs module %s (via %s)", c.pkg, mod, pkg)
 				}
-				if mod == "github.com/theurian/boundlab" && !productionPackage(strings.TrimSuffix(pkg, "_test")) && pkg != root+"schemas" {
+				if strings.HasPrefix(pkg, root) && !productionPackage(strings.TrimSuffix(pkg, "_test")) {
 					t.Errorf("%s (with its tests) imports the lab package %s", c.pkg, pkg)
 				}
 			}

@@ -13,14 +13,14 @@
 //	sdk := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 //		MaxRequestBodyBytes: v.MaxRequestBodyBytes(),
 //	})
-//	front, err := v.FrontGate(sdk, nil)
+//	front, err := v.frontGate(sdk, nil)
 //	http.Handle("/mcp", front)
 //
 // A contract kept in schema files instead: [New] with [SchemaFiles], then
 // [Validator.Middleware] added with the server's LAST AddReceivingMiddleware
 // call (the go-sdk runs the most recently added middleware first). Every
 // option struct follows the go-sdk's convention: a nil *[Options] or
-// *[FrontGateOptions], and every zero field, means the default.
+// *[frontGateOptions], and every zero field, means the default.
 // [Validator.Check] answers one call and [Validator.CheckRequest] one whole
 // request offline (tests, fuzzing, tools); [Options.OnRefusal] sees every
 // refusal, from the middleware and the front gate alike, as a
@@ -39,7 +39,7 @@
 // number past float64 range in an untyped member, a negative zero for an
 // unsigned integer, base64, a map key — is recorded for the server, and
 // [Install] and [ServerTools] (not [Tools]) check it after the schema admits
-// a call, with the SDK's own decoder: a failure is a [Refusal] at
+// a call, with the SDK's own decoder: a failure is a [callRefusal] at
 // [StageType] naming the member and the bound. [TypeDomain] exposes the
 // domain for tests. A type that takes any member (In = any, a
 // map[string]any) publishes an open schema: name its tool in
@@ -66,7 +66,7 @@
 // names, nesting, nodes, number length and exponent, rendered width; they
 // are decoded into the values encoding/json gives with UseNumber;
 // jsonschema/v6 validates them with panics recovered; a failure becomes a
-// [Refusal] built from the error tree, never from a library's Error text.
+// [callRefusal] built from the error tree, never from a library's Error text.
 //
 // A refusal is at most [MaxRefusalBytes] of text and holds no caller value:
 // only member names the caller sent (escaped and cut to charge.KeyCut
@@ -76,10 +76,10 @@
 // middleware it reaches the caller as a tool result with isError true, the
 // shape the SDK gives a handler's own error.
 //
-// [Validator.FrontGate] bounds the whole HTTP request before the SDK reads
+// [Validator.frontGate] bounds the whole HTTP request before the SDK reads
 // a byte: the body cap ([Validator.BodyCap], derived so an 8 MiB file
 // landed in any script reaches the schema rather than a 413), admission
-// against the process's [InFlight] memory budget (weights measured by
+// against the process's [inFlight] memory budget (weights measured by
 // boundlab's memory lab; 503 with Retry-After past the wait), a read
 // deadline per body (408), and one strict pass over the JSON-RPC message.
 // It refuses only what the SDK would mishandle (envelopes it would echo,
@@ -92,7 +92,7 @@
 //
 // In front of a stateful handler the front gate also bounds what requests
 // leave behind. A session table weighs each session with its first GET
-// stream, and each further stream, in bytes ([FrontGateOptions].SessionBytes;
+// stream, and each further stream, in bytes ([frontGateOptions].SessionBytes;
 // the number of sessions derived from weights boundlab's memory lab
 // measures). An initialize that does not fit closes the least recently used
 // idle session — a DELETE the gate sends the SDK, so the SDK frees it — and
@@ -102,7 +102,7 @@
 // answered 404 without reaching the SDK; a session holds at most
 // StreamsPerSession streams. Set Stateless in front of a stateless handler:
 // the gate then keeps no table. [Validator.StreamableHTTPOptions] fills the
-// SDK's options the gate assumes; [LimitConns] bounds an http.Server's open
+// SDK's options the gate assumes; [limitConns] bounds an http.Server's open
 // connections, closing idle keep-alive ones first. The table holds counts
 // and weights, not the memory: what a session costs is the SDK's.
 //

@@ -10,13 +10,13 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-func frontGate(t testing.TB) *FrontGate {
+func envGate(t testing.TB) *frontGate {
 	t.Helper()
 	v, err := New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	fg, err := v.frontGate(http.NotFoundHandler(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func toolCall(id, name, args string) string {
 }
 
 func TestFrontGateEnvelope(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	okArgs := `{"projectId":"demo","query":"` + canary + `"}`
 	for _, c := range []struct {
 		name, body string
@@ -96,7 +96,7 @@ func TestFrontGateEnvelope(t *testing.T) {
 				}
 				return
 			}
-			var f *FrontRefusal
+			var f *requestRefusal
 			if !errors.As(err, &f) {
 				t.Errorf("%s: want a refusal, got %v (envelope %q)", c.name, err, e.Method())
 				return
@@ -131,7 +131,7 @@ func manyMembers(n int) string {
 
 // The envelope exposes what the SDK will decode.
 func TestFrontGateReadsTheCall(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	args := `{"projectId":"demo","query":"q\u00e9"}`
 	e, err := fg.check([]byte(` {"params":{"arguments": ` + args + ` ,"name":"knowledge.s\u0065arch"},"method":"tools/call","id":-12,"jsonrpc":"2.0"} `))
 	if err != nil {
@@ -146,14 +146,14 @@ func TestFrontGateReadsTheCall(t *testing.T) {
 // answer, byte for byte the refusal text Check gives.
 func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 	l := charge.DefaultLimits()
-	fg := frontGate(t)
+	fg := envGate(t)
 	args := `{"projectId":"demo","query":"a","query":"b"}`
 	_, err := fg.check([]byte(toolCall("4", `"knowledge.search"`, args)))
-	var f *FrontRefusal
+	var f *requestRefusal
 	if !errors.As(err, &f) || f.Tool == nil || f.Status != http.StatusOK {
 		t.Fatalf("want the middleware's shape, got %v", err)
 	}
-	v, _ := New(published, &Options{Limits: l})
+	v, _ := New(published, &Options{Limits: &l})
 	want := v.Check(t.Context(), "knowledge.search", []byte(args))
 	if want == nil || f.Error() != want.Error() {
 		t.Fatalf("front gate %q, middleware %v", f.Error(), want)
@@ -173,7 +173,7 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 // Each envelope bound at its limit and one past it (the method and the
 // other methods' params: TestMethodBytesAtAndPast, TestOtherParamsBytesAtAndPast).
 func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	// members: the message has jsonrpc, id, method (3) + n-3 more.
 	members := func(n int) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"ping"` + manyMembers(n-3) + `}`
@@ -202,7 +202,7 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 				t.Errorf("%s at the bound: %v", c.name, err)
 			}
 			_, err := fg.check([]byte(c.past))
-			var f *FrontRefusal
+			var f *requestRefusal
 			if !errors.As(err, &f) || f.Bound != c.bound {
 				t.Errorf("%s one past: want %q, got %v", c.name, c.bound, err)
 			}
@@ -213,11 +213,11 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 // TestEmptyAndBlankBodies: a body with no message at all is refused as not a
 // message object, whatever whitespace it holds.
 func TestEmptyAndBlankBodies(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	for i, b := range []string{"", " ", "\t\r\n ", "[", " ["} {
 		t.Run(docName(i, b), func(t *testing.T) {
 			_, err := fg.check([]byte(b))
-			var f *FrontRefusal
+			var f *requestRefusal
 			want := "message-object"
 			if strings.HasSuffix(b, "[") {
 				want = "batch"
@@ -236,7 +236,7 @@ func TestEmptyAndBlankBodies(t *testing.T) {
 // are bounded at maxEnvelopeNameBytes; a body cut anywhere in a member is
 // refused, not read past its end.
 func TestEnvelopeNamesDecodedExactly(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	ping := func(params string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + params + `}}`
 	}
@@ -257,7 +257,7 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 	} {
 		t.Run(docName(i, c.params), func(t *testing.T) {
 			_, err := fg.check([]byte(ping(c.params)))
-			var f *FrontRefusal
+			var f *requestRefusal
 			if got := errors.As(err, &f) && f.Bound == "duplicate-name"; got != c.dup || (!c.dup && err != nil) {
 				t.Errorf("%s: %v, want duplicate %v", c.params, err, c.dup)
 			}
@@ -272,7 +272,7 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 		t.Errorf("a name at maxEnvelopeNameBytes: %v", err)
 	}
 	_, err = fg.check([]byte(ping(`"` + at + `k":1`)))
-	var f *FrontRefusal
+	var f *requestRefusal
 	if !errors.As(err, &f) || f.Bound != "envelope-name-bytes" {
 		t.Errorf("a name one byte past maxEnvelopeNameBytes: %v", err)
 	}
@@ -290,7 +290,7 @@ func TestFrontGateScanAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("SKIPPED: the race detector allocates on its own; run without -race")
 	}
-	fg := frontGate(t)
+	fg := envGate(t)
 	body := []byte(`{"jsonrpc":"2.0","id":"a","\u006dethod":"tools\/call","params":{"n\u0061me":"knowledge.search","arguments":{"projectId":"demo","query":"x"}}}`)
 	if _, err := fg.check(body); err != nil {
 		t.Fatal(err)
@@ -303,13 +303,13 @@ func TestFrontGateScanAllocatesNothing(t *testing.T) {
 // TestMethodBytesAtAndPast: a method name of exactly maxMethodBytes is read;
 // one byte more is refused.
 func TestMethodBytesAtAndPast(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	m := strings.Repeat("m", maxMethodBytes)
 	if e, err := fg.check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `"}`)); err != nil || e.Method() != m {
 		t.Fatalf("a method of maxMethodBytes: %v", err)
 	}
 	_, err := fg.check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `m"}`))
-	var f *FrontRefusal
+	var f *requestRefusal
 	if !errors.As(err, &f) || f.Bound != "method" || f.Limit != maxMethodBytes {
 		t.Fatalf("one byte past maxMethodBytes: %v", err)
 	}
@@ -318,7 +318,7 @@ func TestMethodBytesAtAndPast(t *testing.T) {
 // TestOtherParamsBytesAtAndPast: the params of a method other than
 // tools/call are bounded at maxOtherParamsBytes, exactly.
 func TestOtherParamsBytesAtAndPast(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	params := func(n int) string { // {"x":"aaa…"} of n bytes
 		return `{"x":"` + strings.Repeat("a", n-len(`{"x":""}`)) + `"}`
 	}
@@ -329,7 +329,7 @@ func TestOtherParamsBytesAtAndPast(t *testing.T) {
 		t.Fatalf("params of maxOtherParamsBytes: %v", err)
 	}
 	_, err := fg.check(body(maxOtherParamsBytes + 1))
-	var f *FrontRefusal
+	var f *requestRefusal
 	if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
 		t.Fatalf("params one byte past maxOtherParamsBytes: %v", err)
 	}
@@ -338,7 +338,7 @@ func TestOtherParamsBytesAtAndPast(t *testing.T) {
 // TestToolNameDecoded: the tool name the envelope hands on is the decoded
 // string, a surrogate pair at its end included.
 func TestToolNameDecoded(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	for raw, want := range map[string]string{
 		`t\ud83d\ude00`: "t😀", `\ud83d\ude00t`: "😀t", `\u0074\/\"\\\b\f\n\r\t`: "t/\"\\\b\f\n\r\t", `\u00e9`: "é",
 	} {
@@ -356,7 +356,7 @@ func TestToolNameDecoded(t *testing.T) {
 // sent, a comma between each two, the braces), are bounded at
 // maxOtherParamsBytes exactly, however many members carry them.
 func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	for _, members := range [][]string{{`"name":"t"`, `"_meta":{"x":"%s"}`}, {`"_meta":{"x":"%s"}`, `"name":"t"`, `"requestState":"s"`}} {
 		t.Run(fmt.Sprintf("%d_members", len(members)), func(t *testing.T) {
 			rest := func(n int) []byte { // a body whose rebuilt rest of params is n bytes
@@ -374,7 +374,7 @@ func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
 			}
 			past := rest(maxOtherParamsBytes + 1)
 			_, err := fg.check(past)
-			var f *FrontRefusal
+			var f *requestRefusal
 			if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
 				t.Fatalf("%d members, the rest of params one byte past maxOtherParamsBytes: %v", len(members), err)
 			}

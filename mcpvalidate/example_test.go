@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // A server whose tools are registered typed gets validation in one line, from
@@ -38,7 +39,7 @@ func ExampleInstall() {
 }
 
 func ExampleValidator_Check() {
-	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir), nil)
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("testdata/schemas"), "mcp"), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -50,19 +51,19 @@ func ExampleValidator_Check() {
 	err = v.Check(ctx, "knowledge.get", []byte(`{"projectId":"demo","itemId":"item-1","itemId":"item-2"}`))
 	var r *mcpvalidate.Refusal
 	if errors.As(err, &r) {
-		fmt.Println(r.Stage, r.Gate.Bound)
+		fmt.Println(r.Stage, r.Bound, r.Where)
 	}
 	// Output:
 	// true
 	// tool "knowledge.get": arguments refused by the tool's input schema: at "/force": unevaluatedProperties false
 	// tool "knowledge.delete": refused: no published input schema for this tool (fail-closed)
-	// gate duplicate-name
+	// gate duplicate-name /itemId
 }
 
 // Schema files are the published contract: the server registers each tool
 // with the schema the validator enforces, so tools/list publishes it.
 func ExampleValidator_Middleware() {
-	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir), nil)
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("testdata/schemas"), "mcp"), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -72,10 +73,85 @@ func ExampleValidator_Middleware() {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "[]"}}}, nil
 	})
 	server.AddReceivingMiddleware(v.Middleware()) // the last call: outermost
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
-	_ = handler // http.Handle("/mcp", handler)
-	fmt.Println(v.MaxRequestBodyBytes())
+	h, err := v.Handler(func(*http.Request) *mcp.Server { return server }, nil)
+	if err != nil {
+		panic(err)
+	}
+	_ = h // http.Handle("/mcp", h)
+	fmt.Println(v.MaxBodyBytes())
 	// Output:
 	// 26214400
+}
+
+// One call protects a go-sdk server over streamable HTTP: the SDK's handler
+// and the front gate, built to agree. ListenAndServe serves it on a hardened
+// http.Server; Ceiling is the memory the process can state.
+func ExampleValidator_Handler() {
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v0"}, nil)
+	v, err := mcpvalidate.Install(server, nil)
+	if err != nil {
+		panic(err)
+	}
+	h, err := v.Handler(func(*http.Request) *mcp.Server { return server }, &mcpvalidate.HTTPOptions{Stateless: true})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(h.Ceiling())
+	// go h.ListenAndServe("127.0.0.1:8080")
+	// Output:
+	// 572981248
+}
+
+// A server of your own: Harden sets its header cap and timeouts to what the
+// connection weight assumes and bounds its connections.
+func ExampleHandler_Harden() {
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v0"}, nil)
+	v, err := mcpvalidate.Install(server, nil)
+	if err != nil {
+		panic(err)
+	}
+	h, err := v.Handler(func(*http.Request) *mcp.Server { return server }, nil)
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Handler: mux}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	if _, err := h.Harden(hs, ln); err != nil { // serve hs on the listener Harden returns
+		panic(err)
+	}
+	fmt.Println(hs.MaxHeaderBytes, hs.ReadHeaderTimeout)
+	// Output:
+	// 16384 10s
+}
+
+// One shape for every refusal, whichever stage refused: the request's
+// envelope at the front gate, the arguments' charge, or the schema.
+func ExampleValidator_CheckRequest() {
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("testdata/schemas"), "mcp"), nil)
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"project.list","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"project.list","name":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"project.list","arguments":{"limit":"all"}}}`,
+	} {
+		var r *mcpvalidate.Refusal
+		if err := v.CheckRequest(ctx, []byte(body)); errors.As(err, &r) {
+			fmt.Println(r.Stage, r.Bound, r.Where, r.Status)
+		} else {
+			fmt.Println(err)
+		}
+	}
+	// Output:
+	// <nil>
+	// request duplicate-name /params 400
+	// schema unevaluatedProperties /limit 0
 }

@@ -14,26 +14,26 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-// DefaultInFlightBytes is the in-flight budget a front gate builds when it is
+// defaultInFlightBytes is the in-flight budget a front gate builds when it is
 // given none: one request at the body cap, plus defaultSmallReserve for
 // small calls beside it.
-func (v *Validator) DefaultInFlightBytes() int64 {
+func (v *Validator) defaultInFlightBytes() int64 {
 	return requestWeight(v.body.Cap, v.cfg.limits) + defaultSmallReserve
 }
 
-// NewInFlight builds a budget of total bytes with the default small lane (a
+// newInFlight builds a budget of total bytes with the default small lane (a
 // defaultSmallReserve reserve for bodies up to defaultSmallBody), weighed
 // under v's limits.
-func (v *Validator) NewInFlight(total int64) (*InFlight, error) {
-	return NewInFlight(total, defaultSmallReserve, requestWeight(defaultSmallBody, v.cfg.limits))
+func (v *Validator) newInFlight(total int64) (*inFlight, error) {
+	return newInFlight(total, defaultSmallReserve, requestWeight(defaultSmallBody, v.cfg.limits))
 }
 
-// FrontGateOptions configure FrontGate. The zero value is the defaults.
-type FrontGateOptions struct {
-	// InFlight is the process's in-flight memory budget, shared by every
-	// front gate of the process; nil builds one of v.DefaultInFlightBytes()
+// frontGateOptions configure frontGate. The zero value is the defaults.
+type frontGateOptions struct {
+	// inFlight is the process's in-flight memory budget, shared by every
+	// front gate of the process; nil builds one of v.defaultInFlightBytes()
 	// for this gate.
-	InFlight *InFlight
+	inFlight *inFlight
 	// MaxWait is how long a request waits for in-flight room before a 503
 	// with Retry-After (0: 5 s).
 	MaxWait time.Duration
@@ -66,12 +66,12 @@ type FrontGateOptions struct {
 	StreamIdle time.Duration
 }
 
-// FrontGate is the HTTP handler in front of an MCP server's streamable HTTP
+// frontGate is the HTTP handler in front of an MCP server's streamable HTTP
 // handler: it bounds the whole request before the SDK decodes a byte.
-type FrontGate struct {
+type frontGate struct {
 	v        *Validator
 	next     http.Handler
-	budget   *InFlight
+	budget   *inFlight
 	env      *charge.Gate
 	maxWait  time.Duration
 	base     time.Duration
@@ -90,23 +90,23 @@ type pooledBody struct {
 func (p *pooledBody) Read(b []byte) (int, error) { return p.rd.Read(b) }
 func (p *pooledBody) Close() error               { return nil }
 
-// FrontGate wraps next, the go-sdk's streamable HTTP handler (or any MCP
+// frontGate wraps next, the go-sdk's streamable HTTP handler (or any MCP
 // HTTP handler), in the front gate (see the package doc, "The front gate").
 // It fails when the budget cannot admit one request at the body cap.
 //
-//	h, err := v.FrontGate(mcp.NewStreamableHTTPHandler(getServer, opts), nil)
-func (v *Validator) FrontGate(next http.Handler, o *FrontGateOptions) (*FrontGate, error) {
+//	h, err := v.frontGate(mcp.NewStreamableHTTPHandler(getServer, opts), nil)
+func (v *Validator) frontGate(next http.Handler, o *frontGateOptions) (*frontGate, error) {
 	if o == nil {
-		o = &FrontGateOptions{}
+		o = &frontGateOptions{}
 	}
 	env, err := v.envelopeGate()
 	if err != nil {
 		return nil, err
 	}
-	fg := &FrontGate{v: v, next: next, budget: o.InFlight, env: env,
+	fg := &frontGate{v: v, next: next, budget: o.inFlight, env: env,
 		maxWait: o.MaxWait, base: o.BodyReadBase, rate: o.MinBodyRate}
 	if fg.budget == nil {
-		if fg.budget, err = v.NewInFlight(v.DefaultInFlightBytes()); err != nil {
+		if fg.budget, err = v.newInFlight(v.defaultInFlightBytes()); err != nil {
 			return nil, err
 		}
 	}
@@ -131,25 +131,37 @@ func (v *Validator) FrontGate(next http.Handler, o *FrontGateOptions) (*FrontGat
 	return fg, nil
 }
 
-// InFlight is the in-flight memory budget the gate admits against.
-func (fg *FrontGate) InFlight() *InFlight { return fg.budget }
+// inFlight is the in-flight memory budget the gate admits against.
+func (fg *frontGate) inFlight() *inFlight { return fg.budget }
 
 // weight is what a request with a body of n bytes is weighed at under the
 // validator's limits.
-func (fg *FrontGate) weight(n int64) int64 { return requestWeight(n, fg.v.cfg.limits) }
+func (fg *frontGate) weight(n int64) int64 { return requestWeight(n, fg.v.cfg.limits) }
 
-// CheckRequest answers one JSON-RPC message (an HTTP POST body) as a
-// server behind FrontGate and Middleware would, without HTTP or the SDK:
-// nil when it would reach the SDK (and, for a tools/call, the handler); a
-// *FrontRefusal when the front gate would refuse the request (the body cap,
-// the envelope, or the arguments' charge, in which case its Tool field is
-// the middleware's refusal); or a *Refusal when the middleware would refuse
-// the call. Use errors.As. The refusal hook sees each as it would served.
-// What it cannot see is what depends on the process: the in-flight budget,
-// the read deadline, sessions.
+// CheckRequest answers one JSON-RPC message (an HTTP POST body, or a line
+// over stdio) as a protected server would, without HTTP or the SDK: nil when
+// it would reach the SDK (and, for a tools/call, the handler), else a
+// *Refusal — by the front gate (the body cap, the envelope, the arguments'
+// charge) or by the middleware (the schema). The refusal hook sees it as it
+// would served. What it cannot see is what depends on the process: the
+// in-flight budget, the read deadline, sessions.
 func (v *Validator) CheckRequest(ctx context.Context, body []byte) error {
+	if err := v.checkRequest(ctx, body); err != nil {
+		switch r := err.(type) {
+		case *requestRefusal:
+			return r.public()
+		case *callRefusal:
+			return r.public()
+		}
+		return err
+	}
+	return nil
+}
+
+// checkRequest is CheckRequest with the refusals' own types.
+func (v *Validator) checkRequest(ctx context.Context, body []byte) error {
 	if int64(len(body)) > v.body.Cap {
-		f := &FrontRefusal{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest,
+		f := &requestRefusal{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest,
 			Bound: "body-bytes", Limit: v.body.Cap, Unit: "bytes", Offset: -1}
 		v.noteFront(ctx, f, nil)
 		return f
@@ -167,7 +179,10 @@ func (v *Validator) CheckRequest(ctx context.Context, body []byte) error {
 	if !e.IsToolCall() {
 		return nil
 	}
-	return v.Check(ctx, e.Tool(), e.Arguments())
+	if r := v.refusal(ctx, e.Tool(), e.Arguments()); r != nil {
+		return r
+	}
+	return nil
 }
 
 // envelopeGate is the gate the front gate reads a message's frame with.
@@ -177,7 +192,7 @@ func (v *Validator) envelopeGate() (*charge.Gate, error) {
 
 // ServeHTTP gates POST requests; every other method passes through (they
 // carry no body the SDK reads), past the session table.
-func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (fg *frontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fg.sessions != nil && fg.sessions.refuseUnknown(w, r) {
 		return
 	}
@@ -187,7 +202,7 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	limit := fg.v.body.Cap
 	if r.ContentLength > limit {
-		fg.write(w, r, &FrontRefusal{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest,
+		fg.write(w, r, &requestRefusal{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest,
 			Bound: "body-bytes", Limit: limit, Unit: "bytes", Offset: -1}, nil)
 		return
 	}
@@ -203,7 +218,7 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		cancel()
 		if err != nil {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(1, fg.maxWait/time.Second))))
-			fg.write(w, r, &FrontRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
+			fg.write(w, r, &requestRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
 				Bound: "in-flight-budget", Limit: fg.budget.Total(), Unit: "bytes", Offset: -1}, nil)
 			return
 		}
@@ -213,7 +228,7 @@ func (fg *FrontGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, status := fg.read(w, r, declared, limit)
 	if body == nil {
 		if status != 0 {
-			fg.write(w, r, &FrontRefusal{Status: status, Code: codeInvalidRequest, Bound: boundOf(status), Limit: limit, Unit: "bytes", Offset: -1}, nil)
+			fg.write(w, r, &requestRefusal{Status: status, Code: codeInvalidRequest, Bound: boundOf(status), Limit: limit, Unit: "bytes", Offset: -1}, nil)
 		}
 		return
 	}
@@ -248,7 +263,7 @@ const unknownLengthStart = 64 << 10
 
 // read reads the body into a pooled buffer under a deadline. It returns nil
 // and the status to refuse with (0: the client is gone, answer nothing).
-func (fg *FrontGate) read(w http.ResponseWriter, r *http.Request, declared, limit int64) (*pooledBody, int) {
+func (fg *frontGate) read(w http.ResponseWriter, r *http.Request, declared, limit int64) (*pooledBody, int) {
 	rc := http.NewResponseController(w)
 	deadline := fg.base + time.Duration(declared/fg.rate)*time.Second
 	_ = rc.SetReadDeadline(time.Now().Add(deadline)) // unsupported writers keep the server's timeouts

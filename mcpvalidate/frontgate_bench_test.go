@@ -32,8 +32,8 @@ func frontBodies(b *testing.B, limit int64) map[string][]byte {
 }
 
 // BenchmarkFrontGate: impl=front-gate is the gate's scan of the whole body
-// (FrontGate.Check); impl=core-gate is charge's gate over the arguments
-// bytes alone; impl=serve is FrontGate.ServeHTTP in front of a handler that
+// (frontGate.Check); impl=core-gate is charge's gate over the arguments
+// bytes alone; impl=serve is frontGate.ServeHTTP in front of a handler that
 // reads the body and answers nothing (budget, pooled read, scan). The ratio
 // front-gate/core-gate is the envelope's cost over the core's.
 func BenchmarkFrontGate(b *testing.B) {
@@ -42,18 +42,18 @@ func BenchmarkFrontGate(b *testing.B) {
 		b.Fatal(err)
 	}
 	sink := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) })
-	fg, err := v.FrontGate(sink, nil)
+	fg, err := v.frontGate(sink, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	core, err := charge.NewGate(charge.Go, v.Limits())
+	core, err := charge.NewGate(charge.Go, v.cfg.limits)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bodies := frontBodies(b, v.MaxRequestBodyBytes())
+	bodies := frontBodies(b, v.MaxBodyBytes())
 	for _, name := range []string{"call-1KB", "at-cap-ascii", "at-cap-escaped"} {
 		body := bodies[name]
-		if int64(len(body)) > v.MaxRequestBodyBytes() {
+		if int64(len(body)) > v.MaxBodyBytes() {
 			b.Fatalf("%s: %d bytes, past the cap", name, len(body))
 		}
 		args := argumentsOf(b, body)
@@ -96,7 +96,7 @@ func argumentsOf(b *testing.B, body []byte) []byte {
 }
 
 // BenchmarkChargeHandoff: one tools/call served in process (no network) by a
-// go-sdk server behind FrontGate + Install, stateless with JSON answers, to a
+// go-sdk server behind frontGate + Install, stateless with JSON answers, to a
 // tool that answers at once: impl=charged-once hands the front gate's verdict
 // on the arguments to the middleware (charged.go); impl=charged-twice is the
 // same server with the handoff off, so the middleware charges the arguments
@@ -124,8 +124,8 @@ func BenchmarkChargeHandoff(b *testing.B) {
 					v.charged = nil
 				}
 				sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-					&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
-				fg, err := v.FrontGate(sdk, &FrontGateOptions{Stateless: true})
+					&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxBodyBytes()})
+				fg, err := v.frontGate(sdk, &frontGateOptions{Stateless: true})
 				if err != nil {
 					b.Fatal(err)
 				}

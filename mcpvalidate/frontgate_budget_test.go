@@ -12,12 +12,12 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-func waitIdle(t *testing.T, fg *FrontGate) {
+func waitIdle(t *testing.T, fg *frontGate) {
 	t.Helper()
-	for i := 0; i < 100 && fg.InFlight().InUse() != 0; i++ {
+	for i := 0; i < 100 && fg.inFlight().InUse() != 0; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := fg.InFlight().InUse(); got != 0 {
+	if got := fg.inFlight().InUse(); got != 0 {
 		t.Fatalf("%d bytes of budget still in use", got)
 	}
 }
@@ -27,7 +27,7 @@ func TestFrontGateReleasesAndSheds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewInFlight(requestWeight(v.MaxRequestBodyBytes(), v.Limits())+1000, 1000, 1000)
+	b, err := newInFlight(requestWeight(v.MaxBodyBytes(), v.cfg.limits)+1000, 1000, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestFrontGateReleasesAndSheds(t *testing.T) {
 			<-r.Context().Done()
 		}
 	})
-	fg, err := v.FrontGate(next, &FrontGateOptions{InFlight: b, MaxWait: 100 * time.Millisecond})
+	fg, err := v.frontGate(next, &frontGateOptions{inFlight: b, MaxWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestFrontGateReleasesAndSheds(t *testing.T) {
 	waitIdleBudget(t, b)
 }
 
-func waitIdleBudget(t *testing.T, b *InFlight) {
+func waitIdleBudget(t *testing.T, b *inFlight) {
 	t.Helper()
 	for i := 0; i < 200 && b.InUse() != 0; i++ {
 		time.Sleep(10 * time.Millisecond)
@@ -97,7 +97,7 @@ func TestFrontGateBudgetMustHoldOneAtCapRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	atCap := requestWeight(v.MaxRequestBodyBytes(), v.Limits())
+	atCap := requestWeight(v.MaxBodyBytes(), v.cfg.limits)
 	for _, c := range []struct {
 		name    string
 		general int64
@@ -107,25 +107,25 @@ func TestFrontGateBudgetMustHoldOneAtCapRequest(t *testing.T) {
 		{"one_below", atCap - 1, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := NewInFlight(c.general+1000, 1000, 1000)
+			b, err := newInFlight(c.general+1000, 1000, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = v.FrontGate(http.NotFoundHandler(), &FrontGateOptions{InFlight: b})
+			_, err = v.frontGate(http.NotFoundHandler(), &frontGateOptions{inFlight: b})
 			if (err == nil) != c.ok {
 				t.Errorf("general capacity %d (one at-cap request weighs %d): err %v", c.general, atCap, err)
 			}
 		})
 	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	fg, err := v.frontGate(http.NotFoundHandler(), nil)
 	if err != nil {
 		t.Fatalf("the default budget: %v", err)
 	}
-	if got, want := fg.InFlight().General(), atCap; got != want {
+	if got, want := fg.inFlight().General(), atCap; got != want {
 		t.Errorf("the default budget's general capacity %d, want exactly one at-cap request (%d)", got, want)
 	}
-	if fg.InFlight().Total() != v.DefaultInFlightBytes() {
-		t.Errorf("default budget %d, DefaultInFlightBytes %d", fg.InFlight().Total(), v.DefaultInFlightBytes())
+	if fg.inFlight().Total() != v.defaultInFlightBytes() {
+		t.Errorf("default budget %d, defaultInFlightBytes %d", fg.inFlight().Total(), v.defaultInFlightBytes())
 	}
 }
 
@@ -156,14 +156,14 @@ func TestBodyCapIsDerived(t *testing.T) {
 	}
 	l := charge.DefaultLimits()
 	d := charge.BodyCap(l, charge.EnsureASCII, charge.Raw)
-	if v.MaxRequestBodyBytes() != d.Cap || d.Cap != 3*l.MaxSourceFileBytes+l.EnvelopeAllowance {
-		t.Fatalf("cap %d, derivation %d, 3*file+envelope %d", v.MaxRequestBodyBytes(), d.Cap, 3*l.MaxSourceFileBytes+l.EnvelopeAllowance)
+	if v.MaxBodyBytes() != d.Cap || d.Cap != 3*l.MaxSourceFileBytes+l.EnvelopeAllowance {
+		t.Fatalf("cap %d, derivation %d, 3*file+envelope %d", v.MaxBodyBytes(), d.Cap, 3*l.MaxSourceFileBytes+l.EnvelopeAllowance)
 	}
-	g, err := New(published, &Options{Encoders: []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}})
+	g, err := New(published, &Options{GoClients: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.BodyCap().Multiplier != "6" || g.MaxRequestBodyBytes() != 6*l.MaxSourceFileBytes+l.EnvelopeAllowance {
-		t.Fatalf("with Go clients: multiplier %s, cap %d", g.BodyCap().Multiplier, g.MaxRequestBodyBytes())
+	if g.MaxBodyBytes() != 6*l.MaxSourceFileBytes+l.EnvelopeAllowance {
+		t.Fatalf("with Go clients: cap %d", g.MaxBodyBytes())
 	}
 }

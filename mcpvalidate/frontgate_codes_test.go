@@ -22,7 +22,7 @@ const (
 )
 
 func TestFrontRefusalCodes(t *testing.T) {
-	fg := frontGate(t)
+	fg := envGate(t)
 	for _, c := range []struct {
 		name string
 		body string
@@ -39,7 +39,7 @@ func TestFrontRefusalCodes(t *testing.T) {
 	} {
 		t.Run(caseName(c.name), func(t *testing.T) {
 			_, err := fg.check([]byte(c.body))
-			var f *FrontRefusal
+			var f *requestRefusal
 			if !errors.As(err, &f) || f.Tool != nil || f.Code != c.code {
 				t.Errorf("%s: %v (code %+v), want code %d", c.name, err, f, c.code)
 			}

@@ -45,23 +45,23 @@ func (b *failingBody) Read(p []byte) (int, error) {
 
 // deadlineGate is edgeGate's gate with a body-read deadline of base plus one
 // second per rate bytes.
-func deadlineGate(t *testing.T, base time.Duration, rate int64) (*FrontGate, *InFlight, int64) {
+func deadlineGate(t *testing.T, base time.Duration, rate int64) (*frontGate, *inFlight, int64) {
 	t.Helper()
 	v, err := New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const small = 1 << 20
-	b, err := NewInFlight(requestWeight(v.MaxRequestBodyBytes(), v.Limits())+small, small, small)
+	b, err := newInFlight(requestWeight(v.MaxBodyBytes(), v.cfg.limits)+small, small, small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	fg, err := v.FrontGate(ok, &FrontGateOptions{InFlight: b, BodyReadBase: base, MinBodyRate: rate})
+	fg, err := v.frontGate(ok, &frontGateOptions{inFlight: b, BodyReadBase: base, MinBodyRate: rate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fg, b, v.MaxRequestBodyBytes()
+	return fg, b, v.MaxBodyBytes()
 }
 
 // The body read's deadline is BodyReadBase plus one second per MinBodyRate

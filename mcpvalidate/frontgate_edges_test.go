@@ -12,29 +12,29 @@ import (
 
 // edgeGate is a front gate in front of a handler that answers 200, over a
 // budget of exactly one at-cap request plus a reserve of small.
-func edgeGate(t *testing.T, maxWait time.Duration) (*FrontGate, *InFlight, int64) {
+func edgeGate(t *testing.T, maxWait time.Duration) (*frontGate, *inFlight, int64) {
 	fg, b, limit, _ := edgeGateLimits(t, maxWait)
 	return fg, b, limit
 }
 
-func edgeGateLimits(t *testing.T, maxWait time.Duration) (*FrontGate, *InFlight, int64, *Validator) {
+func edgeGateLimits(t *testing.T, maxWait time.Duration) (*frontGate, *inFlight, int64, *Validator) {
 	t.Helper()
 	v, err := New(published, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const small = 1 << 20
-	w := requestWeight(v.MaxRequestBodyBytes(), v.Limits())
-	b, err := NewInFlight(w+small, small, small)
+	w := requestWeight(v.MaxBodyBytes(), v.cfg.limits)
+	b, err := newInFlight(w+small, small, small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	fg, err := v.FrontGate(ok, &FrontGateOptions{InFlight: b, MaxWait: maxWait})
+	fg, err := v.frontGate(ok, &frontGateOptions{inFlight: b, MaxWait: maxWait})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fg, b, v.MaxRequestBodyBytes(), v
+	return fg, b, v.MaxBodyBytes(), v
 }
 
 func serveOne(fg http.Handler, body string, contentLength int64) *httptest.ResponseRecorder {
@@ -76,11 +76,11 @@ func TestFrontGate413BeforeTheRead(t *testing.T) {
 func TestFrontGateWeighsAnEmptyBodyAsEmpty(t *testing.T) {
 	fg, b, limit, v := edgeGateLimits(t, 0)
 	serveOne(fg, "", 0)
-	if got, want := b.Peak(), requestWeight(0, v.Limits()); got != want {
+	if got, want := b.Peak(), requestWeight(0, v.cfg.limits); got != want {
 		t.Fatalf("an empty body weighed %d, want %d", got, want)
 	}
 	serveOne(fg, "{}", -1)
-	if got, want := b.Peak(), requestWeight(limit, v.Limits()); got != want {
+	if got, want := b.Peak(), requestWeight(limit, v.cfg.limits); got != want {
 		t.Fatalf("an unknown length weighed %d, want the cap's %d", got, want)
 	}
 }
@@ -121,15 +121,15 @@ func TestFrontGateMaxWait(t *testing.T) {
 func TestFrontRefusalFieldsWhenKnown(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		f       FrontRefusal
+		f       requestRefusal
 		has     []string
 		hasNot  []string
 		jsonHas []string
 		jsonNot []string
 	}{
-		{"offset=0_no_where_no_limit", FrontRefusal{Bound: "b", Offset: 0}, []string{", byte 0"}, []string{" at ", ", limit"},
+		{"offset=0_no_where_no_limit", requestRefusal{Bound: "b", Offset: 0}, []string{", byte 0"}, []string{" at ", ", limit"},
 			[]string{`"offset":0`}, []string{`"where"`, `"limit"`, `"unit"`}},
-		{"where_and_limit_no_offset", FrontRefusal{Bound: "b", Where: "/x", Offset: -1, Limit: 5, Unit: "u"}, []string{" at /x", ", limit 5 u"}, []string{", byte"},
+		{"where_and_limit_no_offset", requestRefusal{Bound: "b", Where: "/x", Offset: -1, Limit: 5, Unit: "u"}, []string{" at /x", ", limit 5 u"}, []string{", byte"},
 			[]string{`"where":"/x"`, `"limit":5`, `"unit":"u"`}, []string{`"offset"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestFrontRefusalFieldsWhenKnown(t *testing.T) {
 	// A refusal of the frame, not of a scanned value, has no offset.
 	fg, _, _ := edgeGate(t, 0)
 	_, err := fg.check([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
-	if f, ok := err.(*FrontRefusal); !ok || f.Offset != -1 || strings.Contains(f.Error(), "byte") {
+	if f, ok := err.(*requestRefusal); !ok || f.Offset != -1 || strings.Contains(f.Error(), "byte") {
 		t.Fatalf("a batch: %v", err)
 	}
 }
@@ -211,8 +211,8 @@ func TestFrontGateReadPathAtTheCap(t *testing.T) {
 	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), `"bound":"body-bytes"`) {
 		t.Fatalf("an unknown-length body one past the cap: HTTP %d %.300s", rec.Code, rec.Body)
 	}
-	g, _ := fg.InFlight().tryAcquire(fg.InFlight().General())
-	s, _ := fg.InFlight().tryAcquire(fg.InFlight().SmallWeight())
+	g, _ := fg.inFlight().tryAcquire(fg.inFlight().General())
+	s, _ := fg.inFlight().tryAcquire(fg.inFlight().SmallWeight())
 	rec = serveOne(fg, msg, int64(len(msg)))
 	g.Release()
 	s.Release()

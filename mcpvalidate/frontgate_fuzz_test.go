@@ -7,12 +7,12 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // sdkSaw is what the go-sdk decoded of one request, recorded by a receiving
@@ -30,7 +30,7 @@ type sdkSaw struct {
 // no tool runs, and a front gate in front of nothing that reads the same
 // bodies.
 type differential struct {
-	fg  *FrontGate
+	fg  *frontGate
 	sdk http.Handler
 	saw *sdkSaw
 }
@@ -41,11 +41,11 @@ type differential struct {
 // a target alone with the package's non-test files, and its stand-in for
 // package testing has no TB.
 func newDifferential(t interface{ Fatal(args ...any) }) *differential {
-	v, err := New(SchemaFiles(schemas.FS, schemas.Dir), nil)
+	v, err := New(SchemaFiles(os.DirFS("testdata/schemas"), "mcp"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	fg, err := v.frontGate(http.NotFoundHandler(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func newDifferential(t interface{ Fatal(args ...any) }) *differential {
 		}
 	})
 	d.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxBodyBytes()})
 	return d
 }
 
@@ -102,7 +102,7 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		e, err := d.fg.check(body)
 		if err != nil {
-			var r *FrontRefusal
+			var r *requestRefusal
 			if !errors.As(err, &r) {
 				t.Fatalf("refusal of type %T", err)
 			}
@@ -211,7 +211,7 @@ func sameID(a string, b json.RawMessage) bool {
 
 // check is the front gate's scan of one message alone, for the tests: the
 // envelope it read and nil, or its refusal.
-func (fg *FrontGate) check(body []byte) (envelope, error) {
+func (fg *frontGate) check(body []byte) (envelope, error) {
 	e, err := scanEnvelope(body, fg.env, fg.v.gate)
 	if err != nil {
 		return e, frontRefusal(err, &e)

@@ -12,11 +12,11 @@ import (
 // declared length is allocated once, exactly.
 func TestReadBuffersUnknownLengthsSmall(t *testing.T) {
 	v := mustNew(t, embedded, nil)
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+	fg, err := v.frontGate(http.NotFoundHandler(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	limit := v.MaxRequestBodyBytes()
+	limit := v.MaxBodyBytes()
 	for _, c := range []struct {
 		name     string
 		body     string
@@ -52,7 +52,7 @@ func TestReadBuffersUnknownLengthsSmall(t *testing.T) {
 // pool's New, so the test does not rest on what sync.Pool keeps.
 func TestReadReusesAPooledBufferThatFits(t *testing.T) {
 	v := mustNew(t, embedded, nil)
-	limit := v.MaxRequestBodyBytes()
+	limit := v.MaxBodyBytes()
 	const size = 1000
 	for _, c := range []struct {
 		name   string
@@ -64,7 +64,7 @@ func TestReadReusesAPooledBufferThatFits(t *testing.T) {
 		{"one byte short", size, false},
 	} {
 		t.Run(caseName(c.name), func(t *testing.T) {
-			fg, err := v.FrontGate(http.NotFoundHandler(), nil)
+			fg, err := v.frontGate(http.NotFoundHandler(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

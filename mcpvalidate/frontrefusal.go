@@ -14,12 +14,12 @@ import (
 // server error (JSON-RPC reserves -32000..-32099 for those).
 const codeServerBusy = -32000
 
-// FrontRefusal is the front gate's answer to a request it will not pass to
+// requestRefusal is the front gate's answer to a request it will not pass to
 // the SDK. Every field is fixed text, a number, or a caller key escaped and
 // cut (Where, under charge.DisplayPointer's rules), so the answer is bounded
 // by MaxFrontRefusalBytes and holds no caller value; ID is the request's id
 // token when it passed its check (maxIDBytes), else absent.
-type FrontRefusal struct {
+type requestRefusal struct {
 	Status int    // HTTP status: 400, 404, 408, 413, 429 or 503
 	Code   int64  // JSON-RPC error code
 	Bound  string // which bound, e.g. duplicate-name, body-bytes, in-flight-budget
@@ -30,14 +30,15 @@ type FrontRefusal struct {
 	// Tool is set when only the arguments failed the gate under a sound
 	// envelope: then the answer is the middleware's refusal shape (a tool
 	// result with isError), and this is that refusal.
-	Tool *Refusal
+	Tool *callRefusal
 	id   []byte
+	tool string // the tool's name, display-escaped and cut, when the scan read it
 	// complete: stamp resultType "complete" (protocol 2026-07-28).
 	complete bool
 }
 
 // Error is the refusal's message.
-func (f *FrontRefusal) Error() string {
+func (f *requestRefusal) Error() string {
 	if f.Tool != nil {
 		return f.Tool.Error()
 	}
@@ -62,7 +63,7 @@ func (f *FrontRefusal) Error() string {
 }
 
 // ID is the id token echoed in the answer ("" when none passed its check).
-func (f *FrontRefusal) ID() string { return string(f.id) }
+func (f *requestRefusal) ID() string { return string(f.id) }
 
 // Templates of a front refusal's message.
 const (
@@ -160,11 +161,14 @@ func maxRefusalJSONBytes(s Stage) int {
 }
 
 // frontRefusal turns a scan refusal into the answer.
-func frontRefusal(err *envelopeError, e *envelope) *FrontRefusal {
-	f := &FrontRefusal{Status: http.StatusBadRequest, Code: err.code, Bound: err.bound, Where: err.where,
+func frontRefusal(err *envelopeError, e *envelope) *requestRefusal {
+	f := &requestRefusal{Status: http.StatusBadRequest, Code: err.code, Bound: err.bound, Where: err.where,
 		Limit: err.limit, Unit: err.unit, Offset: -1}
 	if err.idOK {
 		f.id = e.body[err.idSpan.at:err.idSpan.end]
+	}
+	if e.IsToolCall() && e.tool.ok() {
+		f.tool = charge.DisplayText(e.Tool(), toolCut)
 	}
 	if r := err.inner; r != nil {
 		f.Where += r.Pointer
@@ -176,7 +180,7 @@ func frontRefusal(err *envelopeError, e *envelope) *FrontRefusal {
 			rel := *r
 			rel.Offset -= e.arguments.at
 			f.Status = http.StatusOK
-			f.Tool = &Refusal{Tool: charge.DisplayText(e.Tool(), toolCut), Stage: StageGate, Gate: &rel}
+			f.Tool = &callRefusal{Tool: charge.DisplayText(e.Tool(), toolCut), Stage: StageGate, Gate: &rel}
 		}
 	}
 	return f
@@ -184,7 +188,7 @@ func frontRefusal(err *envelopeError, e *envelope) *FrontRefusal {
 
 // write answers f as JSON. e is the envelope read when the refusal came
 // from the scan, else nil.
-func (fg *FrontGate) write(w http.ResponseWriter, r *http.Request, f *FrontRefusal, e *envelope) {
+func (fg *frontGate) write(w http.ResponseWriter, r *http.Request, f *requestRefusal, e *envelope) {
 	f.complete = r.Header.Get("Mcp-Protocol-Version") >= multiRoundTripVersion
 	fg.v.noteFront(r.Context(), f, e)
 	body := f.AppendJSON(nil)
@@ -199,7 +203,7 @@ func (fg *FrontGate) write(w http.ResponseWriter, r *http.Request, f *FrontRefus
 }
 
 // AppendJSON appends the answer's JSON-RPC message to dst.
-func (f *FrontRefusal) AppendJSON(dst []byte) []byte {
+func (f *requestRefusal) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	if len(f.id) > 0 {
 		dst = append(dst, f.id...)
@@ -258,26 +262,18 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// noteFront hands a front refusal to the refusal hook, as an event that
-// holds no caller value: the tool's name only when it is a published one.
-func (v *Validator) noteFront(ctx context.Context, f *FrontRefusal, e *envelope) {
-	if v.cfg.hook == nil {
-		return
+// noteFront hands a front refusal to the refusal hook.
+func (v *Validator) noteFront(ctx context.Context, f *requestRefusal, e *envelope) {
+	if v.cfg.hook != nil {
+		v.cfg.hook(ctx, f.public())
 	}
-	ev := RefusalEvent{Stage: StageRequest, Bound: f.Bound, Status: f.Status}
-	if f.Tool != nil {
-		ev.Stage = f.Tool.Stage
-		if f.Tool.Gate != nil {
-			ev.Bound = f.Tool.Gate.Bound.String()
-		}
+}
+
+// Unwrap is the middleware-shaped refusal of the arguments, when the answer
+// took that shape, else nil.
+func (f *requestRefusal) Unwrap() error {
+	if f.Tool == nil {
+		return nil
 	}
-	if e != nil && e.IsToolCall() && e.tool.ok() {
-		name := e.Tool()
-		ev.ToolBytes = len(name)
-		if _, ok := v.tools[name]; ok {
-			ev.Tool = name
-		}
-		ev.ArgsBytes = e.arguments.end - e.arguments.at
-	}
-	v.cfg.hook(ctx, ev)
+	return f.Tool
 }

@@ -3,15 +3,15 @@ package mcpvalidate
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // published is the schema files the package's tests validate against: the
 // demo's, embedded (package schemas holds data only).
-var published = SchemaFiles(schemas.FS, schemas.Dir)
+var published = SchemaFiles(os.DirFS("testdata/schemas"), "mcp")
 
 // ensureASCII is Python's json.dumps default for a string's content.
 func ensureASCII(s string) []byte {

@@ -21,7 +21,7 @@ import (
 // among large ones, and small ones stop taking what it waits for), and small
 // requests never queue behind large ones (their reserve is theirs). A request
 // waits at most its context's deadline; a waiting request holds nothing.
-type InFlight struct {
+type inFlight struct {
 	mu       sync.Mutex
 	capacity int64 // general capacity
 	reserve  int64 // the small lane's own capacity
@@ -44,11 +44,11 @@ type waiter struct {
 // budget has room.
 var errInFlightTimeout = errors.New("mcpvalidate: in-flight budget: no room before the deadline")
 
-// NewInFlight returns a budget of total bytes, of which reserve is kept for
+// newInFlight returns a budget of total bytes, of which reserve is kept for
 // requests of at most small bytes each. It fails when the lanes cannot hold
 // what they are for: reserve must hold one small request, and the rest must
 // be positive.
-func NewInFlight(total, reserve, small int64) (*InFlight, error) {
+func newInFlight(total, reserve, small int64) (*inFlight, error) {
 	// Two ifs, not a switch: gremlins maps an if's condition to coverage,
 	// not a switch case's, and these are bound checks.
 	if small <= 0 || reserve < small {
@@ -57,27 +57,27 @@ func NewInFlight(total, reserve, small int64) (*InFlight, error) {
 	if total-reserve <= 0 {
 		return nil, fmt.Errorf("mcpvalidate: budget of %d bytes leaves nothing beyond its %d-byte small reserve", total, reserve)
 	}
-	return &InFlight{capacity: total - reserve, reserve: reserve, small: small}, nil
+	return &inFlight{capacity: total - reserve, reserve: reserve, small: small}, nil
 }
 
 // Total is the budget's size in bytes, both lanes.
-func (b *InFlight) Total() int64 { return b.capacity + b.reserve }
+func (b *inFlight) Total() int64 { return b.capacity + b.reserve }
 
 // General is what a large request can ever be granted.
-func (b *InFlight) General() int64 { return b.capacity }
+func (b *inFlight) General() int64 { return b.capacity }
 
 // SmallWeight is the most a request may weigh to use the small lane.
-func (b *InFlight) SmallWeight() int64 { return b.small }
+func (b *inFlight) SmallWeight() int64 { return b.small }
 
 // InUse is the weight granted and not yet released, both lanes.
-func (b *InFlight) InUse() int64 {
+func (b *inFlight) InUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used + b.usedRes
 }
 
 // Peak is the most weight ever in use at once.
-func (b *InFlight) Peak() int64 {
+func (b *inFlight) Peak() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.peak
@@ -86,7 +86,7 @@ func (b *InFlight) Peak() int64 {
 // inFlightGrant is weight a Budget granted. Release gives it back: call it exactly
 // once (a second call would give it back twice).
 type inFlightGrant struct {
-	b       *InFlight
+	b       *inFlight
 	weight  int64
 	fromRes bool
 }
@@ -110,7 +110,7 @@ func (g inFlightGrant) Release() {
 
 // tryAcquire grants weight now if the discipline allows it, without
 // waiting.
-func (b *InFlight) tryAcquire(weight int64) (inFlightGrant, bool) {
+func (b *inFlight) tryAcquire(weight int64) (inFlightGrant, bool) {
 	if weight <= 0 {
 		return inFlightGrant{}, true
 	}
@@ -125,7 +125,7 @@ func (b *InFlight) tryAcquire(weight int64) (inFlightGrant, bool) {
 
 // acquire waits until weight bytes are granted or ctx ends. A weight above
 // General (and above SmallWeight) can never be granted and fails at once.
-func (b *InFlight) acquire(ctx context.Context, weight int64) (inFlightGrant, error) {
+func (b *inFlight) acquire(ctx context.Context, weight int64) (inFlightGrant, error) {
 	if weight <= 0 {
 		return inFlightGrant{}, nil
 	}
@@ -164,7 +164,7 @@ func (b *InFlight) acquire(ctx context.Context, weight int64) (inFlightGrant, er
 }
 
 // tryLocked grants weight now if the discipline allows it.
-func (b *InFlight) tryLocked(weight int64) (fromRes, ok bool) {
+func (b *inFlight) tryLocked(weight int64) (fromRes, ok bool) {
 	if weight <= b.small {
 		if b.smallQ.Len() == 0 && b.usedRes+weight <= b.reserve {
 			b.usedRes += weight
@@ -186,12 +186,12 @@ func (b *InFlight) tryLocked(weight int64) (fromRes, ok bool) {
 	return false, false
 }
 
-func (b *InFlight) notePeak() { b.peak = max(b.peak, b.used+b.usedRes) }
+func (b *inFlight) notePeak() { b.peak = max(b.peak, b.used+b.usedRes) }
 
 // grantLocked wakes waiters in order while they fit: the large FIFO's head
 // first (nothing passes it in general capacity), then small waiters from
 // the reserve, or from general capacity when no large request waits.
-func (b *InFlight) grantLocked() {
+func (b *inFlight) grantLocked() {
 	for b.large.Len() > 0 {
 		w := b.large.Front().Value.(*waiter)
 		if b.used+w.weight > b.capacity {

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-func budget(t *testing.T, total, reserve, small int64) *InFlight {
+func budget(t *testing.T, total, reserve, small int64) *inFlight {
 	t.Helper()
-	b, err := NewInFlight(total, reserve, small)
+	b, err := newInFlight(total, reserve, small)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,23 +18,23 @@ func budget(t *testing.T, total, reserve, small int64) *InFlight {
 }
 
 func TestBudgetConstruction(t *testing.T) {
-	if _, err := NewInFlight(100, 10, 10); err != nil {
+	if _, err := newInFlight(100, 10, 10); err != nil {
 		t.Fatalf("reserve holding exactly one small request: %v", err)
 	}
-	if _, err := NewInFlight(100, 9, 10); err == nil {
+	if _, err := newInFlight(100, 9, 10); err == nil {
 		t.Fatal("a reserve smaller than one small request must fail")
 	}
-	if _, err := NewInFlight(10, 10, 10); err == nil {
+	if _, err := newInFlight(10, 10, 10); err == nil {
 		t.Fatal("a budget that is all reserve must fail")
 	}
-	if _, err := NewInFlight(11, 10, 10); err != nil {
+	if _, err := newInFlight(11, 10, 10); err != nil {
 		t.Fatalf("one byte of general capacity: %v", err)
 	}
-	if _, err := NewInFlight(2, 1, 1); err != nil {
+	if _, err := newInFlight(2, 1, 1); err != nil {
 		t.Fatalf("a small weight of 1 byte: %v", err)
 	}
 	for _, small := range []int64{0, -1} {
-		if _, err := NewInFlight(100, 10, small); err == nil {
+		if _, err := newInFlight(100, 10, small); err == nil {
 			t.Fatalf("a small weight of %d must fail", small)
 		}
 	}

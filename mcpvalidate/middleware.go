@@ -47,7 +47,7 @@ func (v *Validator) Middleware() mcp.Middleware {
 }
 
 // refusalResult builds the tool result a refusal reaches the caller as.
-func refusalResult(ss *mcp.ServerSession, r *Refusal) *mcp.CallToolResult {
+func refusalResult(ss *mcp.ServerSession, r *callRefusal) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{}
 	if stampsComplete(ss) {
 		// resultType is unexported; its JSON form is the one way to set it.

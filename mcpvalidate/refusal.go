@@ -7,6 +7,65 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
+// Refusal is why a request or a tool call was refused, whichever stage
+// refused it: Check, CheckRequest, the served paths and the OnRefusal hook
+// all give this one shape. Every field is fixed text, a number, or a
+// caller's key or tool name display-escaped and cut, so a refusal never
+// holds a value the caller wrote and its answer is at most
+// MaxRefusalBytes.
+type Refusal struct {
+	Stage Stage
+	// Bound names what was exceeded or broken: a bound of the request
+	// (body-bytes, in-flight-budget, duplicate-name, id-bytes...), of the
+	// arguments (nesting, nodes, charge, syntax...), or the schema keyword
+	// that failed first (required, maxLength, additionalProperties...);
+	// "" for StageUnknownTool and StageInternal.
+	Bound string
+	// Where is a JSON pointer to where it failed, escaped and cut: into
+	// the arguments for StageGate, StageSchema and StageType, into the
+	// message for StageRequest; "" at the root or when none applies.
+	Where string
+	// Limit is the bound's limit (bytes, nodes, levels...), 0 when it has
+	// none.
+	Limit int64
+	// Status is the HTTP status the front gate answered with; 0 when the
+	// refusal was answered as a tool result with isError by the middleware.
+	Status int
+	// Tool is the tool's name as called, escaped and cut; "" when the
+	// request was refused before its name was read.
+	Tool string
+	err  error // renders the answer's text
+}
+
+// Error is the refusal's text, as the caller receives it.
+func (r *Refusal) Error() string { return r.err.Error() }
+
+// Unwrap is the stage's own refusal, which renders Error; errors.As reaches
+// a *charge.Refusal through it for a refusal of the arguments' charge.
+func (r *Refusal) Unwrap() error { return r.err }
+
+// public is r in the package's one refusal model.
+func (r *callRefusal) public() *Refusal {
+	p := &Refusal{Stage: r.Stage, Tool: r.Tool, err: r}
+	switch {
+	case r.Gate != nil:
+		p.Bound, p.Where, p.Limit = r.Gate.Bound.String(), r.Gate.Pointer, r.Gate.Limit
+	case len(r.Leaves) > 0:
+		p.Bound, p.Where = r.Leaves[0].Keyword, r.Leaves[0].Pointer
+	}
+	return p
+}
+
+// public is f in the package's one refusal model.
+func (f *requestRefusal) public() *Refusal {
+	if f.Tool != nil {
+		p := f.Tool.public()
+		p.Status, p.err = f.Status, f
+		return p
+	}
+	return &Refusal{Stage: StageRequest, Bound: f.Bound, Where: f.Where, Limit: f.Limit, Status: f.Status, Tool: f.tool, err: f}
+}
+
 // Stage is where a call was refused.
 type Stage uint8
 
@@ -28,7 +87,7 @@ const (
 	// StageRequest: the front gate refused the request itself before the
 	// SDK read it (the body cap, the in-flight budget, the body's read
 	// deadline, the JSON-RPC envelope). Only RefusalEvent carries it; the
-	// answer is a *FrontRefusal.
+	// answer is a *requestRefusal.
 	StageRequest
 	// StageType: the arguments satisfy the schema, and the Go type of a tool
 	// added with AddTool cannot hold them (an opaque member its own decoder
@@ -58,13 +117,13 @@ func (s Stage) String() string {
 	return "stage(" + strconv.Itoa(int(s)) + ")"
 }
 
-// Refusal is the validator's answer to a call it will not admit. Every field
+// callRefusal is the validator's answer to a call it will not admit. Every field
 // is display-escaped and cut when the refusal is built; Error renders from
 // fixed templates and those fields only, so a refusal is never longer than
 // MaxRefusalBytes and never holds a caller-written value (member names, which
 // are the caller's keys, appear escaped and cut to charge.KeyCut bytes; the
 // tool name is cut to toolCut bytes).
-type Refusal struct {
+type callRefusal struct {
 	Tool   string          // the tool name as called, display-escaped and cut
 	Stage  Stage           // where the call was refused
 	Gate   *charge.Refusal // StageGate: the gate's own refusal
@@ -130,7 +189,7 @@ func maxLeavesBytes() int {
 }
 
 // Error renders the refusal. It reads only the refusal's already-cut fields.
-func (r *Refusal) Error() string {
+func (r *callRefusal) Error() string {
 	var b strings.Builder
 	b.WriteString(tplTool)
 	b.WriteString(r.Tool)
@@ -177,4 +236,12 @@ func (r *Refusal) Error() string {
 		}
 	}
 	return b.String()
+}
+
+// Unwrap is the charge gate's own refusal for StageGate, else nil.
+func (r *callRefusal) Unwrap() error {
+	if r.Gate == nil {
+		return nil
+	}
+	return r.Gate
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // What a request leaves behind: the front gate's session table.
@@ -19,8 +19,8 @@ import (
 // A stateful go-sdk handler keeps a session per initialize until the client
 // deletes it or SessionTimeout passes, and each session may hold GET (SSE)
 // streams open. The table weighs them in the same currency as the in-flight
-// budget, bytes: a session gatebounds.SessionCost plus its first stream
-// (gatebounds.StreamCost, the go-sdk's clients open one at once), each
+// budget, bytes: a session bounds.SessionCost plus its first stream
+// (bounds.StreamCost, the go-sdk's clients open one at once), each
 // further stream StreamCost more. When an initialize does not fit, the least
 // recently used idle session is closed to admit it — closed as a client
 // closes one, a DELETE the gate sends the SDK, so the SDK frees it — and
@@ -99,7 +99,7 @@ func (l *sessionList) remove(s *session) {
 
 // sessionTable is the front gate's table of the SDK's sessions.
 type sessionTable struct {
-	fg         *FrontGate
+	fg         *frontGate
 	max        int64 // bytes
 	unit       int64 // a session with its first stream
 	perSession int
@@ -115,11 +115,11 @@ type sessionTable struct {
 	at    int64 // when timer fires, 0: not armed
 }
 
-func newSessionTable(fg *FrontGate, o *FrontGateOptions) (*sessionTable, error) {
-	t := &sessionTable{fg: fg, max: o.SessionBytes, unit: gatebounds.SessionCost + gatebounds.StreamCost,
+func newSessionTable(fg *frontGate, o *frontGateOptions) (*sessionTable, error) {
+	t := &sessionTable{fg: fg, max: o.SessionBytes, unit: bounds.SessionCost + bounds.StreamCost,
 		perSession: o.StreamsPerSession, idle: o.SessionIdle, streamIdle: o.StreamIdle, byID: map[string]*session{}}
 	if t.max == 0 {
-		t.max = gatebounds.DefaultSessionBytes
+		t.max = bounds.DefaultSessionBytes
 	}
 	if t.max < t.unit {
 		return nil, errors.New("mcpvalidate: front gate: SessionBytes (" + strconv.FormatInt(t.max, 10) +
@@ -129,20 +129,20 @@ func newSessionTable(fg *FrontGate, o *FrontGateOptions) (*sessionTable, error) 
 		return nil, errors.New("mcpvalidate: front gate: StreamsPerSession must not be negative")
 	}
 	if t.perSession == 0 {
-		t.perSession = gatebounds.DefaultStreamsPerSession
+		t.perSession = bounds.DefaultStreamsPerSession
 	}
 	if t.idle == 0 {
-		t.idle = gatebounds.DefaultSessionIdle
+		t.idle = bounds.DefaultSessionIdle
 	}
 	if t.streamIdle <= 0 {
-		t.streamIdle = gatebounds.DefaultStreamIdle
+		t.streamIdle = bounds.DefaultStreamIdle
 	}
 	return t, nil
 }
 
 // pass hands an admitted request to the SDK: through the session table when
 // the gate keeps one. e is the envelope of a POST, nil for other methods.
-func (fg *FrontGate) pass(w http.ResponseWriter, r *http.Request, e *envelope) {
+func (fg *frontGate) pass(w http.ResponseWriter, r *http.Request, e *envelope) {
 	if fg.sessions == nil {
 		fg.next.ServeHTTP(w, r)
 		return
@@ -165,7 +165,7 @@ func (t *sessionTable) refuseUnknown(w http.ResponseWriter, r *http.Request) boo
 	if known {
 		return false
 	}
-	t.fg.write(w, r, &FrontRefusal{Status: http.StatusNotFound, Code: codeSessionUnknown, Bound: "unknown-session", Offset: -1}, nil)
+	t.fg.write(w, r, &requestRefusal{Status: http.StatusNotFound, Code: codeSessionUnknown, Bound: "unknown-session", Offset: -1}, nil)
 	return true
 }
 
@@ -186,14 +186,14 @@ func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, e *envelope
 	s := t.byID[id]
 	if s == nil || s.closing {
 		t.mu.Unlock()
-		t.fg.write(w, r, &FrontRefusal{Status: http.StatusNotFound, Code: codeSessionUnknown, Bound: "unknown-session", Offset: -1}, nil)
+		t.fg.write(w, r, &requestRefusal{Status: http.StatusNotFound, Code: codeSessionUnknown, Bound: "unknown-session", Offset: -1}, nil)
 		return
 	}
 	extra := false
 	if stream {
 		if s.streams >= t.perSession {
 			t.mu.Unlock()
-			t.refuseBusy(w, r, e, &FrontRefusal{Status: http.StatusTooManyRequests, Code: codeServerBusy,
+			t.refuseBusy(w, r, e, &requestRefusal{Status: http.StatusTooManyRequests, Code: codeServerBusy,
 				Bound: "streams-per-session", Limit: int64(t.perSession), Unit: "streams", Offset: -1})
 			return
 		}
@@ -204,9 +204,9 @@ func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, e *envelope
 	}
 	t.relist(s, time.Now().UnixNano())
 	t.mu.Unlock()
-	if extra && !t.reserve(gatebounds.StreamCost, s) {
+	if extra && !t.reserve(bounds.StreamCost, s) {
 		t.leave(s, stream, false, false)
-		t.refuseBusy(w, r, e, &FrontRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy, Bound: "session-table", Offset: -1})
+		t.refuseBusy(w, r, e, &requestRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy, Bound: "session-table", Offset: -1})
 		return
 	}
 	sw := &sessionWriter{ResponseWriter: w}
@@ -233,7 +233,7 @@ func (t *sessionTable) serve(w http.ResponseWriter, r *http.Request, e *envelope
 // SDK answers with before the answer reaches the client.
 func (t *sessionTable) initialize(w http.ResponseWriter, r *http.Request, e *envelope) {
 	if !t.reserve(t.unit, nil) {
-		t.refuseBusy(w, r, e, &FrontRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy, Bound: "session-table", Offset: -1})
+		t.refuseBusy(w, r, e, &requestRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy, Bound: "session-table", Offset: -1})
 		return
 	}
 	sw := &sessionWriter{ResponseWriter: w}
@@ -288,7 +288,7 @@ func (t *sessionTable) leave(s *session, stream, extra, gone bool) {
 		s.busy--
 	}
 	if extra {
-		t.used -= gatebounds.StreamCost
+		t.used -= bounds.StreamCost
 	}
 	if gone && t.byID[s.id] == s && !s.closing {
 		t.drop(s)
@@ -483,7 +483,7 @@ func (t *sessionTable) expire() {
 
 // refuseBusy answers a refusal the client may retry, with the request's id
 // when the gate read one and the wait the in-flight refusal advises.
-func (t *sessionTable) refuseBusy(w http.ResponseWriter, r *http.Request, e *envelope, f *FrontRefusal) {
+func (t *sessionTable) refuseBusy(w http.ResponseWriter, r *http.Request, e *envelope, f *requestRefusal) {
 	if e != nil && e.id.ok() {
 		f.id = e.body[e.id.at:e.id.end]
 	}
@@ -560,18 +560,18 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 // — the SDK's own timeout is the backstop for a session the gate's table
 // does not see (the gate closes idle sessions itself).
 //
-//	sdk := mcp.NewStreamableHTTPHandler(getServer, v.StreamableHTTPOptions(nil))
-//	front, err := v.FrontGate(sdk, nil)
-func (v *Validator) StreamableHTTPOptions(o *mcp.StreamableHTTPOptions) *mcp.StreamableHTTPOptions {
+//	sdk := mcp.NewStreamableHTTPHandler(getServer, v.streamableHTTPOptions(nil))
+//	front, err := v.frontGate(sdk, nil)
+func (v *Validator) streamableHTTPOptions(o *mcp.StreamableHTTPOptions) *mcp.StreamableHTTPOptions {
 	out := &mcp.StreamableHTTPOptions{}
 	if o != nil {
 		*out = *o
 	}
 	if out.MaxRequestBodyBytes == 0 {
-		out.MaxRequestBodyBytes = v.MaxRequestBodyBytes()
+		out.MaxRequestBodyBytes = v.MaxBodyBytes()
 	}
 	if out.SessionTimeout == 0 && !out.Stateless {
-		out.SessionTimeout = gatebounds.DefaultSessionIdle
+		out.SessionTimeout = bounds.DefaultSessionIdle
 	}
 	return out
 }

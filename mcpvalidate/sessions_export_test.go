@@ -3,8 +3,8 @@ package mcpvalidate
 import "time"
 
 // SetWait shortens how long l's Accept waits for a slot when every
-// connection is active (gatebounds.ConnWait), so a test need not wait it out.
-func (l *ConnLimit) SetWait(d time.Duration) { l.wait = d }
+// connection is active (bounds.ConnWait), so a test need not wait it out.
+func (l *connLimit) SetWait(d time.Duration) { l.wait = d }
 
 // CloseAttempts is how many sessions one admission tries to close.
 const CloseAttempts = closeAttempts

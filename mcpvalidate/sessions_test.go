@@ -1,4 +1,4 @@
-package mcpvalidate_test
+package mcpvalidate
 
 import (
 	"bufio"
@@ -15,8 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/internal/gatebounds"
-	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // sessVersion is the protocol the rig's raw requests speak: the newest a
@@ -24,7 +23,7 @@ import (
 const sessVersion = "2025-11-25"
 
 // unit is what a session weighs in the table with its first stream.
-const unit = gatebounds.SessionCost + gatebounds.StreamCost
+const unit = bounds.SessionCost + bounds.StreamCost
 
 // sessRig is the go-sdk's real streamable HTTP handler behind the front
 // gate, over HTTP on 127.0.0.1, with every request that reaches the SDK
@@ -33,7 +32,7 @@ const unit = gatebounds.SessionCost + gatebounds.StreamCost
 type sessRig struct {
 	t    *testing.T
 	url  string
-	fg   *mcpvalidate.FrontGate
+	fg   *frontGate
 	http *http.Client
 	srv  *mcp.Server
 
@@ -48,7 +47,7 @@ type sessRig struct {
 	refuseDelete bool
 }
 
-func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.StreamableHTTPOptions, sopts ...*mcp.ServerOptions) *sessRig {
+func newSessRig(t *testing.T, fgo *frontGateOptions, hopts *mcp.StreamableHTTPOptions, sopts ...*mcp.ServerOptions) *sessRig {
 	t.Helper()
 	r := &sessRig{t: t, calls: map[string]int{}, holds: map[string]chan struct{}{}, entered: make(chan string, 16)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sessions", Version: "v0"}, append(sopts, nil)[0])
@@ -68,11 +67,11 @@ func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.Stre
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "held " + args.Key}}}, nil
 	})
-	v, err := mcpvalidate.New(mcpvalidate.Tools(tool), nil)
+	v, err := New(Tools(tool), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, v.StreamableHTTPOptions(hopts))
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, v.streamableHTTPOptions(hopts))
 	counted := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.calls[req.Method]++
@@ -98,7 +97,7 @@ func newSessRig(t *testing.T, fgo *mcpvalidate.FrontGateOptions, hopts *mcp.Stre
 		}
 		sdk.ServeHTTP(w, req)
 	})
-	fg, err := v.FrontGate(counted, fgo)
+	fg, err := v.frontGate(counted, fgo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,14 +123,14 @@ func (r *sessRig) deleted() []string {
 	return append([]string(nil), r.deletes...)
 }
 
-// answer is an HTTP answer read whole.
-type answer struct {
+// sessAnswer is an HTTP sessAnswer read whole.
+type sessAnswer struct {
 	status int
 	header http.Header
 	body   string
 }
 
-func (r *sessRig) do(ctx context.Context, method, session, body string, hdr ...string) answer {
+func (r *sessRig) do(ctx context.Context, method, session, body string, hdr ...string) sessAnswer {
 	r.t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -159,7 +158,7 @@ func (r *sessRig) do(ctx context.Context, method, session, body string, hdr ...s
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return answer{resp.StatusCode, resp.Header, string(b)}
+	return sessAnswer{resp.StatusCode, resp.Header, string(b)}
 }
 
 const initializeBody = `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"` + sessVersion + `","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}}`
@@ -179,7 +178,7 @@ func (r *sessRig) open() string {
 }
 
 // use sends the session a request it answers at once.
-func (r *sessRig) use(id string) answer {
+func (r *sessRig) use(id string) sessAnswer {
 	r.t.Helper()
 	return r.do(context.Background(), http.MethodPost, id, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 }
@@ -192,7 +191,7 @@ func (r *sessRig) hold(id, key string) (release func()) {
 	r.mu.Lock()
 	r.holds[key] = ch
 	r.mu.Unlock()
-	done := make(chan answer, 1)
+	done := make(chan sessAnswer, 1)
 	go func() {
 		done <- r.do(context.Background(), http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hold","arguments":{"key":"`+key+`"}}}`)
 	}()
@@ -277,7 +276,7 @@ func (s *stream) endsWithin(d time.Duration) bool {
 
 // busyRefusal checks a refusal the client may retry: status, Retry-After,
 // a bounded JSON-RPC error naming the bound and no count.
-func busyRefusal(t *testing.T, a answer, status int, bound string) {
+func busyRefusal(t *testing.T, a sessAnswer, status int, bound string) {
 	t.Helper()
 	if a.status != status || a.header.Get("Retry-After") == "" {
 		t.Fatalf("HTTP %d Retry-After %q, want %d with Retry-After: %.300s", a.status, a.header.Get("Retry-After"), status, a.body)
@@ -294,8 +293,8 @@ func busyRefusal(t *testing.T, a answer, status int, bound string) {
 	if err := json.Unmarshal([]byte(a.body), &msg); err != nil || msg.JSONRPC != "2.0" || msg.Error.Code != -32000 {
 		t.Fatalf("not a JSON-RPC error -32000 (%v): %s", err, a.body)
 	}
-	if len(a.body) > mcpvalidate.MaxFrontRefusalBytes() {
-		t.Errorf("refusal of %d bytes, past MaxFrontRefusalBytes %d", len(a.body), mcpvalidate.MaxFrontRefusalBytes())
+	if len(a.body) > MaxFrontRefusalBytes() {
+		t.Errorf("refusal of %d bytes, past MaxFrontRefusalBytes %d", len(a.body), MaxFrontRefusalBytes())
 	}
 	if msg.Error.Data["bound"] != bound {
 		t.Errorf("bound %v, want %s: %s", msg.Error.Data["bound"], bound, a.body)
@@ -316,7 +315,7 @@ func busyRefusal(t *testing.T, a answer, status int, bound string) {
 // the next initialize closes it (a DELETE the SDK receives) and is admitted.
 func TestSessionTableAtAndPastTheBound(t *testing.T) {
 	const admitted = 3
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: admitted*unit + unit - 1}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: admitted*unit + unit - 1}, nil)
 	ids := make([]string, admitted)
 	releases := make([]func(), admitted)
 	for i := range ids {
@@ -324,7 +323,7 @@ func TestSessionTableAtAndPastTheBound(t *testing.T) {
 		releases[i] = r.hold(ids[i], fmt.Sprint("k", i))
 	}
 	// Only an initialize asks the table for room: another request without a
-	// session is the SDK's to answer.
+	// session is the SDK's to sessAnswer.
 	posts := r.count(http.MethodPost)
 	if a := r.do(context.Background(), http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); a.status == http.StatusServiceUnavailable || r.count(http.MethodPost) != posts+1 {
 		t.Errorf("a request without a session past the bound: HTTP %d, reached the SDK %v", a.status, r.count(http.MethodPost) == posts+1)
@@ -364,7 +363,7 @@ func TestSessionTableAtAndPastTheBound(t *testing.T) {
 // session closes the least recently used idle one — ordered by last request
 // — and never one with a request in flight.
 func TestSessionEvictionLeastRecentlyUsedIdle(t *testing.T) {
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: 3 * unit}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: 3 * unit}, nil)
 	a, b, c := r.open(), r.open(), r.open()
 	r.use(a)       // LRU order now b, c, a
 	r.hold(c, "c") // c is active: never closed
@@ -387,7 +386,7 @@ func TestSessionEvictionLeastRecentlyUsedIdle(t *testing.T) {
 // order with the sessions that hold no stream.
 func TestSilentStreamsSessionInLRUOrder(t *testing.T) {
 	const streamIdle = 200 * time.Millisecond
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: 2 * unit, StreamIdle: streamIdle}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: 2 * unit, StreamIdle: streamIdle}, nil)
 	a := r.open()
 	s := r.openStream(a) // a: used at the stream's opening
 	time.Sleep(50 * time.Millisecond)
@@ -430,7 +429,7 @@ func TestUnknownSessionNotFoundWithoutTheSDK(t *testing.T) {
 // session; the table drops it (its id is then unknown, answered by the gate)
 // and its weight admits a new session without closing any other.
 func TestDeleteHonoured(t *testing.T) {
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: unit}, nil)
 	a := r.open()
 	if ans := r.do(context.Background(), http.MethodDelete, a, ""); ans.status != http.StatusNoContent {
 		t.Fatalf("DELETE: HTTP %d: %s", ans.status, ans.body)
@@ -467,8 +466,8 @@ func TestUndeletableSessionsStayWeighed(t *testing.T) {
 	t.Run("attempts-bounded", func(t *testing.T) {
 		// More idle sessions than one admission tries: it gives up after
 		// CloseAttempts refused DELETEs, each on another session.
-		const n = mcpvalidate.CloseAttempts + 2
-		r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: n * unit}, nil)
+		const n = CloseAttempts + 2
+		r := newSessRig(t, &frontGateOptions{SessionBytes: n * unit}, nil)
 		for i := 0; i < n; i++ {
 			r.open()
 		}
@@ -481,14 +480,14 @@ func TestUndeletableSessionsStayWeighed(t *testing.T) {
 		for _, id := range d {
 			seen[id] = true
 		}
-		if len(d) != mcpvalidate.CloseAttempts || len(seen) != len(d) {
-			t.Errorf("DELETEs %v: want %d, each on another session", d, mcpvalidate.CloseAttempts)
+		if len(d) != CloseAttempts || len(seen) != len(d) {
+			t.Errorf("DELETEs %v: want %d, each on another session", d, CloseAttempts)
 		}
 	})
 }
 
 func testUndeletableOne(t *testing.T) {
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: unit}, nil)
 	a := r.open()
 	r.mu.Lock()
 	r.refuseDelete = true
@@ -508,7 +507,7 @@ func testUndeletableOne(t *testing.T) {
 // and with no room for it (no idle session to close) it is refused 503.
 func TestStreamsPerSession(t *testing.T) {
 	t.Run("per-session", func(t *testing.T) {
-		r := newSessRig(t, &mcpvalidate.FrontGateOptions{StreamsPerSession: 2}, nil)
+		r := newSessRig(t, &frontGateOptions{StreamsPerSession: 2}, nil)
 		a := r.open()
 		if s := r.openStream(a); s.status != http.StatusOK {
 			t.Fatalf("the standalone stream: HTTP %d: %s", s.status, s.body)
@@ -520,7 +519,7 @@ func TestStreamsPerSession(t *testing.T) {
 		}
 		gets := r.count(http.MethodGet)
 		s := r.openStream(a, "X-Test-Hold", "1")
-		busyRefusal(t, answer{s.status, s.header, s.body}, http.StatusTooManyRequests, "streams-per-session")
+		busyRefusal(t, sessAnswer{s.status, s.header, s.body}, http.StatusTooManyRequests, "streams-per-session")
 		if r.count(http.MethodGet) != gets {
 			t.Error("the refused stream reached the SDK")
 		}
@@ -535,18 +534,18 @@ func TestStreamsPerSession(t *testing.T) {
 			bytes int64
 			want  int
 		}{
-			{"at", unit + gatebounds.StreamCost, http.StatusOK},
-			{"past", unit + gatebounds.StreamCost - 1, http.StatusServiceUnavailable},
+			{"at", unit + bounds.StreamCost, http.StatusOK},
+			{"past", unit + bounds.StreamCost - 1, http.StatusServiceUnavailable},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: c.bytes}, nil)
+				r := newSessRig(t, &frontGateOptions{SessionBytes: c.bytes}, nil)
 				a := r.open()
 				if s := r.openStream(a); s.status != http.StatusOK {
 					t.Fatalf("the first stream (weighed with the session): HTTP %d", s.status)
 				}
 				s := r.openStream(a, "X-Test-Hold", "1")
 				if c.want != http.StatusOK {
-					busyRefusal(t, answer{s.status, s.header, s.body}, c.want, "session-table")
+					busyRefusal(t, sessAnswer{s.status, s.header, s.body}, c.want, "session-table")
 					return
 				}
 				if s.status != c.want {
@@ -577,7 +576,7 @@ func TestStreamsPerSession(t *testing.T) {
 // session is the one closed to admit the next, and its stream ends.
 func TestSilentStreamsSessionClosedAndItsStreamEnds(t *testing.T) {
 	const streamIdle = 300 * time.Millisecond
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit, StreamIdle: streamIdle}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: unit, StreamIdle: streamIdle}, nil)
 	a := r.open()
 	start := time.Now()
 	s := r.openStream(a)
@@ -605,7 +604,7 @@ func TestSilentStreamsSessionClosedAndItsStreamEnds(t *testing.T) {
 // after, and its id is then unknown; one in use is kept.
 func TestIdleSessionsExpire(t *testing.T) {
 	const idle = time.Second
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionIdle: idle}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionIdle: idle}, nil)
 	a, b := r.open(), r.open()
 	opened := time.Now()
 	r.hold(b, "b")
@@ -637,7 +636,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 // table: initializes past any session bound are served, a Mcp-Session-Id
 // reaches the SDK (which ignores it), GET is the SDK's 405.
 func TestStatelessUntouched(t *testing.T) {
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{Stateless: true, SessionBytes: unit}, &mcp.StreamableHTTPOptions{Stateless: true})
+	r := newSessRig(t, &frontGateOptions{Stateless: true, SessionBytes: unit}, &mcp.StreamableHTTPOptions{Stateless: true})
 	for i := 0; i < 3; i++ {
 		a := r.do(context.Background(), http.MethodPost, "", initializeBody)
 		if a.status != http.StatusOK || a.header.Get("Mcp-Session-Id") != "" {
@@ -654,25 +653,25 @@ func TestStatelessUntouched(t *testing.T) {
 }
 
 // TestSessionOptionsChecked: options that cannot admit one session or one
-// stream fail FrontGate, naming the bound.
+// stream fail frontGate, naming the bound.
 func TestSessionOptionsChecked(t *testing.T) {
-	v, err := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "additionalProperties": false}}), nil)
+	v, err := New(Tools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "additionalProperties": false}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
-		o    mcpvalidate.FrontGateOptions
+		o    frontGateOptions
 		want string // "" : admitted
 	}{
-		{"one session", mcpvalidate.FrontGateOptions{SessionBytes: unit}, ""},
-		{"under one session", mcpvalidate.FrontGateOptions{SessionBytes: unit - 1}, "SessionBytes"},
-		{"negative streams", mcpvalidate.FrontGateOptions{StreamsPerSession: -1}, "StreamsPerSession"},
-		{"default streams", mcpvalidate.FrontGateOptions{StreamsPerSession: 0}, ""},
-		{"stateless ignores them", mcpvalidate.FrontGateOptions{Stateless: true, SessionBytes: unit - 1}, ""},
+		{"one session", frontGateOptions{SessionBytes: unit}, ""},
+		{"under one session", frontGateOptions{SessionBytes: unit - 1}, "SessionBytes"},
+		{"negative streams", frontGateOptions{StreamsPerSession: -1}, "StreamsPerSession"},
+		{"default streams", frontGateOptions{StreamsPerSession: 0}, ""},
+		{"stateless ignores them", frontGateOptions{Stateless: true, SessionBytes: unit - 1}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := v.FrontGate(http.NotFoundHandler(), &c.o)
+			_, err := v.frontGate(http.NotFoundHandler(), &c.o)
 			if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 				t.Errorf("got %v, want an error naming %q", err, c.want)
 			}
@@ -683,19 +682,19 @@ func TestSessionOptionsChecked(t *testing.T) {
 // TestStreamableHTTPOptions: the helper fills the body cap and, for a
 // stateful handler, the session timeout, and keeps what the caller set.
 func TestStreamableHTTPOptions(t *testing.T) {
-	v, err := mcpvalidate.New(mcpvalidate.Tools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "additionalProperties": false}}), nil)
+	v, err := New(Tools(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "additionalProperties": false}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := v.StreamableHTTPOptions(nil)
-	if o.MaxRequestBodyBytes != v.MaxRequestBodyBytes() || o.SessionTimeout != gatebounds.DefaultSessionIdle {
+	o := v.streamableHTTPOptions(nil)
+	if o.MaxRequestBodyBytes != v.MaxBodyBytes() || o.SessionTimeout != bounds.DefaultSessionIdle {
 		t.Errorf("defaults: %+v", o)
 	}
 	in := &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: 10, SessionTimeout: time.Second}
-	if o := v.StreamableHTTPOptions(in); o.MaxRequestBodyBytes != 10 || o.SessionTimeout != time.Second || o == in {
+	if o := v.streamableHTTPOptions(in); o.MaxRequestBodyBytes != 10 || o.SessionTimeout != time.Second || o == in {
 		t.Errorf("kept: %+v", o)
 	}
-	if o := v.StreamableHTTPOptions(&mcp.StreamableHTTPOptions{Stateless: true}); o.SessionTimeout != 0 {
+	if o := v.streamableHTTPOptions(&mcp.StreamableHTTPOptions{Stateless: true}); o.SessionTimeout != 0 {
 		t.Errorf("stateless: %+v", o)
 	}
 }
@@ -706,7 +705,7 @@ func TestStreamableHTTPOptions(t *testing.T) {
 // opened.
 func TestAStreamWritingKeepsItsSession(t *testing.T) {
 	const streamIdle = 300 * time.Millisecond
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit, StreamIdle: streamIdle}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: unit, StreamIdle: streamIdle}, nil)
 	a := r.open()
 	s := r.openStream(a)
 	if s.status != http.StatusOK {
@@ -730,7 +729,7 @@ func TestAStreamWritingKeepsItsSession(t *testing.T) {
 // answers without a session (here: refused for its Accept header) gives its
 // reservation back, so the table stays open to the next.
 func TestInitializeWithoutASessionGivesItsWeightBack(t *testing.T) {
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit}, nil)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: unit}, nil)
 	for i := 0; i < 3; i++ {
 		if a := r.do(context.Background(), http.MethodPost, "", initializeBody, "Accept", "text/plain"); a.status != http.StatusBadRequest {
 			t.Fatalf("initialize %d with a bad Accept: HTTP %d", i, a.status)
@@ -746,7 +745,7 @@ func TestInitializeWithoutASessionGivesItsWeightBack(t *testing.T) {
 // its own (its SessionTimeout), the SDK's 404 drops it from the table: its
 // id is then answered by the gate, and its weight admits another.
 func TestSessionTheSDKTimedOutIsDropped(t *testing.T) {
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: unit}, &mcp.StreamableHTTPOptions{SessionTimeout: 100 * time.Millisecond})
+	r := newSessRig(t, &frontGateOptions{SessionBytes: unit}, &mcp.StreamableHTTPOptions{SessionTimeout: 100 * time.Millisecond})
 	a := r.open()
 	time.Sleep(300 * time.Millisecond)
 	posts := r.count(http.MethodPost)
@@ -769,7 +768,7 @@ func TestAnIDTheSDKReusesIsOneSession(t *testing.T) {
 	ids := []string{"same", "same", "other"}
 	var next atomic.Int32
 	sopts := &mcp.ServerOptions{GetSessionID: func() string { return ids[min(int(next.Add(1)), len(ids))-1] }}
-	r := newSessRig(t, &mcpvalidate.FrontGateOptions{SessionBytes: 2 * unit}, nil, sopts)
+	r := newSessRig(t, &frontGateOptions{SessionBytes: 2 * unit}, nil, sopts)
 	for _, want := range ids {
 		if got := r.open(); got != want {
 			t.Fatalf("session %q, want %q", got, want)

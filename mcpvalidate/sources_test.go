@@ -11,12 +11,26 @@ import (
 	"github.com/theurian/boundlab/charge"
 )
 
-func TestNewNeedsASourceAndAnEncoder(t *testing.T) {
+func TestNewNeedsASource(t *testing.T) {
 	if _, err := New(nil, nil); err == nil || !strings.Contains(err.Error(), "no schema source") {
 		t.Errorf("no source: %v", err)
 	}
-	if _, err := New(published, &Options{Encoders: []charge.Encoder{}}); err == nil || !strings.Contains(err.Error(), "encoder") {
-		t.Errorf("no encoder: %v", err)
+}
+
+// Every zero field of Options.Limits is its default, field by field, and
+// MaxFileBytes sets the source-file limit the body cap is derived from.
+func TestLimitsDefaultFieldByField(t *testing.T) {
+	v, err := New(published, &Options{Limits: &charge.Limits{MaxParamsNesting: 8}, MaxFileBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := charge.DefaultLimits()
+	want.MaxParamsNesting, want.MaxSourceFileBytes = 8, 1<<20
+	if v.cfg.limits != want {
+		t.Errorf("limits %+v, want %+v", v.cfg.limits, want)
+	}
+	if got := charge.BodyCap(want, charge.EnsureASCII, charge.Raw).Cap; v.MaxBodyBytes() != got {
+		t.Errorf("body cap %d, want %d", v.MaxBodyBytes(), got)
 	}
 }
 
@@ -32,7 +46,7 @@ func TestWithTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(v.Tools(), ","); got != "raw,search" {
+	if got := strings.Join(v.names, ","); got != "raw,search" {
 		t.Fatalf("tools %q", got)
 	}
 	for _, c := range []struct {
@@ -49,7 +63,7 @@ func TestWithTools(t *testing.T) {
 	} {
 		t.Run(c.tool+"_"+caseName(c.args), func(t *testing.T) {
 			err := v.Check(ctx, c.tool, []byte(c.args))
-			var r *Refusal
+			var r *callRefusal
 			switch {
 			case c.stage == 0 && err != nil:
 				t.Errorf("%s %s: refused: %v", c.tool, c.args, err)
@@ -95,9 +109,9 @@ func TestInstallOnATypedServer(t *testing.T) {
 		ran++
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
-	var events []RefusalEvent
+	var events []*Refusal
 	type key struct{}
-	v, err := Install(srv, &Options{OnRefusal: func(ctx context.Context, ev RefusalEvent) {
+	v, err := Install(srv, &Options{OnRefusal: func(ctx context.Context, ev *Refusal) {
 		if ctx.Value(key{}) == nil {
 			t.Error("the hook did not get the call's context")
 		}
@@ -106,7 +120,7 @@ func TestInstallOnATypedServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(v.Tools(), ","); got != "t" {
+	if got := strings.Join(v.names, ","); got != "t" {
 		t.Fatalf("tools %q", got)
 	}
 	ct, st := mcp.NewInMemoryTransports()

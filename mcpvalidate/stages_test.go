@@ -32,7 +32,7 @@ func bigValidator(t testing.TB) *Validator {
 	t.Helper()
 	l := charge.DefaultLimits()
 	l.MaxNumberExponent = 10_000_000
-	return mustNew(t, SchemaFiles(bigSet, "s"), &Options{Limits: l})
+	return mustNew(t, SchemaFiles(bigSet, "s"), &Options{Limits: &l})
 }
 
 // answers is how one call fared on each path a caller can reach.
@@ -52,7 +52,7 @@ func callEveryPath(t *testing.T, v *Validator, tool, args string) answers {
 	var a answers
 	a.check = v.Check(context.Background(), tool, []byte(args))
 	srv := mcp.NewServer(&mcp.Implementation{Name: "stages", Version: "v0"}, nil)
-	for _, name := range v.Tools() {
+	for _, name := range v.names {
 		schema, _ := v.InputSchema(name)
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			atomic.AddInt64(&a.ran, 1)
@@ -79,7 +79,7 @@ func callEveryPath(t *testing.T, v *Validator, tool, args string) answers {
 
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-	fg, err := v.FrontGate(h, nil)
+	fg, err := v.frontGate(h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func postTo(t *testing.T, h http.Handler, body []byte) []byte {
 // the same text, never reaching the handler and never quoting callerValue.
 func refusedEverywhere(t *testing.T, a answers, stage Stage, callerValue string) {
 	t.Helper()
-	var r *Refusal
+	var r *callRefusal
 	if !errors.As(a.check, &r) || r.Stage != stage {
 		t.Fatalf("Check: %v, want a %s refusal", a.check, stage)
 	}
@@ -155,7 +155,7 @@ func TestValidatorPanicRefusesOnEveryPath(t *testing.T) {
 	// The control: the same tool and field at the edge of big.Rat's range is
 	// answered by the schema, and a valid call runs the handler on every path.
 	a := callEveryPath(t, v, "big", `{"n":1e999999}`)
-	var r *Refusal
+	var r *callRefusal
 	if !errors.As(a.check, &r) || r.Stage != StageSchema {
 		t.Fatalf("1e999999: %v, want the schema's maximum", a.check)
 	}
@@ -216,8 +216,8 @@ func TestLeafOrderAndHookCount(t *testing.T) {
  "$id":"https://x.test/o.schema.json","x-mcp-tool":"o","type":"object",
  "properties":{"s":{"type":"string","maxLength":1,"pattern":"0"},"n":{"anyOf":[{"type":"string"},{"type":"boolean"}]},
  "a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"unevaluatedProperties":false}`})
-	var seen RefusalEvent
-	v := mustNew(t, SchemaFiles(set, "s"), &Options{OnRefusal: func(_ context.Context, ev RefusalEvent) { seen = ev }})
+	var seen *Refusal
+	v := mustNew(t, SchemaFiles(set, "s"), &Options{OnRefusal: func(_ context.Context, ev *Refusal) { seen = ev }})
 	r := refusalOf(t, v, "o", []byte(`{"s":"ab","n":1}`))
 	got := r.Error()
 	for _, order := range [][2]string{{`"/n": type boolean`, `"/n": type string`}, {`"/s": maxLength 1`, `"/s": pattern 0`}, {`"/n"`, `"/s"`}} {
@@ -226,7 +226,10 @@ func TestLeafOrderAndHookCount(t *testing.T) {
 		}
 	}
 	r = refusalOf(t, v, "o", []byte(`{"s":"ab","n":1,"a":"x","b":"x","c":"x"}`))
-	if r.Elided == 0 || seen.Leaves != len(r.Leaves)+r.Elided || seen.Leaves != 7 {
-		t.Errorf("hook saw %d leaves; refusal names %d and elides %d (want 7 in all)", seen.Leaves, len(r.Leaves), r.Elided)
+	if r.Elided == 0 || len(r.Leaves)+r.Elided != 7 {
+		t.Errorf("refusal names %d leaves and elides %d (want 7 in all)", len(r.Leaves), r.Elided)
+	}
+	if seen == nil || seen.Bound != r.Leaves[0].Keyword || seen.Where != r.Leaves[0].Pointer || seen.Error() != r.Error() {
+		t.Errorf("hook saw %+v; want the first leaf %+v and the same text", seen, r.Leaves[0])
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/theurian/boundlab/internal/testname"
+	"github.com/theurian/boundlab/mcpvalidate/internal/testname"
 )
 
 // caseName is the module's one subtest-naming rule (internal/testname).

@@ -40,7 +40,7 @@ import (
 // zero for an unsigned integer, bad base64, a ",string" member that does not
 // hold its value, a map key its key type does not parse; with a schema of
 // the tool's own, also whatever the SDK's validation and decode of the whole
-// arguments refuse) with a Refusal at StageType, naming the member and the
+// arguments refuse) with a callRefusal at StageType, naming the member and the
 // bound and never the value. The SDK's own decode error (which quotes the
 // caller's bytes and Go type names) is then never reached.
 //
@@ -235,12 +235,12 @@ var finite = &plan{kind: planFinite}
 
 // refuse runs the record's checks on arguments the schema admitted: nil, or
 // a StageType refusal.
-func (rec *typedTool) refuse(name string, doc any, args []byte) *Refusal {
+func (rec *typedTool) refuse(name string, doc any, args []byte) *callRefusal {
 	var ls leafSet
 	if rec.domainSchema != nil {
 		err, panicked := validate(rec.domainSchema, doc)
 		if panicked {
-			return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
+			return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 		}
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			found, elided := leaves(ve)
@@ -249,7 +249,7 @@ func (rec *typedTool) refuse(name string, doc any, args []byte) *Refusal {
 			}
 			ls.total += elided
 		} else if err != nil {
-			return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
+			return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 		}
 	}
 	if rec.plan != nil && ls.total == 0 {
@@ -264,7 +264,7 @@ func (rec *typedTool) refuse(name string, doc any, args []byte) *Refusal {
 	if ls.total == 0 {
 		return nil
 	}
-	return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageType, Leaves: ls.kept, Elided: ls.total - len(ls.kept)}
+	return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageType, Leaves: ls.kept, Elided: ls.total - len(ls.kept)}
 }
 
 // leafSet keeps the maxLeaves smallest leaves and counts the rest, as a

@@ -363,7 +363,7 @@ var typedLeafWant = regexp.MustCompile(`^(\(opaque type\)|\(a JSON string holdin
 // fixedText is a refusal's text with every caller-written part blanked (the
 // tool name, leaf pointers, the gate's pointer): what is left comes from
 // templates, keywords and schema-side bounds only.
-func fixedText(r *Refusal) string {
+func fixedText(r *callRefusal) string {
 	c := *r
 	c.Tool = ""
 	c.Gate = nil
@@ -385,7 +385,7 @@ func checkTypedAnswer(t *testing.T, p *typedPair, tool string, args []byte) {
 	p.mu.Unlock()
 	oracle, oracleRan := p.call(t, false, tool, args)
 	err := p.v.Check(context.Background(), tool, wire)
-	var r *Refusal
+	var r *callRefusal
 	if err != nil && !errors.As(err, &r) {
 		t.Fatalf("Check returned %T", err)
 	}

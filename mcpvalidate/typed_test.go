@@ -449,8 +449,8 @@ func serveTyped(t testing.TB, plain bool, s *sentinel) (*mcp.ClientSession, *Val
 		t.Fatal(err)
 	}
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()})
-	front, err := v.FrontGate(sdk, nil)
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxBodyBytes()})
+	front, err := v.frontGate(sdk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -769,8 +769,8 @@ func TestAddToolPanicsAsTheSDK(t *testing.T) {
 func TestTypeRefusalEvent(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
 	AddTool(srv, &mcp.Tool{Name: "issue"}, handlerFor[issueIn]((&sentinel{}).handle))
-	var events []RefusalEvent
-	v, err := New(ServerTools(srv), &Options{OnRefusal: func(_ context.Context, ev RefusalEvent) { events = append(events, ev) }})
+	var events []*Refusal
+	v, err := New(ServerTools(srv), &Options{OnRefusal: func(_ context.Context, ev *Refusal) { events = append(events, ev) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -778,8 +778,8 @@ func TestTypeRefusalEvent(t *testing.T) {
 	if v.Check(context.Background(), "issue", json.RawMessage(args)) == nil {
 		t.Fatal("admitted")
 	}
-	want := RefusalEvent{Tool: "issue", ToolBytes: 5, Stage: StageType, Bound: "minimum", Leaves: 1, ArgsBytes: len(args)}
-	if len(events) != 1 || events[0] != want {
+	want := Refusal{Tool: "issue", Stage: StageType, Bound: "minimum", Where: "/page"}
+	if len(events) != 1 || events[0].Tool != want.Tool || events[0].Stage != want.Stage || events[0].Bound != want.Bound || events[0].Where != want.Where {
 		t.Fatalf("events %+v, want %+v", events, want)
 	}
 	if StageType.String() != "type" {

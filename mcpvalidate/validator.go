@@ -38,34 +38,36 @@ type Validator struct {
 type config struct {
 	limits   charge.Limits
 	encoders []charge.Encoder
-	hook     func(context.Context, RefusalEvent)
+	hook     func(context.Context, *Refusal)
 }
 
 // Options configure a Validator. A nil *Options, and every zero field, means
 // the default.
 type Options struct {
-	// Limits are the bounds the gate holds each call's arguments to, and the
-	// source-file limit the body cap is derived from. The zero value means
-	// charge.DefaultLimits(); any other value must be complete (New checks it).
-	Limits charge.Limits
-	// Encoders are the client encoder families the HTTP body cap must admit
-	// an at-cap landed file from. Nil means charge.EnsureASCII and charge.Raw
-	// (the Python client's default and the official Python/JS clients); a
-	// server with Go clients (encoding/json escapes < > & U+2028 U+2029)
-	// adds charge.GoJSON, which raises the multiplier from 3 to 6.
-	Encoders []charge.Encoder
-	// OnRefusal, when set, is called for every refusal the validator makes,
-	// through Middleware, Check, CheckRequest and every FrontGate built from
-	// it, with the context of the call or request. The event carries no
-	// caller value; servers log and trace through it.
-	OnRefusal func(context.Context, RefusalEvent)
+	// MaxFileBytes is the largest file, in UTF-8 bytes, a tool call must be
+	// able to carry in a string argument (default 8 MiB): the HTTP body cap
+	// is derived from it, so such a file in any script reaches the schema
+	// rather than a 413. It sets Limits.MaxSourceFileBytes.
+	MaxFileBytes int64
+	// GoClients sizes the body cap for clients that encode with Go's
+	// encoding/json too, which escapes < > & U+2028 U+2029 (six bytes each):
+	// the multiplier over MaxFileBytes goes from 3 to 6. Without it the cap
+	// admits the Python and JavaScript SDKs' encodings.
+	GoClients bool
+	// Limits are every bound the gate holds a call's arguments to (nesting,
+	// nodes, number length, the render budget...). Nil, and every zero
+	// field, means that field's default (charge.DefaultLimits).
+	Limits *charge.Limits
 	// OpenTools names the tools whose input schemas may stay open: an object
 	// schema in them may admit members it neither names nor checks, and
 	// such a member reaches the handler unvalidated. Without it New refuses
-	// every tool whose schema is open, naming each open location (see the
-	// package doc, "Open schemas"). A name with no published schema fails
-	// New.
+	// every tool whose schema is open, naming each open location. A name
+	// with no published schema fails New.
 	OpenTools []string
+	// OnRefusal, when set, is called with every refusal, from the middleware
+	// and the front gate alike, with the context of the call or request:
+	// servers log and trace through it.
+	OnRefusal func(context.Context, *Refusal)
 }
 
 // Source is where a Validator takes the published input schemas from:
@@ -93,21 +95,6 @@ func Tools(tools ...*mcp.Tool) Source {
 // refused (fail-closed) until a new Validator is built.
 func ServerTools(srv *mcp.Server) Source { return toolsSource{server: srv} }
 
-// RefusalEvent is what the refusal hook (Options.OnRefusal) sees: nothing a
-// caller wrote except, for a published tool, its name (which the server
-// chose).
-type RefusalEvent struct {
-	Tool      string // the published tool name, or "" when the name resolved to none or the request was refused whole
-	ToolBytes int    // the length of the name as called
-	Stage     Stage
-	Bound     string // StageGate and StageRequest: the bound; StageSchema: the first leaf's keyword
-	Leaves    int    // StageSchema: failing leaves, elided included
-	ArgsBytes int    // the arguments' length on the wire
-	// Status is the HTTP status the front gate answered with; 0 when the
-	// refusal was answered as a tool result through the middleware.
-	Status int
-}
-
 // New compiles the published schemas from src and builds the gate. It fails
 // on any schema problem (see the package doc): nothing is skipped.
 func New(src Source, o *Options) (*Validator, error) {
@@ -117,17 +104,10 @@ func New(src Source, o *Options) (*Validator, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	cfg := config{limits: o.Limits, encoders: o.Encoders, hook: o.OnRefusal}
-	if cfg.limits == (charge.Limits{}) {
-		cfg.limits = charge.DefaultLimits()
+	cfg := config{limits: limitsOf(o), encoders: []charge.Encoder{charge.EnsureASCII, charge.Raw}, hook: o.OnRefusal}
+	if o.GoClients {
+		cfg.encoders = append(cfg.encoders, charge.GoJSON)
 	}
-	if cfg.encoders == nil {
-		cfg.encoders = []charge.Encoder{charge.EnsureASCII, charge.Raw}
-	}
-	if len(cfg.encoders) == 0 {
-		return nil, errors.New("mcpvalidate: at least one encoder family is needed for the body cap")
-	}
-	cfg.encoders = append([]charge.Encoder(nil), cfg.encoders...)
 	gate, err := charge.NewGate(charge.Go, cfg.limits)
 	if err != nil {
 		return nil, fmt.Errorf("mcpvalidate: %w", err)
@@ -171,12 +151,9 @@ func Install(srv *mcp.Server, o *Options) (*Validator, error) {
 	return v, nil
 }
 
-// Tools lists the published tool names, sorted.
-func (v *Validator) Tools() []string { return append([]string(nil), v.names...) }
-
-// SchemaSource says where tool's published schema came from: its path within
+// schemaSource says where tool's published schema came from: its path within
 // the schema files, or "tools/list" for one taken from tool definitions.
-func (v *Validator) SchemaSource(name string) (string, bool) {
+func (v *Validator) schemaSource(name string) (string, bool) {
 	t, ok := v.tools[name]
 	if !ok {
 		return "", false
@@ -195,38 +172,39 @@ func (v *Validator) InputSchema(name string) (json.RawMessage, bool) {
 	return append(json.RawMessage(nil), t.bundled...), true
 }
 
-// Limits are the limits the gate holds arguments to.
-func (v *Validator) Limits() charge.Limits { return v.cfg.limits }
+// MaxBodyBytes is the HTTP body cap: a body longer than this is refused
+// with 413 before it is read. It is derived from Options.MaxFileBytes and
+// the client encodings (Options.GoClients), so that a file at MaxFileBytes in
+// any script, encoded by any of them, still fits with its envelope.
+func (v *Validator) MaxBodyBytes() int64 { return v.body.Cap }
 
-// BodyCap is the HTTP body cap for the configured limits and client encoder
-// families, as plain values.
-type BodyCap struct {
-	// Bytes is the cap: set StreamableHTTPOptions.MaxRequestBodyBytes to it
-	// (MaxRequestBodyBytes returns it too).
-	Bytes int64
-	// Multiplier is the worst wire bytes per landed byte over the non-control
-	// code point classes of the encoders, exact (e.g. "3").
-	Multiplier string
-	// Encoders are the client encoder families the cap admits an at-limit
-	// landed file from.
-	Encoders []string
-	// Residual counts the control classes whose wire ratio exceeds the
-	// multiplier: a file dense enough in them meets the cap first.
-	Residual int
-}
-
-// BodyCap is the derivation of the HTTP body cap (charge.BodyCap) for the
-// configured limits and encoder families.
-func (v *Validator) BodyCap() BodyCap {
-	b := BodyCap{Bytes: v.body.Cap, Multiplier: v.body.Multiplier.RatString(), Residual: len(v.body.Residual)}
-	for _, e := range v.body.Encoders {
-		b.Encoders = append(b.Encoders, e.String())
+// limitsOf is o's limits, every zero field its default.
+func limitsOf(o *Options) charge.Limits {
+	l := charge.DefaultLimits()
+	if o.Limits != nil {
+		set := func(dst *int64, v int64) {
+			if v != 0 {
+				*dst = v
+			}
+		}
+		setInt := func(dst *int, v int) {
+			if v != 0 {
+				*dst = v
+			}
+		}
+		set(&l.MaxSourceFileBytes, o.Limits.MaxSourceFileBytes)
+		set(&l.EnvelopeAllowance, o.Limits.EnvelopeAllowance)
+		set(&l.MaxParamsRenderedChars, o.Limits.MaxParamsRenderedChars)
+		setInt(&l.MaxParamsNodes, o.Limits.MaxParamsNodes)
+		setInt(&l.MaxParamsNesting, o.Limits.MaxParamsNesting)
+		setInt(&l.MaxNumberBytes, o.Limits.MaxNumberBytes)
+		setInt(&l.MaxNumberExponent, o.Limits.MaxNumberExponent)
 	}
-	return b
+	if o.MaxFileBytes != 0 {
+		l.MaxSourceFileBytes = o.MaxFileBytes
+	}
+	return l
 }
-
-// MaxRequestBodyBytes is BodyCap().Bytes.
-func (v *Validator) MaxRequestBodyBytes() int64 { return v.body.Cap }
 
 // emptyObject stands in for absent arguments.
 var emptyObject = []byte("{}")
@@ -236,7 +214,7 @@ var emptyObject = []byte("{}")
 // encoding/json gives with UseNumber (decode.go: nothing checked twice, each
 // piece allocated at its size) → jsonschema/v6 Validate with panics recovered → a bounded
 // refusal built from the error tree. It returns nil when the call is
-// admitted, and otherwise an error that is a *Refusal (errors.As). ctx is
+// admitted, and otherwise a *Refusal. ctx is
 // handed to the refusal hooks.
 //
 // Absent arguments (nil or empty) are validated as {}: MCP makes arguments
@@ -245,35 +223,24 @@ var emptyObject = []byte("{}")
 // type leaf.
 func (v *Validator) Check(ctx context.Context, tool string, arguments json.RawMessage) error {
 	if r := v.refusal(ctx, tool, arguments); r != nil {
-		return r
+		return r.public()
 	}
 	return nil // not a typed nil
 }
 
 // refusal is Check with the refusal's concrete type, hooks called.
-func (v *Validator) refusal(ctx context.Context, tool string, arguments json.RawMessage) *Refusal {
+func (v *Validator) refusal(ctx context.Context, tool string, arguments json.RawMessage) *callRefusal {
 	r := v.check(tool, arguments)
 	if r != nil && v.cfg.hook != nil {
-		ev := RefusalEvent{ToolBytes: len(tool), Stage: r.Stage, ArgsBytes: len(arguments)}
-		if _, ok := v.tools[tool]; ok {
-			ev.Tool = tool
-		}
-		switch {
-		case r.Gate != nil:
-			ev.Bound = r.Gate.Bound.String()
-		case len(r.Leaves) > 0:
-			ev.Bound = r.Leaves[0].Keyword
-			ev.Leaves = len(r.Leaves) + r.Elided
-		}
-		v.cfg.hook(ctx, ev)
+		v.cfg.hook(ctx, r.public())
 	}
 	return r
 }
 
-func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
+func (v *Validator) check(name string, arguments json.RawMessage) *callRefusal {
 	t, ok := v.tools[name]
 	if !ok {
-		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageUnknownTool}
+		return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageUnknownTool}
 	}
 	if len(arguments) == 0 {
 		arguments = emptyObject
@@ -287,9 +254,9 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 			var gr *charge.Refusal
 			if !errors.As(err, &gr) {
 				// Check's only error is a *charge.Refusal; anything else still refuses.
-				return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
+				return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 			}
-			return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageGate, Gate: gr}
+			return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageGate, Gate: gr}
 		}
 		nodes = rep.Nodes
 	}
@@ -297,11 +264,11 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 	// (see tree). A decoder's error is never read.
 	doc, err := v.decode(arguments, nodes)
 	if err != nil {
-		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageDecode}
+		return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageDecode}
 	}
 	err, panicked := validate(t.schema, doc)
 	if panicked {
-		return &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
+		return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageInternal}
 	}
 	if err == nil {
 		if t.typed != nil {
@@ -310,7 +277,7 @@ func (v *Validator) check(name string, arguments json.RawMessage) *Refusal {
 		}
 		return nil
 	}
-	r := &Refusal{Tool: charge.DisplayText(name, toolCut), Stage: StageSchema}
+	r := &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageSchema}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		// Not a tree: nothing about it is read (its text may hold the value).

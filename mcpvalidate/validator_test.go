@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,23 +13,22 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // embedded is the published demo schemas, the source most tests use.
-var embedded = SchemaFiles(schemas.FS, schemas.Dir)
+var embedded = SchemaFiles(os.DirFS("testdata/schemas"), "mcp")
 
 // refusalOf calls Check and returns its refusal (nil when admitted), failing
-// the test if Check returns an error that is not a *Refusal.
-func refusalOf(t testing.TB, v *Validator, tool string, args []byte) *Refusal {
+// the test if Check returns an error that is not a *callRefusal.
+func refusalOf(t testing.TB, v *Validator, tool string, args []byte) *callRefusal {
 	t.Helper()
 	err := v.Check(context.Background(), tool, args)
 	if err == nil {
 		return nil
 	}
-	var r *Refusal
+	var r *callRefusal
 	if !errors.As(err, &r) {
-		t.Fatalf("Check returned %T, not a *Refusal", err)
+		t.Fatalf("Check returned %T, not a *callRefusal", err)
 	}
 	return r
 }
@@ -46,14 +46,14 @@ func mustNew(t testing.TB, src Source, o *Options) *Validator {
 func TestEmbeddedSchemasLoad(t *testing.T) {
 	v := mustNew(t, embedded, nil)
 	want := []string{"knowledge.get", "knowledge.search", "knowledge.status", "project.list", "review.findings", "review.search", "system.capabilities"}
-	if got := v.Tools(); strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := v.names; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
 	for _, name := range want {
 		t.Run(name, func(t *testing.T) {
 			b, _ := v.InputSchema(name)
 			var doc map[string]any
-			if err := json.Unmarshal(b, &doc); err != nil || doc["type"] != "object" || doc[schemas.ToolKey] != name {
+			if err := json.Unmarshal(b, &doc); err != nil || doc["type"] != "object" || doc[ToolKey] != name {
 				t.Errorf("%s: bundled schema %v (%v)", name, doc, err)
 			}
 		})
@@ -111,7 +111,7 @@ func TestLoadFailsOnAnyProblem(t *testing.T) {
 		{"not JSON", with("tool.schema.json", `{"$id":`), "tool.schema.json"},
 		{"other draft", with("tool.schema.json", strings.Replace(toolFile("tool.schema.json", "t", ""), "2020-12", "2019-09", 1)), "$schema"},
 		{"relative $id", with("tool.schema.json", strings.Replace(toolFile("tool.schema.json", "t", ""), "https://x.test/tool.schema.json", "tool.schema.json", 1)), "$id"},
-		{"empty tool name", with("tool.schema.json", toolFile("tool.schema.json", "", "")), schemas.ToolKey},
+		{"empty tool name", with("tool.schema.json", toolFile("tool.schema.json", "", "")), ToolKey},
 		{"no tool at all", map[string]string{"ctx.schema.json": good["ctx.schema.json"]}, "names a tool"},
 		{"no files", map[string]string{}, "no *.schema.json"},
 	} {
@@ -180,9 +180,9 @@ var openSet = mapFS(map[string]string{"open.schema.json": `{"$schema":"https://j
 func TestGateBoundsAtAndPast(t *testing.T) {
 	l := charge.DefaultLimits()
 	l.MaxParamsRenderedChars = 1000
-	small := mustNew(t, SchemaFiles(openSet, "s"), &Options{Limits: l})
+	small := mustNew(t, SchemaFiles(openSet, "s"), &Options{Limits: &l})
 	v := mustNew(t, SchemaFiles(openSet, "s"), nil)
-	l = v.Limits()
+	l = v.cfg.limits
 	fill := func(n int) string { return `{"data":"` + strings.Repeat("a", n) + `"}` }
 	// The charge: "data" (4) + the value.
 	deep := func(levels int) string {

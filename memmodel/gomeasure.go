@@ -45,7 +45,7 @@ const (
 	// envelope and the arguments checked before the SDK decodes a byte, the
 	// in-flight budget), then the go-sdk streamable handler (stateless, SSE
 	// answers) with the middleware (demo.Guarded). Its rows are what
-	// gatebounds.PeakFactor must cover.
+	// bounds.PeakFactor must cover.
 	PathGuarded GoPath = "guarded"
 )
 
@@ -352,7 +352,7 @@ func httpHandler(v *mcpvalidate.Validator, path GoPath) (http.Handler, error) {
 // in; the row keeps the highest figures. One process's peak stays put over
 // its tries but moves between processes (6.5x, 7.0x or 8.0x the wire bytes
 // on arabic-at-budget, with the heap's layout and the collector's pacing),
-// and the row feeds gatebounds.PeakFactor, so it takes the worst of
+// and the row feeds bounds.PeakFactor, so it takes the worst of
 // several.
 const GuardedProcesses = 5
 

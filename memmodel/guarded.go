@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/theurian/boundlab/charge"
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -71,7 +71,7 @@ func GuardedPeakFactor(rows []GoMeasurement) (PeakFactor, error) {
 }
 
 // NodeCost is the guarded path's highest peak per node over the node-dense
-// rows and the row it was read from: what gatebounds.NodeCost is
+// rows and the row it was read from: what bounds.NodeCost is
 // priced from. A row's nodes are the arguments' node bound (every node-dense
 // shape fills it exactly); its peak, whole, is counted against them, the
 // fixed cost and the wire bytes included.
@@ -108,14 +108,14 @@ func GuardedNodeCost(rows []GoMeasurement) (NodeCost, error) {
 // weighs it at: factor x its wire bytes.
 func CheckPeakFactor(pf PeakFactor, factor int64) error {
 	if pf.Peak > factor*pf.Wire {
-		return fmt.Errorf("memmodel: the guarded row %s peaked at %d bytes, %.2fx its %d wire bytes, above gatebounds.PeakFactor %d (the front gate weighs it at %d): the constant must be raised to at least %.2f",
+		return fmt.Errorf("memmodel: the guarded row %s peaked at %d bytes, %.2fx its %d wire bytes, above bounds.PeakFactor %d (the front gate weighs it at %d): the constant must be raised to at least %.2f",
 			pf.Shape, pf.Peak, pf.Factor, pf.Wire, factor, factor*pf.Wire, pf.Factor)
 	}
 	return nil
 }
 
 // CheckWeights fails when any guarded row peaks above the weight the front
-// gate admits its request at (gatebounds.Request at the default limits:
+// gate admits its request at (bounds.Request at the default limits:
 // a fixed cost, a cost per wire byte and per node), the small call and the
 // node-dense body included.
 func CheckWeights(rows []GoMeasurement) error {
@@ -124,8 +124,8 @@ func CheckWeights(rows []GoMeasurement) error {
 		if m.Path != PathGuarded {
 			continue
 		}
-		if w := gatebounds.Request(m.Wire, l); m.PeakLive > w {
-			return fmt.Errorf("memmodel: the guarded row %s peaked at %d bytes (%d wire bytes), above the %d bytes gatebounds.Request admits it at: raise RequestFixedCost, RequestPeakFactor or RequestNodeCost",
+		if w := bounds.Request(m.Wire, l); m.PeakLive > w {
+			return fmt.Errorf("memmodel: the guarded row %s peaked at %d bytes (%d wire bytes), above the %d bytes bounds.Request admits it at: raise RequestFixedCost, RequestPeakFactor or RequestNodeCost",
 				m.Shape, m.PeakLive, m.Wire, w)
 		}
 	}
@@ -134,14 +134,14 @@ func CheckWeights(rows []GoMeasurement) error {
 
 // guardedRecords are the guarded path's factors: each row's peak over its
 // wire bytes, the maximum the front gate's weight must cover (checked
-// against gatebounds.PeakFactor), and the per-request fixed cost no
+// against bounds.PeakFactor), and the per-request fixed cost no
 // factor covers.
 func guardedRecords(rows []GoMeasurement, gate map[string]Shape) ([]results.Record, error) {
 	pf, err := GuardedPeakFactor(rows)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckPeakFactor(pf, gatebounds.PeakFactor); err != nil {
+	if err := CheckPeakFactor(pf, bounds.PeakFactor); err != nil {
 		return nil, err
 	}
 	if err := CheckWeights(rows); err != nil {
@@ -160,7 +160,7 @@ func guardedRecords(rows []GoMeasurement, gate map[string]Shape) ([]results.Reco
 		f := float64(m.PeakLive) / float64(m.Wire)
 		out = append(out, results.Record{
 			ID:    fmt.Sprintf("memmodel.go.guarded.%s.peak-factor", m.Shape),
-			Title: "peak live heap over wire bytes through the guarded path (the front gate weighs the request at gatebounds.PeakFactor x wire)",
+			Title: "peak live heap over wire bytes through the guarded path (the front gate weighs the request at bounds.PeakFactor x wire)",
 			Value: f, Unit: "x wire bytes", Method: results.Measured,
 			Instance:  fmt.Sprintf("%d bytes peak at %d wire bytes; outcome %s", m.PeakLive, m.Wire, m.Outcome),
 			Source:    "memmodel.go.guarded." + m.Shape + ".peak-live / its wire bytes",
@@ -170,31 +170,31 @@ func guardedRecords(rows []GoMeasurement, gate map[string]Shape) ([]results.Reco
 	out = append(out, results.Record{
 		ID: "memmodel.go.guarded.peak-factor",
 		Title: "the whole-request peak factor the front gate's weight must cover: the highest peak live heap over wire bytes through the guarded path, " +
-			"pools emptied (the budget is taken before the body is read, when the pool may hold no buffer); the producer fails when it exceeds gatebounds.PeakFactor",
+			"pools emptied (the budget is taken before the body is read, when the pool may hold no buffer); the producer fails when it exceeds bounds.PeakFactor",
 		Value: pf.Factor, Unit: "x wire bytes", Method: results.Measured,
 		Instance: fmt.Sprintf("row %s: %d bytes peak at %d wire bytes; the maximum over %d guarded rows (every calibration shape and the hostile envelopes at the cap; %s and the node-dense shapes are priced beside, per request and per node)",
 			pf.Shape, pf.Peak, pf.Wire, pf.Rows, SmallCallShape),
 		Source:    src,
 		Tolerance: pf.Factor / 10, Build: build(nil),
 	})
-	w := gatebounds.Request(nc.Wire, charge.DefaultLimits())
+	w := bounds.Request(nc.Wire, charge.DefaultLimits())
 	out = append(out, results.Record{
 		ID: "memmodel.go.guarded.node-cost",
-		Title: "the guarded path's cost per node, which gatebounds.NodeCost is priced from: the highest peak live heap per node over the node-dense rows " +
+		Title: "the guarded path's cost per node, which bounds.NodeCost is priced from: the highest peak live heap per node over the node-dense rows " +
 			"(bodies whose arguments hold the node bound's nodes, each row one node kind), the whole peak counted against the nodes",
 		Value: nc.PerNode, Unit: "bytes per node", Method: results.Measured,
-		Instance: fmt.Sprintf("row %s: %d bytes peak over %d nodes (%d wire bytes); the maximum over %d node-dense guarded rows; gatebounds.Request weighs the row at %d bytes, %.2fx its peak",
+		Instance: fmt.Sprintf("row %s: %d bytes peak over %d nodes (%d wire bytes); the maximum over %d node-dense guarded rows; bounds.Request weighs the row at %d bytes, %.2fx its peak",
 			nc.Shape, nc.Peak, nc.Nodes, nc.Wire, nc.Rows, w, float64(w)/float64(nc.Peak)),
 		Source:    "memmodel.GuardedNodeCost over the pinned rows of " + GoRowsFile + " (`boundlab memmodel measure-go --out " + GoRowsFile + "`)",
 		Tolerance: nc.PerNode / 10, Build: build(nil),
 	}, results.Record{
 		ID:    "memmodel.go.guarded.node-weight",
-		Title: "what the front gate weighs the costliest node-dense row's request at: gatebounds.Request at its wire bytes under the default limits",
+		Title: "what the front gate weighs the costliest node-dense row's request at: bounds.Request at its wire bytes under the default limits",
 		Value: float64(w), Unit: "bytes", Method: results.Derived,
 		Instance: fmt.Sprintf("row %s, %d wire bytes: RequestFixedCost %d + RequestPeakFactor %d x wire + RequestNodeCost %d x %d nodes",
-			nc.Shape, nc.Wire, gatebounds.FixedCost, gatebounds.PeakFactor, gatebounds.NodeCost,
-			(w-gatebounds.FixedCost-gatebounds.PeakFactor*nc.Wire)/gatebounds.NodeCost),
-		Source: "gatebounds.Request(memmodel.go.guarded.node-cost's row wire bytes, charge.DefaultLimits())",
+			nc.Shape, nc.Wire, bounds.FixedCost, bounds.PeakFactor, bounds.NodeCost,
+			(w-bounds.FixedCost-bounds.PeakFactor*nc.Wire)/bounds.NodeCost),
+		Source: "bounds.Request(memmodel.go.guarded.node-cost's row wire bytes, charge.DefaultLimits())",
 		Build:  build(nil),
 	}, results.Record{
 		ID:    "memmodel.go.guarded.node-weight-margin",
@@ -210,7 +210,7 @@ func guardedRecords(rows []GoMeasurement, gate map[string]Shape) ([]results.Reco
 		}
 		out = append(out, results.Record{
 			ID:    "memmodel.go.guarded.fixed-cost",
-			Title: fmt.Sprintf("the guarded path's per-request fixed cost: a %d-byte valid call's peak live heap, which gatebounds.FixedCost must cover", m.Wire),
+			Title: fmt.Sprintf("the guarded path's per-request fixed cost: a %d-byte valid call's peak live heap, which bounds.FixedCost must cover", m.Wire),
 			Value: float64(m.PeakLive), Unit: "bytes", Method: results.Measured,
 			Instance:  gate[SmallCallShape].Describe() + "; outcome " + m.Outcome,
 			Source:    "memmodel.go.guarded." + SmallCallShape + ".peak-live",

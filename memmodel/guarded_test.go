@@ -11,9 +11,9 @@ import (
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // The gate shapes build the bodies their names say: sizes as Stats counts
@@ -224,7 +224,7 @@ func TestGuardedPeakFactor(t *testing.T) {
 	if err := CheckPeakFactor(PeakFactor{Shape: "c", Wire: 100, Peak: 700}, 7); err != nil {
 		t.Errorf("exactly the weight: %v", err)
 	}
-	if err := CheckPeakFactor(PeakFactor{Shape: "c", Wire: 100, Peak: 701}, 7); err == nil || !strings.Contains(err.Error(), "gatebounds.PeakFactor") {
+	if err := CheckPeakFactor(PeakFactor{Shape: "c", Wire: 100, Peak: 701}, 7); err == nil || !strings.Contains(err.Error(), "bounds.PeakFactor") {
 		t.Errorf("one byte over the weight: %v", err)
 	}
 	if _, err := GuardedPeakFactor(rows[2:3]); err == nil {
@@ -258,7 +258,7 @@ func TestGuardedNodeCost(t *testing.T) {
 }
 
 // The node term keeps at least the margin the byte term keeps over its row:
-// gatebounds.NodeCost over the pinned node cost, gatebounds.PeakFactor over the
+// bounds.NodeCost over the pinned node cost, bounds.PeakFactor over the
 // pinned peak factor.
 func TestNodeCostKeepsThePeakFactorsMargin(t *testing.T) {
 	rows, err := PinnedGoRows()
@@ -273,10 +273,10 @@ func TestNodeCostKeepsThePeakFactorsMargin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, byteTerm := float64(gatebounds.NodeCost)/nc.PerNode, float64(gatebounds.PeakFactor)/pf.Factor
+	node, byteTerm := float64(bounds.NodeCost)/nc.PerNode, float64(bounds.PeakFactor)/pf.Factor
 	if node < byteTerm {
-		t.Errorf("gatebounds.NodeCost %d is %.3fx the node cost %.2f (row %s), under gatebounds.PeakFactor's %.3fx over %s",
-			gatebounds.NodeCost, node, nc.PerNode, nc.Shape, byteTerm, pf.Shape)
+		t.Errorf("bounds.NodeCost %d is %.3fx the node cost %.2f (row %s), under bounds.PeakFactor's %.3fx over %s",
+			bounds.NodeCost, node, nc.PerNode, nc.Shape, byteTerm, pf.Shape)
 	}
 	t.Logf("node term %.3fx over %s, byte term %.3fx over %s", node, nc.Shape, byteTerm, pf.Shape)
 }
@@ -291,7 +291,7 @@ func TestPinnedGuardedRowsHoldTheConstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckPeakFactor(pf, gatebounds.PeakFactor); err != nil {
+	if err := CheckPeakFactor(pf, bounds.PeakFactor); err != nil {
 		t.Error(err)
 	}
 }
@@ -313,7 +313,7 @@ func TestPinnedGuardedRowsFitTheirWeight(t *testing.T) {
 			continue
 		}
 		over := m
-		over.PeakLive = gatebounds.Request(m.Wire, l) + 1
+		over.PeakLive = bounds.Request(m.Wire, l) + 1
 		if err := CheckWeights([]GoMeasurement{over}); err == nil {
 			t.Fatalf("%s one byte over its weight passed", m.Shape)
 		}
@@ -337,7 +337,7 @@ func TestNodeRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := gatebounds.Request(nc.Wire, charge.DefaultLimits())
+	w := bounds.Request(nc.Wire, charge.DefaultLimits())
 	want := map[string]float64{
 		"memmodel.go.guarded.node-cost":          nc.PerNode,
 		"memmodel.go.guarded.node-weight":        float64(w),

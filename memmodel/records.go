@@ -190,7 +190,7 @@ func FamilyOfName(s string) string {
 // goRecords are the pinned Go rows as measured records, the middleware model
 // beside each as a derived one; a pinned middleware row above its model fails
 // the producer, and so does a guarded row whose peak over its wire bytes
-// exceeds gatebounds.PeakFactor (guardedRecords).
+// exceeds bounds.PeakFactor (guardedRecords).
 func goRecords(byName map[string]Shape, sc Scale) ([]results.Record, error) {
 	rows, err := PinnedGoRows()
 	if err != nil {

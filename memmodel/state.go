@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/internal/sessclient"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // StateKind is a piece of state a request leaves behind in a stateful
@@ -61,9 +61,9 @@ const (
 var StateKinds = []StateKind{StateSession, StateSessionCalled, StateStream, StateConn, StateConnHeader}
 
 // HeaderBlockBytes is the header block a conn-header unit sends: a kilobyte
-// under the MaxHeaderBytes serve sets (gatebounds.MaxHeaderBytes), so the
+// under the MaxHeaderBytes serve sets (bounds.MaxHeaderBytes), so the
 // server reads it all and refuses none.
-const HeaderBlockBytes = gatebounds.MaxHeaderBytes - 1<<10
+const HeaderBlockBytes = bounds.MaxHeaderBytes - 1<<10
 
 // headerCountDiv divides the counts for conn-header: all of its header
 // blocks must be read and held within serve's ReadHeaderTimeout, and a
@@ -295,8 +295,8 @@ func ServeStateChild(in io.Reader, out io.Writer) error {
 		return err
 	}
 	// As `boundlab serve` sets them: the same constants.
-	hs := &http.Server{Handler: h, MaxHeaderBytes: gatebounds.MaxHeaderBytes,
-		ReadHeaderTimeout: gatebounds.ReadHeaderTimeout, IdleTimeout: gatebounds.ConnIdleTimeout}
+	hs := &http.Server{Handler: h, MaxHeaderBytes: bounds.MaxHeaderBytes,
+		ReadHeaderTimeout: bounds.ReadHeaderTimeout, IdleTimeout: bounds.ConnIdleTimeout}
 	cl, err := mcpvalidate.LimitConns(hs, ln, childConnBytes)
 	if err != nil {
 		ln.Close()
@@ -755,5 +755,5 @@ func MeasureState(ctx context.Context, argv []string, kinds []StateKind, counts 
 // GateStateWeights are the weights the front gate charges for state: the
 // module-internal gatebounds' SessionCost, StreamCost and ConnCost.
 func GateStateWeights() StateWeights {
-	return StateWeights{Session: gatebounds.SessionCost, Stream: gatebounds.StreamCost, Conn: gatebounds.ConnCost}
+	return StateWeights{Session: bounds.SessionCost, Stream: bounds.StreamCost, Conn: bounds.ConnCost}
 }

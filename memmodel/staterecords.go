@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -15,7 +15,7 @@ var stateWhat = map[StateKind]string{
 	StateSessionCalled: "an idle session that has served one tools/call (project.list)",
 	StateStream:        fmt.Sprintf("a standalone GET stream held on a connection of its own, above its session (each session asked for %d)", StreamsAsked),
 	StateConn:          "an idle keep-alive connection (one GET without a session, answered 400 and read whole, then nothing)",
-	StateConnHeader:    fmt.Sprintf("a connection that has sent %d bytes of a GET's header block and not the blank line that ends it (http.Server.MaxHeaderBytes %d)", HeaderBlockBytes, gatebounds.MaxHeaderBytes),
+	StateConnHeader:    fmt.Sprintf("a connection that has sent %d bytes of a GET's header block and not the blank line that ends it (http.Server.MaxHeaderBytes %d)", HeaderBlockBytes, bounds.MaxHeaderBytes),
 }
 
 // stateRecords are the pinned state rows as measured records: each kind's
@@ -64,7 +64,7 @@ func stateRecords() ([]results.Record, error) {
 		weight, _ := w.Of(r.Kind)
 		out = append(out,
 			results.Record{ID: id + ".weight", Title: "what the front gate charges for one " + string(r.Kind) + weightNote(r.Kind),
-				Value: float64(weight), Unit: "bytes", Instance: "gatebounds.SessionCost, StreamCost and ConnCost", Method: results.Derived,
+				Value: float64(weight), Unit: "bytes", Instance: "bounds.SessionCost, StreamCost and ConnCost", Method: results.Derived,
 				Source: "memmodel.GateStateWeights().Of(" + string(r.Kind) + ")", Build: build(nil)},
 			results.Record{ID: id + ".weight-margin", Title: "the front gate's weight for one " + string(r.Kind) + " over its measured cost",
 				Value: round2(float64(weight) / c.Cost), Unit: "x cost", Instance: inst, Method: results.Measured,
@@ -92,7 +92,7 @@ func stateRecords() ([]results.Record, error) {
 		Instance: "memmodel.go.state.stream.cost - memmodel.go.state.conn.cost",
 		Source:   "the two records' values, as " + StateRowsFile + " pins them", Tolerance: math.Round(alone / 5), Build: build(rows[0].Modules)},
 		results.Record{ID: "memmodel.go.state.stream-alone.weight", Title: "what the front gate charges a stream beyond its connection",
-			Value: float64(w.Stream), Unit: "bytes", Instance: "gatebounds.StreamCost", Method: results.Derived,
+			Value: float64(w.Stream), Unit: "bytes", Instance: "bounds.StreamCost", Method: results.Derived,
 			Source: "memmodel.GateStateWeights().Stream", Build: build(nil)},
 		results.Record{ID: "memmodel.go.state.stream-alone.weight-margin", Title: "the front gate's stream weight over what a stream costs beyond its connection",
 			Value: round2(float64(w.Stream) / alone), Unit: "x cost", Method: results.Measured,

@@ -57,7 +57,7 @@ func DocConstants() []DocConstant {
 		{float64(l.MaxNumberExponent), "charge.DefaultLimits().MaxNumberExponent"},
 		{0x110000 - 0x800, "Unicode scalar values: U+0000..U+10FFFF less the 2,048 surrogates"},
 		{4300, "CPython's sys.int_info.default_max_str_digits"},
-		{4096, "sonic's and the refusal's fixed ceilings (gatebounds.RefusalCeiling)"},
+		{4096, "sonic's and the refusal's fixed ceilings (bounds.RefusalCeiling)"},
 		{1000, "CPython's default recursion limit"},
 	}
 }

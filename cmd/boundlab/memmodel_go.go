@@ -148,7 +148,7 @@ func printGoRows(c *command, sc memmodel.Scale, asJSON bool, stdout, stderr io.W
 	fmt.Fprintln(stdout, "\npeak: runtime/metrics "+"/memory/classes/heap/objects:bytes sampled in a busy goroutine, GOGC=2, steady state (after a warm-up and four at-size calls), one process per row, above the baseline")
 	fmt.Fprintln(stdout, "middleware model: memmodel.GoMiddlewareModel; '-': no pinned row for this body (pinned rows are at the derived cap)")
 	fmt.Fprintln(stdout, "HTTP fit: memmodel.GoHTTPModel = 6 x wire + middleware model + 4 MiB, fitted to these rows")
-	fmt.Fprintln(stdout, "guarded: the whole request behind the front gate (demo.Guarded), the highest of several processes; the front gate weighs it at gatebounds.PeakFactor x wire")
+	fmt.Fprintln(stdout, "guarded: the whole request behind the front gate (demo.Guarded), the highest of several processes; the front gate weighs it at bounds.PeakFactor x wire")
 	fmt.Fprintln(stdout, "python pred: memmodel.Predict with pydantic_core.from_json; python/go = python pred / HTTP peak")
 	return exitOK
 }

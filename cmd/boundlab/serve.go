@@ -19,8 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 
 	// The go-sdk residual records (producer mcpvalidate-residuals), for
 	// derive/verify.
@@ -57,9 +57,9 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	inflight := &sizeFlag{}
 	c.Var(inflight, "in-flight-budget", "the front gate's in-flight memory budget, a `SIZE` (default: one request at the body cap + 32 MiB)")
 	sessions := &sizeFlag{}
-	c.Var(sessions, "session-bytes", "the memory sessions and their GET streams may hold, a `SIZE` (default "+formatSize(gatebounds.DefaultSessionBytes)+"; stateful only)")
+	c.Var(sessions, "session-bytes", "the memory sessions and their GET streams may hold, a `SIZE` (default "+formatSize(bounds.DefaultSessionBytes)+"; stateful only)")
 	conns := &sizeFlag{}
-	c.Var(conns, "conn-bytes", "the memory open connections may hold, a `SIZE` (default "+formatSize(gatebounds.DefaultConnBytes)+")")
+	c.Var(conns, "conn-bytes", "the memory open connections may hold, a `SIZE` (default "+formatSize(bounds.DefaultConnBytes)+")")
 	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -199,18 +199,18 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		}
 		ann.BudgetBytes, ann.BaselineBytes = b.Total(), baselineAllowance
 		if !so.stateless {
-			ann.SessionBytes = cmp.Or(so.sessionBytes, gatebounds.DefaultSessionBytes)
+			ann.SessionBytes = cmp.Or(so.sessionBytes, bounds.DefaultSessionBytes)
 		}
 	}
-	hs := &http.Server{Handler: httpHandler, MaxHeaderBytes: gatebounds.MaxHeaderBytes,
-		ReadHeaderTimeout: gatebounds.ReadHeaderTimeout, IdleTimeout: gatebounds.ConnIdleTimeout}
+	hs := &http.Server{Handler: httpHandler, MaxHeaderBytes: bounds.MaxHeaderBytes,
+		ReadHeaderTimeout: bounds.ReadHeaderTimeout, IdleTimeout: bounds.ConnIdleTimeout}
 	if so.frontGate {
 		cl, err := mcpvalidate.LimitConns(hs, ln, so.connBytes)
 		if err != nil {
 			return err
 		}
 		ln = cl
-		ann.ConnBytes = int64(cl.Max()) * gatebounds.ConnCost
+		ann.ConnBytes = int64(cl.Max()) * bounds.ConnCost
 		ann.CeilingBytes = ann.BudgetBytes + ann.SessionBytes + ann.ConnBytes + ann.BaselineBytes
 		// What holds the process under the ceiling is the gate's admission:
 		// every byte it weighs is admitted against one of the three budgets.
@@ -230,12 +230,12 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
 		if so.frontGate {
 			fmt.Fprintf(stdout, "  front gate: in-flight budget %d bytes (a request weighs %d + %dx its body + %d per node it can hold)\n",
-				ann.BudgetBytes, gatebounds.FixedCost, gatebounds.PeakFactor, gatebounds.NodeCost)
+				ann.BudgetBytes, bounds.FixedCost, bounds.PeakFactor, bounds.NodeCost)
 			if ann.SessionBytes > 0 {
 				fmt.Fprintf(stdout, "  sessions: %d bytes (%d sessions with a stream each at %d + %d; idle ones closed least recently used first, after %v idle at the latest)\n",
-					ann.SessionBytes, ann.SessionBytes/(gatebounds.SessionCost+gatebounds.StreamCost), gatebounds.SessionCost, gatebounds.StreamCost, gatebounds.DefaultSessionIdle)
+					ann.SessionBytes, ann.SessionBytes/(bounds.SessionCost+bounds.StreamCost), bounds.SessionCost, bounds.StreamCost, bounds.DefaultSessionIdle)
 			}
-			fmt.Fprintf(stdout, "  connections: %d bytes (%d at %d each; idle ones closed first)\n", ann.ConnBytes, ann.ConnBytes/gatebounds.ConnCost, gatebounds.ConnCost)
+			fmt.Fprintf(stdout, "  connections: %d bytes (%d at %d each; idle ones closed first)\n", ann.ConnBytes, ann.ConnBytes/bounds.ConnCost, bounds.ConnCost)
 			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (in-flight + sessions + connections + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(baselineAllowance))
 		} else {
 			fmt.Fprintln(stdout, "  front gate: off (the SDK reads every body; no in-flight bound)")

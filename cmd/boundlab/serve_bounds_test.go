@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // TestServeBoundsWhatRequestsLeave: serve's front gate keeps the session
 // table and the connection bound it announces, the ceiling it prints is the
 // sum of its budgets and the baseline, and its http.Server refuses a header
-// block past gatebounds.MaxHeaderBytes.
+// block past bounds.MaxHeaderBytes.
 func TestServeBoundsWhatRequestsLeave(t *testing.T) {
-	const unit = gatebounds.SessionCost + gatebounds.StreamCost
+	const unit = bounds.SessionCost + bounds.StreamCost
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestServeBoundsWhatRequestsLeave(t *testing.T) {
 	var stdout, stderr syncBuf
 	done := make(chan error, 1)
 	go func() {
-		done <- serveOn(ctx, ln, serveOptions{json: true, frontGate: true, sessionBytes: unit, connBytes: 8*gatebounds.ConnCost + 1}, &stdout, &stderr)
+		done <- serveOn(ctx, ln, serveOptions{json: true, frontGate: true, sessionBytes: unit, connBytes: 8*bounds.ConnCost + 1}, &stdout, &stderr)
 	}()
 	defer func() {
 		cancel()
@@ -44,7 +44,7 @@ func TestServeBoundsWhatRequestsLeave(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout.String()), &a); err != nil {
 		t.Fatalf("%v: %q", err, stdout.String())
 	}
-	if a.SessionBytes != unit || a.ConnBytes != 8*gatebounds.ConnCost || a.BaselineBytes != baselineAllowance ||
+	if a.SessionBytes != unit || a.ConnBytes != 8*bounds.ConnCost || a.BaselineBytes != baselineAllowance ||
 		a.CeilingBytes != a.BudgetBytes+a.SessionBytes+a.ConnBytes+a.BaselineBytes {
 		t.Fatalf("announced %+v: the ceiling is not in-flight + sessions + connections + baseline", a)
 	}
@@ -81,18 +81,18 @@ func TestServeBoundsWhatRequestsLeave(t *testing.T) {
 	if status, h := post(nil); status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" {
 		t.Errorf("a second session past a table of one: HTTP %d, Retry-After %q", status, h.Get("Retry-After"))
 	}
-	// net/http admits gatebounds.MaxHeaderBytes plus 4096 bytes of its own slack, so
+	// net/http admits bounds.MaxHeaderBytes plus 4096 bytes of its own slack, so
 	// the bound is held from each side rather than at the byte.
 	for _, c := range []struct {
 		name  string
 		bytes int
 		want  int
 	}{
-		{"under", gatebounds.MaxHeaderBytes / 2, http.StatusServiceUnavailable}, // reaches the gate
-		{"past", 2 * gatebounds.MaxHeaderBytes, http.StatusRequestHeaderFieldsTooLarge},
+		{"under", bounds.MaxHeaderBytes / 2, http.StatusServiceUnavailable}, // reaches the gate
+		{"past", 2 * bounds.MaxHeaderBytes, http.StatusRequestHeaderFieldsTooLarge},
 	} {
 		if status, _ := post(map[string]string{"X-Pad": strings.Repeat("a", c.bytes)}); status != c.want {
-			t.Errorf("a header block %s gatebounds.MaxHeaderBytes: HTTP %d, want %d", c.name, status, c.want)
+			t.Errorf("a header block %s bounds.MaxHeaderBytes: HTTP %d, want %d", c.name, status, c.want)
 		}
 	}
 }

@@ -37,16 +37,12 @@ func main() {
 		log.Fatal(err)
 	}
 	// mcp-go reads the body with no cap of its own: the front gate caps it at
-	// the derived body cap, and bounds the envelope and the memory in flight.
-	front, err := v.FrontGate(server.NewStreamableHTTPServer(s), nil)
+	// the derived body cap, and bounds the envelope, the memory in flight,
+	// sessions and connections.
+	h, err := v.Protect(server.NewStreamableHTTPServer(s), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	http.Handle("/mcp", front)
-	hs := &http.Server{Addr: *addr, MaxHeaderBytes: 64 << 10,
-		ReadHeaderTimeout: 10 * time.Second, // the front gate bounds the body's read itself
-		IdleTimeout:       2 * time.Minute,  // and no WriteTimeout: a GET stream stays open
-	}
-	log.Printf("serving MCP at http://%s/mcp", *addr)
-	log.Fatal(hs.ListenAndServe())
+	log.Printf("serving MCP at http://%s/mcp (memory ceiling %d bytes)", *addr, h.Ceiling())
+	log.Fatal(h.ListenAndServe(*addr))
 }

@@ -243,7 +243,7 @@ func TestFrontGateSlowBody(t *testing.T) {
 // client goes away mid-call, and a request that cannot get budget in time
 // gets 503 with Retry-After.
 // A budget that cannot admit one at-cap request is a construction error.
-// gatebounds.Request: a fixed cost, a cost per byte and per node the body can
+// bounds.Request: a fixed cost, a cost per byte and per node the body can
 // hold (one per two bytes, up to the node bounds).
 
 // toolCall is a tools/call message with the raw id, name and arguments tokens.

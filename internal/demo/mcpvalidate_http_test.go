@@ -14,9 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/internal/residuals"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // served is a demo server over real streamable HTTP.
@@ -366,9 +366,9 @@ func TestNoCallerValueInAnyRefusal(t *testing.T) {
 		{"query_with_an_escaped_NUL", "knowledge.search", `{"projectId":"demo","query":"` + secret + `\u0000"}`},
 	}
 	// A tool name is the caller's identifier, like a key: it appears escaped
-	// and cut to gatebounds.ToolCut, never raw.
+	// and cut to bounds.ToolCut, never raw.
 	tr, _ := r.call(strings.Repeat("T", 100)+"\u0007", []byte(`{}`))
-	if !tr.IsError || strings.Contains(tr.text(), "\x07") || strings.Contains(tr.text(), strings.Repeat("T", gatebounds.ToolCut+1)) {
+	if !tr.IsError || strings.Contains(tr.text(), "\x07") || strings.Contains(tr.text(), strings.Repeat("T", bounds.ToolCut+1)) {
 		t.Errorf("tool name not escaped and cut: %q", tr.text())
 	}
 	for _, c := range cases {

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/theurian/boundlab/internal/gatebounds"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -51,14 +51,14 @@ var GateEchoShapes = []GateEchoShape{
 		func(f EchoFiller, n int) []byte {
 			return []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"project.list","arguments":{},"_meta":{"n":1e400},"x":"` + strings.Repeat(f.Unit, n) + `"}}`)
 		}},
-	{"other-method", `tools/list params {"cursor":1}, filled to gatebounds.MaxOtherParamsBytes`, otherMethodEchoBody},
+	{"other-method", `tools/list params {"cursor":1}, filled to bounds.MaxOtherParamsBytes`, otherMethodEchoBody},
 }
 
 // otherMethodEchoBody fills tools/list params up to the gate's bound on the
 // params of methods other than tools/call.
 func otherMethodEchoBody(f EchoFiller, n int) []byte {
 	const open, closing = `{"cursor":1,"x":"`, `"}`
-	n = min(n, (gatebounds.MaxOtherParamsBytes-len(open)-len(closing))/len(f.Unit))
+	n = min(n, (bounds.MaxOtherParamsBytes-len(open)-len(closing))/len(f.Unit))
 	return []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":` + open + strings.Repeat(f.Unit, n) + closing + `}`)
 }
 

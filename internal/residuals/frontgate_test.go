@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/theurian/boundlab/internal/gatebounds"
 	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -198,7 +198,7 @@ func TestFrontGateStillPresent(t *testing.T) {
 			}
 		})
 	}
-	if rec := byID["params-echo.other-method.longest-answer-bytes"]; rec.Value < 1 || rec.Value > 6*gatebounds.MaxOtherParamsBytes {
+	if rec := byID["params-echo.other-method.longest-answer-bytes"]; rec.Value < 1 || rec.Value > 6*bounds.MaxOtherParamsBytes {
 		t.Errorf("other-method echo %v bytes: outside what the gate's params bound allows", rec.Value)
 	}
 }

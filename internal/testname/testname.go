@@ -2,8 +2,10 @@
 // each as written: -run splits its pattern at '/' and reads each level as a
 // regular expression, so a case's own text (a document, a code point, a
 // path) is rarely a name it can match. It holds one rule, used by the tests
-// of every package (the production packages' included: standard library
-// only).
+// of every package (standard library only). Each module of the repository
+// holds this file under its own internal/testname, since a module cannot
+// import another's internal packages; the lab's tests hold the copies byte
+// for byte equal.
 package testname
 
 import (

@@ -1,6 +1,10 @@
 package testname
 
-import "testing"
+import (
+	"bytes"
+	"os"
+	"testing"
+)
 
 // TestCase holds Case to its doc: a name -run can select, and
 // different cases kept apart.
@@ -20,6 +24,24 @@ func TestCase(t *testing.T) {
 	} {
 		if got := Case(in); got != want {
 			t.Errorf("Case(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestModulesShareTheRule holds the product modules' copies of this file to
+// it: one rule, whatever module a test is in.
+func TestModulesShareTheRule(t *testing.T) {
+	want, err := os.ReadFile("testname.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, copy := range []string{"../../charge/internal/testname/testname.go", "../../mcpvalidate/internal/testname/testname.go"} {
+		got, err := os.ReadFile(copy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from internal/testname/testname.go: copy the rule, do not fork it", copy)
 		}
 	}
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
+	"os"
 
 	m3client "github.com/mark3labs/mcp-go/client"
 	m3 "github.com/mark3labs/mcp-go/mcp"
 	m3server "github.com/mark3labs/mcp-go/server"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/mcpvalidate/mark3labs"
-	"github.com/theurian/boundlab/schemas"
 )
 
 // A mark3labs server whose tools carry their schemas gets validation in one
@@ -51,7 +50,7 @@ func ExampleInstall() {
 // construction: the outermost, ahead of every other tool-handler middleware.
 // Each tool publishes the schema the validator enforces.
 func ExampleMiddleware() {
-	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(schemas.FS, schemas.Dir), nil)
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("../testdata/schemas"), "mcp"), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -63,9 +62,13 @@ func ExampleMiddleware() {
 	s.AddTool(m3.NewToolWithRawSchema("project.list", "", schema), func(context.Context, m3.CallToolRequest) (*m3.CallToolResult, error) {
 		return m3.NewToolResultText("[]"), nil
 	})
-	// mark3labs reads the HTTP body with no cap: cap it at the derived one.
-	handler := http.MaxBytesHandler(m3server.NewStreamableHTTPServer(s), v.MaxRequestBodyBytes())
-	_ = handler // http.Handle("/mcp", handler)
+	// mcp-go reads the HTTP body with no cap of its own: the front gate caps
+	// it, and bounds the envelope, the memory in flight and the sessions.
+	h, err := v.Protect(m3server.NewStreamableHTTPServer(s), nil)
+	if err != nil {
+		panic(err)
+	}
+	_ = h // h.ListenAndServe("127.0.0.1:8080")
 
 	ctx := context.Background()
 	c, _ := m3client.NewInProcessClient(s)

@@ -152,7 +152,7 @@ func TestUnregisteredNameIsMark3labsOwn(t *testing.T) {
 	hooked := 0
 	s := m3server.NewMCPServer("m3", "0")
 	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), (&handled{}).m3Handler)
-	if _, err := mark3labs.Install(s, &mcpvalidate.Options{OnRefusal: func(context.Context, mcpvalidate.RefusalEvent) { hooked++ }}); err != nil {
+	if _, err := mark3labs.Install(s, &mcpvalidate.Options{OnRefusal: func(context.Context, *mcpvalidate.Refusal) { hooked++ }}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := m3client.NewInProcessClient(s)
@@ -241,7 +241,7 @@ func TestImportsNoLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := map[string]bool{self: true, "github.com/theurian/boundlab/mcpvalidate": true, "github.com/theurian/boundlab/charge": true,
-		"github.com/theurian/boundlab/internal/gatebounds": true, "github.com/theurian/boundlab/internal/labhooks": true}
+		"github.com/theurian/boundlab/mcpvalidate/bounds": true}
 	for _, d := range strings.Fields(string(out)) {
 		if strings.HasPrefix(d, "github.com/theurian/boundlab/") && !allowed[d] {
 			t.Errorf("%s depends on the lab package %s", self, d)

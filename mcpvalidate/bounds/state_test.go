@@ -1,4 +1,4 @@
-package gatebounds
+package bounds
 
 import (
 	"os"
@@ -37,8 +37,8 @@ func TestDocsStateTheConstants(t *testing.T) {
 	}
 	doc := string(b)
 	for _, want := range []string{
-		"`gatebounds.SessionCost` (`" + size(SessionCost) + "`)",
-		"`gatebounds.StreamCost` (`" + size(StreamCost) + "`)",
+		"`bounds.SessionCost` (`" + size(SessionCost) + "`)",
+		"`bounds.StreamCost` (`" + size(StreamCost) + "`)",
 		"`" + size(DefaultSessionBytes) + "` admits `" + thousands(DefaultSessionBytes/(SessionCost+StreamCost)) + "`",
 		"`StreamIdle` (`" + minutes(DefaultStreamIdle) + "`)",
 		"`SessionIdle` (`" + minutes(DefaultSessionIdle) + "`)",
@@ -46,7 +46,7 @@ func TestDocsStateTheConstants(t *testing.T) {
 		"(`" + size(ConnCost) + "` each",
 		"`MaxHeaderBytes`, `" + size(MaxHeaderBytes) + "`",
 		"`" + strconv.Itoa(int(ConnWait/time.Second)) + " s` for one",
-		"`" + strconv.Itoa(int(ConnHeaderGrace/time.Second)) + " s` (`gatebounds.ConnHeaderGrace`)",
+		"`" + strconv.Itoa(int(ConnHeaderGrace/time.Second)) + " s` (`bounds.ConnHeaderGrace`)",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/mcpvalidate.md does not state %s", want)

@@ -8,7 +8,7 @@
 //
 // Where it ends: these are constants, not a configuration surface; an adopter
 // changes what mcpvalidate's options expose, nothing here.
-package gatebounds
+package bounds
 
 import (
 	"time"
@@ -51,6 +51,12 @@ func Request(n int64, l charge.Limits) int64 {
 	nodes := min(n/2+1, int64(l.MaxParamsNodes)+MaxEnvelopeNodes)
 	return FixedCost + PeakFactor*n + NodeCost*nodes
 }
+
+// Baseline is what a process serving MCP holds besides what the budgets
+// weigh — the runtime, the SDK, the server's own state, the listener — as
+// the stated ceiling counts it (mcpvalidate's Handler.Ceiling). The load lab
+// measures the real peak against the ceiling (records load.*).
+const Baseline = 64 << 20
 
 // Envelope bounds: what the front gate holds a JSON-RPC message's frame to.
 // The go-sdk decodes the frame with case-sensitive member matching, last

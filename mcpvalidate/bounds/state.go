@@ -1,4 +1,4 @@
-package gatebounds
+package bounds
 
 import "time"
 

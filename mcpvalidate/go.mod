@@ -1,0 +1,24 @@
+module github.com/theurian/boundlab/mcpvalidate
+
+go 1.25.0
+
+require (
+	github.com/google/jsonschema-go v0.4.3
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/segmentio/encoding v0.5.4
+	github.com/theurian/boundlab/charge v0.0.0
+)
+
+require (
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/text v0.37.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
+
+// Until the modules are published, the core comes from this repository.
+replace github.com/theurian/boundlab/charge => ../charge
