@@ -36,8 +36,7 @@ func readmeServer(t *testing.T) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, v.StreamableHTTPOptions(nil))
-	front, err := v.FrontGate(sdk, nil)
+	front, err := v.Handler(func(*http.Request) *mcp.Server { return srv }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func LoadSchemas(path string) ([]Tool, error) {
 		return nil, err
 	}
 	var tools []Tool
-	for _, name := range v.Tools() {
+	for _, name := range v.ToolNames() {
 		schema, _ := v.InputSchema(name)
 		tools = append(tools, Tool{Name: name, InputSchema: schema})
 	}

@@ -31,8 +31,8 @@ func cappedServer(t *testing.T, n int64, idle time.Duration) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, v.StreamableHTTPOptions(&mcp.StreamableHTTPOptions{SessionTimeout: idle}))
-	front, err := v.FrontGate(sdk, &mcpvalidate.FrontGateOptions{SessionBytes: n * (bounds.SessionCost + bounds.StreamCost), SessionIdle: idle})
+	front, err := v.Handler(func(*http.Request) *mcp.Server { return srv },
+		&mcpvalidate.HTTPOptions{SessionBytes: n * (bounds.SessionCost + bounds.StreamCost), SessionIdle: idle})
 	if err != nil {
 		t.Fatal(err)
 	}

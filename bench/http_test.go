@@ -66,10 +66,10 @@ func httpServer(tb testing.TB, impl string) string {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		opts.MaxRequestBodyBytes = v.MaxRequestBodyBytes()
+		opts.MaxRequestBodyBytes = v.MaxBodyBytes()
 		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
 		if impl == "guarded" {
-			if h, err = v.FrontGate(h, nil); err != nil {
+			if h, err = v.Protect(h, nil); err != nil {
 				tb.Fatal(err)
 			}
 		}

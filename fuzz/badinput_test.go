@@ -69,7 +69,7 @@ func TestBadInputThroughCheck(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			for _, tool := range v.Tools() {
+			for _, tool := range v.ToolNames() {
 				t.Run(tool, func(t *testing.T) {
 					ref := v.Check(context.Background(), tool, c.Doc)
 					if ref == nil {
@@ -99,7 +99,7 @@ func newServedHTTP(t *testing.T, v *mcpvalidate.Validator) *servedHTTP {
 	s := &servedHTTP{}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "badinput", Version: "0"}, nil)
 	srv.AddReceivingMiddleware(v.Middleware())
-	for _, name := range v.Tools() {
+	for _, name := range v.ToolNames() {
 		schema, _ := v.InputSchema(name)
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			s.ran++
@@ -107,7 +107,7 @@ func newServedHTTP(t *testing.T, v *mcpvalidate.Validator) *servedHTTP {
 		})
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxRequestBodyBytes(),
+		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxBodyBytes(),
 	})
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)

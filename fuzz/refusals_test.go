@@ -49,7 +49,7 @@ func theValidator(tb interface{ Fatal(args ...any) }) *mcpvalidate.Validator {
 			return
 		}
 		var b strings.Builder
-		for _, name := range validator.Tools() {
+		for _, name := range validator.ToolNames() {
 			s, _ := validator.InputSchema(name)
 			b.Write(s)
 			b.WriteByte('\n')
@@ -279,7 +279,7 @@ func theHarness(t *testing.T) *servedHarness {
 				return next(ctx, method, req)
 			}
 		}, v.Middleware())
-		for _, name := range v.Tools() {
+		for _, name := range v.ToolNames() {
 			schema, _ := v.InputSchema(name)
 			srv.AddTool(&mcp.Tool{Name: name, InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				h.ran.Add(1)
@@ -366,7 +366,7 @@ func FuzzRefusals(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, data []byte) {
 		v := theValidator(t)
-		tools := v.Tools()
+		tools := v.ToolNames()
 		tool := "no.such.tool"
 		if int(pick) < len(tools)*32 {
 			tool = tools[int(pick)%len(tools)]

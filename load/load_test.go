@@ -2,10 +2,10 @@ package load
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/memmodel"
 	loaddata "github.com/theurian/boundlab/results/load"
@@ -85,10 +84,6 @@ func TestNodeChainsAtTheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	chains, zeros := chainMembers()
 	if chains == 0 || zeros == 0 {
 		t.Fatalf("%d chains and %d zeros: the case no longer covers the filling zeros", chains, zeros)
@@ -118,15 +113,15 @@ func TestNodeChainsAtTheBound(t *testing.T) {
 					string(args.N[chains-1]) != memmodel.NodeChain.JSON || string(args.N[chains]) != "0" {
 					t.Errorf("%s +%d: query %q, %d members", p, extra, args.Query, len(args.N))
 				}
-				if int64(len(body)) >= v.MaxRequestBodyBytes() {
-					t.Errorf("%s +%d: %d bytes, past the body cap %d", p, extra, len(body), v.MaxRequestBodyBytes())
+				if int64(len(body)) >= v.MaxBodyBytes() {
+					t.Errorf("%s +%d: %d bytes, past the body cap %d", p, extra, len(body), v.MaxBodyBytes())
 				}
-				err = labhooks.FrontCheck(fg, body)
-				var f *mcpvalidate.FrontRefusal
+				err = frontVerdict(v, body)
+				var f *mcpvalidate.Refusal
 				switch {
 				case admit && err != nil:
 					t.Errorf("%s at the bound: the front gate refused: %v", p, err)
-				case !admit && (!errors.As(err, &f) || f.Tool == nil || f.Tool.Gate == nil || f.Tool.Gate.Bound != charge.BoundNodes):
+				case !admit && (!errors.As(err, &f) || f.Stage != mcpvalidate.StageGate || f.Bound != charge.BoundNodes.String()):
 					t.Errorf("%s one node past the bound: %v, want a refusal for the node bound", p, err)
 				case !admit && bytes.Contains([]byte(err.Error()), []byte(Canary)):
 					t.Errorf("%s one node past the bound: the refusal echoes the canary: %v", p, err)
@@ -475,4 +470,15 @@ func hasGuarded(r *Run) bool {
 		}
 	}
 	return false
+}
+
+// frontVerdict is the front gate's verdict on body alone, read through the
+// product's public CheckRequest: a refusal at the request or of the
+// arguments' charge (the stages the front gate answers), else nil.
+func frontVerdict(v *mcpvalidate.Validator, body []byte) error {
+	var r *mcpvalidate.Refusal
+	if err := v.CheckRequest(context.Background(), body); errors.As(err, &r) && (r.Stage == mcpvalidate.StageRequest || r.Stage == mcpvalidate.StageGate) {
+		return r
+	}
+	return nil
 }

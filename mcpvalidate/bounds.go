@@ -2,8 +2,8 @@ package mcpvalidate
 
 import "github.com/theurian/boundlab/mcpvalidate/bounds"
 
-// The figures the validator is built on live in internal/gatebounds, where
-// boundlab's lab re-measures them; these are their names inside the package.
+// The figures the validator is built on are package bounds' constants;
+// these are their names inside the package.
 const (
 	maxEnvelopeMembers   = bounds.MaxEnvelopeMembers
 	maxEnvelopeNameBytes = bounds.MaxEnvelopeNameBytes

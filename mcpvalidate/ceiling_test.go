@@ -19,7 +19,7 @@ import (
 
 // The ceilings are held against refusals built from the widest inputs each
 // field can carry, measured with Error and AppendJSON, never against the
-// arithmetic of MaxRefusalBytes or MaxFrontRefusalBytes themselves.
+// arithmetic of maxRefusalTextBytes or MaxRefusalBytes themselves.
 
 // widestPointer is the longest display pointer of a location whose member
 // names are fill repeated (a over plain bytes, " over escapes).
@@ -80,13 +80,13 @@ func widestRefusals(t *testing.T, fill string) []*callRefusal {
 	tool := widestCut(fill, toolCut)
 	out := []*callRefusal{
 		{Tool: tool, Stage: StageUnknownTool},
-		{Tool: tool, Stage: StageDecode},
+		{Tool: tool, Stage: stageDecode},
 		{Tool: tool, Stage: StageInternal},
 	}
 	for _, g := range gateRefusals(t, fill) {
 		out = append(out, &callRefusal{Tool: tool, Stage: StageGate, Gate: g})
 	}
-	leaf := Leaf{Pointer: widestPointer(fill), Keyword: widestCut(fill, fragmentCut), Want: widestCut(fill, fragmentCut)}
+	leaf := leaf{Pointer: widestPointer(fill), Keyword: widestCut(fill, fragmentCut), Want: widestCut(fill, fragmentCut)}
 	schema := &callRefusal{Tool: tool, Stage: StageSchema, Elided: math.MaxInt}
 	for range maxLeaves {
 		schema.Leaves = append(schema.Leaves, leaf)
@@ -94,8 +94,8 @@ func widestRefusals(t *testing.T, fill string) []*callRefusal {
 	return append(out, schema)
 }
 
-// TestTheWidestRefusalMeasured: the widest refusal fits MaxRefusalBytes and
-// refusalCeiling, and MaxRefusalBytes overstates it by at most the sign byte
+// TestTheWidestRefusalMeasured: the widest refusal fits maxRefusalTextBytes and
+// refusalCeiling, and maxRefusalTextBytes overstates it by at most the sign byte
 // it reserves for a count.
 func TestTheWidestRefusalMeasured(t *testing.T) {
 	widest := 0
@@ -104,8 +104,8 @@ func TestTheWidestRefusalMeasured(t *testing.T) {
 			widest = max(widest, len(r.Error()))
 		}
 	}
-	if n := MaxRefusalBytes(); widest > n || n-widest > 1 {
-		t.Errorf("widest refusal measured %d bytes; MaxRefusalBytes %d", widest, n)
+	if n := maxRefusalTextBytes(); widest > n || n-widest > 1 {
+		t.Errorf("widest refusal measured %d bytes; maxRefusalTextBytes %d", widest, n)
 	}
 	if widest > refusalCeiling {
 		t.Errorf("widest refusal measured %d bytes, past refusalCeiling %d", widest, refusalCeiling)
@@ -243,7 +243,7 @@ func jsonLen(t *testing.T, s string) int {
 // with the longest id, code, bound and unit (at their cuts), envelope path
 // with the widest pointer beneath it, limit and offset; the tool-result shape
 // around each stage's widest refusal — is exactly its ceiling, and
-// MaxFrontRefusalBytes is the wider of the two.
+// MaxRefusalBytes is the wider of the two.
 func TestTheWidestFrontRefusalMeasured(t *testing.T) {
 	bounds, units, paths := frontNames(t)
 	plain := func(what, s string, cut int) {
@@ -315,10 +315,10 @@ func TestTheWidestFrontRefusalMeasured(t *testing.T) {
 	if n := maxFrontToolBytes(); toolWidest != n {
 		t.Errorf("widest tool-result answer measured %d bytes; its ceiling %d", toolWidest, n)
 	}
-	if n := MaxFrontRefusalBytes(); n != max(errWidest, toolWidest) {
-		t.Errorf("widest front refusal measured %d bytes; MaxFrontRefusalBytes %d", max(errWidest, toolWidest), n)
+	if n := MaxRefusalBytes(); n != max(errWidest, toolWidest) {
+		t.Errorf("widest front refusal measured %d bytes; MaxRefusalBytes %d", max(errWidest, toolWidest), n)
 	}
-	t.Logf("widest front refusal: error %d bytes, tool result %d; MaxFrontRefusalBytes %d", errWidest, toolWidest, MaxFrontRefusalBytes())
+	t.Logf("widest front refusal: error %d bytes, tool result %d; MaxRefusalBytes %d", errWidest, toolWidest, MaxRefusalBytes())
 }
 
 // TestAppendStringEveryByte: appendString writes " and \ escaped, printable

@@ -112,8 +112,8 @@ func TestFrontGateEnvelope(t *testing.T) {
 			if strings.Contains(body, canary) || strings.Contains(body, "CANARY") {
 				t.Errorf("%s: the answer echoes a caller value: %s", c.name, body)
 			}
-			if len(body) > MaxFrontRefusalBytes() {
-				t.Errorf("%s: answer of %d bytes past MaxFrontRefusalBytes %d", c.name, len(body), MaxFrontRefusalBytes())
+			if len(body) > MaxRefusalBytes() {
+				t.Errorf("%s: answer of %d bytes past MaxRefusalBytes %d", c.name, len(body), MaxRefusalBytes())
 			}
 		})
 	}

@@ -106,8 +106,8 @@ func FuzzFrontGateAgreesWithSDK(f *testing.F) {
 			if !errors.As(err, &r) {
 				t.Fatalf("refusal of type %T", err)
 			}
-			if out := r.AppendJSON(nil); len(out) > MaxFrontRefusalBytes() || !json.Valid(out) {
-				t.Fatalf("answer of %d bytes (ceiling %d), valid JSON %v: %s", len(out), MaxFrontRefusalBytes(), json.Valid(out), out)
+			if out := r.AppendJSON(nil); len(out) > MaxRefusalBytes() || !json.Valid(out) {
+				t.Fatalf("answer of %d bytes (ceiling %d), valid JSON %v: %s", len(out), MaxRefusalBytes(), json.Valid(out), out)
 			}
 			return
 		}

@@ -17,7 +17,7 @@ const codeServerBusy = -32000
 // requestRefusal is the front gate's answer to a request it will not pass to
 // the SDK. Every field is fixed text, a number, or a caller key escaped and
 // cut (Where, under charge.DisplayPointer's rules), so the answer is bounded
-// by MaxFrontRefusalBytes and holds no caller value; ID is the request's id
+// by MaxRefusalBytes and holds no caller value; ID is the request's id
 // token when it passed its check (maxIDBytes), else absent.
 type requestRefusal struct {
 	Status int    // HTTP status: 400, 404, 408, 413, 429 or 503
@@ -108,12 +108,13 @@ func maxCutJSONBytes(cut int) int { return 2*cut + len(cutMark) }
 // jsonBytes is how many bytes s takes as JSON string content (appendString).
 func jsonBytes(s string) int { return len(appendString(nil, s)) - len(`""`) }
 
-// MaxFrontRefusalBytes is the longest answer body the front gate writes,
-// computed from its templates, cuts and JSON escaping: the wider of its two
-// shapes, a JSON-RPC error and the middleware's tool result. It is exact:
-// the widest answer of each shape is built and measured by this package's
-// tests.
-func MaxFrontRefusalBytes() int {
+// MaxRefusalBytes is the longest answer body a refusal is written as,
+// whichever stage refused: a JSON-RPC error, or a tool result with isError
+// and the refusal's text (whose own bound, within this one, is computed the
+// same way). It is computed from the templates, the cuts and JSON escaping,
+// and exact: the widest answer of each shape is built and measured by this
+// package's tests.
+func MaxRefusalBytes() int {
 	return max(maxFrontErrorBytes(), maxFrontToolBytes())
 }
 
@@ -132,14 +133,14 @@ func maxFrontErrorBytes() int {
 // maxFrontToolBytes is the widest tool-result answer: the longest id and the
 // widest refusal text of any stage, escaped.
 func maxFrontToolBytes() int {
-	text := max(maxRefusalJSONBytes(StageUnknownTool), maxRefusalJSONBytes(StageGate), maxRefusalJSONBytes(StageDecode),
+	text := max(maxRefusalJSONBytes(StageUnknownTool), maxRefusalJSONBytes(StageGate), maxRefusalJSONBytes(stageDecode),
 		maxRefusalJSONBytes(StageInternal), maxRefusalJSONBytes(StageSchema))
 	return len(`{"jsonrpc":"2.0","id":`) + maxIDBytes +
 		len(`,"result":{"content":[{"type":"text","text":""}],"isError":true,"resultType":"complete"}}`) + text
 }
 
 // maxRefusalJSONBytes is the widest Error text of a refusal at stage s as
-// JSON string content: MaxRefusalBytes' templates and cuts, each escaped.
+// JSON string content: maxRefusalTextBytes' templates and cuts, each escaped.
 func maxRefusalJSONBytes(s Stage) int {
 	tool := jsonBytes(tplTool) + maxCutJSONBytes(toolCut)
 	switch s {
@@ -149,7 +150,7 @@ func maxRefusalJSONBytes(s Stage) int {
 		// The gate's text escapes again in the quotes around its pointer and
 		// in the pointer's names; its other bytes are plain.
 		return tool + jsonBytes(tplGate) + charge.MaxRefusalBytes() + len(`""`) + charge.PointerSegments*charge.KeyCut
-	case StageDecode:
+	case stageDecode:
 		return tool + jsonBytes(tplDecode)
 	case StageInternal:
 		return tool + jsonBytes(tplInternal)

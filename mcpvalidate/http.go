@@ -59,6 +59,12 @@ type Handler struct {
 //	h, err := v.Handler(func(*http.Request) *mcp.Server { return server }, nil)
 func (v *Validator) Handler(getServer func(*http.Request) *mcp.Server, o *HTTPOptions) (*Handler, error) {
 	opts := v.httpDefaults(o)
+	return v.protect(mcp.NewStreamableHTTPHandler(getServer, v.sdkOptions(opts)), opts)
+}
+
+// sdkOptions are the SDK handler's options under opts (defaults filled):
+// its own, with what the gate assumes set from opts.
+func (v *Validator) sdkOptions(opts HTTPOptions) *mcp.StreamableHTTPOptions {
 	sdk := &mcp.StreamableHTTPOptions{}
 	if opts.SDK != nil {
 		*sdk = *opts.SDK
@@ -71,7 +77,7 @@ func (v *Validator) Handler(getServer func(*http.Request) *mcp.Server, o *HTTPOp
 		// table does not see; the gate closes idle sessions itself.
 		sdk.SessionTimeout = opts.SessionIdle
 	}
-	return v.protect(mcp.NewStreamableHTTPHandler(getServer, sdk), opts)
+	return sdk
 }
 
 // Protect puts the front gate in front of next, an MCP streamable HTTP

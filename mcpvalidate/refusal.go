@@ -12,7 +12,7 @@ import (
 // all give this one shape. Every field is fixed text, a number, or a
 // caller's key or tool name display-escaped and cut, so a refusal never
 // holds a value the caller wrote and its answer is at most
-// MaxRefusalBytes.
+// maxRefusalTextBytes.
 type Refusal struct {
 	Stage Stage
 	// Bound names what was exceeded or broken: a bound of the request
@@ -76,9 +76,9 @@ const (
 	// StageGate: the charge gate refused the raw arguments bytes (syntax,
 	// strictness, nesting, nodes, numbers, rendered width).
 	StageGate
-	// StageDecode: the decoder refused bytes the gate admitted. No input is
+	// stageDecode: the decoder refused bytes the gate admitted. No input is
 	// known to reach it; it is here so that one would still be refused.
-	StageDecode
+	stageDecode
 	// StageSchema: the arguments do not satisfy the tool's published schema.
 	StageSchema
 	// StageInternal: the schema validator panicked on this input; the panic
@@ -103,7 +103,7 @@ func (s Stage) String() string {
 		return "unknown-tool"
 	case StageGate:
 		return "gate"
-	case StageDecode:
+	case stageDecode:
 		return "decode"
 	case StageSchema:
 		return "schema"
@@ -120,19 +120,19 @@ func (s Stage) String() string {
 // callRefusal is the validator's answer to a call it will not admit. Every field
 // is display-escaped and cut when the refusal is built; Error renders from
 // fixed templates and those fields only, so a refusal is never longer than
-// MaxRefusalBytes and never holds a caller-written value (member names, which
+// maxRefusalTextBytes and never holds a caller-written value (member names, which
 // are the caller's keys, appear escaped and cut to charge.KeyCut bytes; the
 // tool name is cut to toolCut bytes).
 type callRefusal struct {
 	Tool   string          // the tool name as called, display-escaped and cut
 	Stage  Stage           // where the call was refused
 	Gate   *charge.Refusal // StageGate: the gate's own refusal
-	Leaves []Leaf          // StageSchema, StageType: the first maxLeaves failing leaves, sorted
+	Leaves []leaf          // StageSchema, StageType: the first maxLeaves failing leaves, sorted
 	Elided int             // StageSchema, StageType: how many further leaves failed
 }
 
-// Leaf is one failing leaf of the schema's error tree.
-type Leaf struct {
+// leaf is one failing leaf of the schema's error tree.
+type leaf struct {
 	Pointer string `json:"pointer"`        // RFC 6901 pointer into the arguments, display-escaped and cut
 	Keyword string `json:"keyword"`        // the schema keyword that failed, e.g. maxLength, unevaluatedProperties
 	Want    string `json:"want,omitempty"` // the schema side of the failure (a limit, a pattern, an enum), cut; never the instance
@@ -160,9 +160,9 @@ const (
 	tplMoreEnd   = ` more`
 )
 
-// MaxRefusalBytes is the longest Error text any refusal can have, computed
+// maxRefusalTextBytes is the longest Error text any refusal can have, computed
 // from the templates, the cuts and the gate's own ceiling.
-func MaxRefusalBytes() int {
+func maxRefusalTextBytes() int {
 	tool := len(tplTool) + toolCut + len(cutMark)
 	stages := []int{
 		len(tplUnknown),
@@ -201,7 +201,7 @@ func (r *callRefusal) Error() string {
 		if r.Gate != nil {
 			b.WriteString(r.Gate.Error())
 		}
-	case StageDecode:
+	case stageDecode:
 		b.WriteString(tplDecode)
 	case StageInternal:
 		b.WriteString(tplInternal)

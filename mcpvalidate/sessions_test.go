@@ -293,8 +293,8 @@ func busyRefusal(t *testing.T, a sessAnswer, status int, bound string) {
 	if err := json.Unmarshal([]byte(a.body), &msg); err != nil || msg.JSONRPC != "2.0" || msg.Error.Code != -32000 {
 		t.Fatalf("not a JSON-RPC error -32000 (%v): %s", err, a.body)
 	}
-	if len(a.body) > MaxFrontRefusalBytes() {
-		t.Errorf("refusal of %d bytes, past MaxFrontRefusalBytes %d", len(a.body), MaxFrontRefusalBytes())
+	if len(a.body) > MaxRefusalBytes() {
+		t.Errorf("refusal of %d bytes, past MaxRefusalBytes %d", len(a.body), MaxRefusalBytes())
 	}
 	if msg.Error.Data["bound"] != bound {
 		t.Errorf("bound %v, want %s: %s", msg.Error.Data["bound"], bound, a.body)

@@ -168,11 +168,11 @@ func TestValidatorPanicRefusesOnEveryPath(t *testing.T) {
 // decoder fail, so the decode stage is driven by swapping it.
 func failingDecoder([]byte, int) (any, error) { return nil, errors.New("decoder failed") }
 
-// A decoder failure refuses the call (StageDecode) on every path.
+// A decoder failure refuses the call (stageDecode) on every path.
 func TestDecodeFailureRefusesOnEveryPath(t *testing.T) {
 	v := mustNew(t, SchemaFiles(openSet, "s"), nil)
 	v.decode = failingDecoder
-	refusedEverywhere(t, callEveryPath(t, v, "open", `{"data":"s3cr3t"}`), StageDecode, "s3cr3t")
+	refusedEverywhere(t, callEveryPath(t, v, "open", `{"data":"s3cr3t"}`), stageDecode, "s3cr3t")
 }
 
 // The middleware fails closed on a tools/call it cannot read (a request of

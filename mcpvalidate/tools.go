@@ -30,7 +30,7 @@ func (s toolsSource) load() (map[string]*tool, error) {
 	var typed map[string]*typedTool
 	if s.server != nil {
 		typed = typedTools(s.server)
-		listed, err := ListTools(context.Background(), s.server)
+		listed, err := listTools(context.Background(), s.server)
 		if err != nil {
 			return nil, fmt.Errorf("mcpvalidate: listing the server's tools: %w", err)
 		}
@@ -103,10 +103,10 @@ func compileTool(c *jsonschema.Compiler, strict *charge.Gate, t *mcp.Tool) (*too
 	return &tool{name: t.Name, file: "tools/list", schema: sch, bundled: raw}, nil
 }
 
-// ListTools lists srv's tools as a client sees them, through an in-memory
+// listTools lists srv's tools as a client sees them, through an in-memory
 // client (pagination followed). The *mcp.Server has no public listing; this
 // path goes through srv's receiving middleware like any client's.
-func ListTools(ctx context.Context, srv *mcp.Server) ([]*mcp.Tool, error) {
+func listTools(ctx context.Context, srv *mcp.Server) ([]*mcp.Tool, error) {
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {

@@ -66,7 +66,7 @@ func AddTool[In, Out any](srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In,
 // typedTool is what the validator keeps for a tool added with AddTool.
 type typedTool struct {
 	published []byte // the InputSchema registered, canonical: tools/list must show this for the record to apply
-	domain    []byte // the Go type's decode domain as JSON Schema (TypeDomain)
+	domain    []byte // the Go type's decode domain as JSON Schema (typeDomain)
 	plan      *plan
 	// A tool with its own InputSchema: the domain compiled (it names the
 	// member and bound of most failures), and the SDK's whole path.
@@ -186,7 +186,7 @@ func typedTools(srv *mcp.Server) map[string]*typedTool {
 	return out
 }
 
-// TypeDomain is the decode domain of the Go input type of tool, added to srv
+// domainOf is the decode domain of the Go input type of tool, added to srv
 // with AddTool, as one JSON Schema document: what a value must be for the
 // go-sdk's decode into In to succeed, as far as JSON Schema can say it. Null
 // is admitted wherever the decoder admits it, nothing is required and unknown
@@ -194,7 +194,7 @@ func typedTools(srv *mcp.Server) map[string]*typedTool {
 // UnmarshalJSON or UnmarshalText) or an untyped one is described only by
 // what the decoder itself guarantees. mcpvalidatetest.CheckAgreement holds
 // published schemas to it.
-func TypeDomain(srv *mcp.Server, tool string) (json.RawMessage, bool) {
+func domainOf(srv *mcp.Server, tool string) (json.RawMessage, bool) {
 	rec, ok := typedTools(srv)[tool]
 	if !ok {
 		return nil, false
@@ -258,7 +258,7 @@ func (rec *typedTool) refuse(name string, doc any, args []byte) *callRefusal {
 	if ls.total == 0 && rec.whole != nil && !rec.whole(args) {
 		finite.walk(doc, nil, ls.add)
 		if ls.total == 0 {
-			ls.add(Leaf{Keyword: kwDecode, Want: wantInputType})
+			ls.add(leaf{Keyword: kwDecode, Want: wantInputType})
 		}
 	}
 	if ls.total == 0 {
@@ -270,17 +270,17 @@ func (rec *typedTool) refuse(name string, doc any, args []byte) *callRefusal {
 // leafSet keeps the maxLeaves smallest leaves and counts the rest, as a
 // schema refusal does.
 type leafSet struct {
-	kept  []Leaf
+	kept  []leaf
 	total int
 }
 
-func (s *leafSet) add(l Leaf) {
+func (s *leafSet) add(l leaf) {
 	s.total++
 	i := sort.Search(len(s.kept), func(i int) bool { return leafLess(l, s.kept[i]) })
 	if i >= maxLeaves {
 		return
 	}
-	s.kept = append(s.kept, Leaf{})
+	s.kept = append(s.kept, leaf{})
 	copy(s.kept[i+1:], s.kept[i:])
 	s.kept[i] = l
 	if len(s.kept) > maxLeaves {
@@ -313,8 +313,8 @@ func memberSeg(k string) pathSeg { return pathSeg{key: k, idx: -1} }
 // walk checks node, a value of the arguments tree at path, against p, adding
 // a leaf for each failure. Nothing of a value is kept: a leaf holds the
 // pointer (the caller's keys, escaped and cut) and fixed text or a bound.
-func (p *plan) walk(node any, path []pathSeg, add func(Leaf)) {
-	at := func(kw, want string) { add(Leaf{Pointer: pointer(path), Keyword: kw, Want: want}) }
+func (p *plan) walk(node any, path []pathSeg, add func(leaf)) {
+	at := func(kw, want string) { add(leaf{Pointer: pointer(path), Keyword: kw, Want: want}) }
 	switch p.kind {
 	case planDecode:
 		if !sdkDecodesInto(node, p.typ) {
@@ -358,7 +358,7 @@ func (p *plan) walk(node any, path []pathSeg, add func(Leaf)) {
 		case planMap:
 			for k, v := range n {
 				if p.keys != nil && !keyDecodes(k, p.keys) {
-					add(Leaf{Pointer: pointer(append(path, memberSeg(k))), Keyword: kwPropertyNames, Want: wantKeyType})
+					add(leaf{Pointer: pointer(append(path, memberSeg(k))), Keyword: kwPropertyNames, Want: wantKeyType})
 				}
 				if p.elem != nil {
 					p.elem.walk(v, append(path, memberSeg(k)), add)
@@ -370,7 +370,7 @@ func (p *plan) walk(node any, path []pathSeg, add func(Leaf)) {
 
 // walkNumbers refuses every number of an untyped value that the SDK's first
 // step (numbers as float64) cannot hold.
-func walkNumbers(node any, path []pathSeg, add func(Leaf)) {
+func walkNumbers(node any, path []pathSeg, add func(leaf)) {
 	switch n := node.(type) {
 	case json.Number:
 		if _, err := strconv.ParseFloat(string(n), 64); err != nil {
@@ -378,7 +378,7 @@ func walkNumbers(node any, path []pathSeg, add func(Leaf)) {
 			if strings.HasPrefix(string(n), "-") {
 				kw, want = "minimum", "-"+maxFloat64Text
 			}
-			add(Leaf{Pointer: pointer(path), Keyword: kw, Want: want})
+			add(leaf{Pointer: pointer(path), Keyword: kw, Want: want})
 		}
 	case []any:
 		for i, v := range n {

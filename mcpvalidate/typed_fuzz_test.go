@@ -367,7 +367,7 @@ func fixedText(r *callRefusal) string {
 	c := *r
 	c.Tool = ""
 	c.Gate = nil
-	c.Leaves = append([]Leaf(nil), r.Leaves...)
+	c.Leaves = append([]leaf(nil), r.Leaves...)
 	for i := range c.Leaves {
 		c.Leaves[i].Pointer = ""
 	}
@@ -406,7 +406,7 @@ func checkTypedAnswer(t *testing.T, p *typedPair, tool string, args []byte) {
 	if got != r.Error() {
 		t.Fatalf("%s %q: refused; the answer %q is not the validator's refusal %q", tool, wire, got, r.Error())
 	}
-	if len(got) > MaxRefusalBytes() {
+	if len(got) > maxRefusalTextBytes() {
 		t.Fatalf("%s: refusal of %d bytes", tool, len(got))
 	}
 	if m := sdkText.FindString(fixedText(r)); m != "" {
@@ -484,7 +484,7 @@ var typedSeeds = map[string][]string{
 // run the handler); for every one it refuses, the caller's answer is the
 // validator's bounded refusal and the handler never ran; no answer carries
 // the SDK's or the decoder's text, a Go type name, or more than
-// MaxRefusalBytes. The fuzz input picks a tool (its first byte) and is the
+// maxRefusalTextBytes. The fuzz input picks a tool (its first byte) and is the
 // arguments (the rest).
 func FuzzTypedAgreement(f *testing.F) {
 	names := make([]string, len(typedCases))

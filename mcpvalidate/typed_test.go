@@ -650,14 +650,14 @@ func TestTypedRecordFollowsItsServer(t *testing.T) {
 	if r := refusalOf(t, v, "issue", negZero); r == nil || r.Stage != StageType {
 		t.Fatalf("through ServerTools: %v", r)
 	}
-	if _, ok := TypeDomain(srv, "issue"); !ok {
+	if _, ok := domainOf(srv, "issue"); !ok {
 		t.Fatal("no domain recorded")
 	}
-	if _, ok := TypeDomain(srv, "other"); ok {
+	if _, ok := domainOf(srv, "other"); ok {
 		t.Fatal("a domain for a tool never added")
 	}
 	// Tools: the same published schema, no record.
-	listed, err := ListTools(context.Background(), srv)
+	listed, err := listTools(context.Background(), srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -681,7 +681,7 @@ func TestTypedRecordFollowsItsServer(t *testing.T) {
 		t.Fatal("a replaced tool kept its record")
 	}
 	// Another server: nothing recorded.
-	if _, ok := TypeDomain(mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil), "issue"); ok {
+	if _, ok := domainOf(mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil), "issue"); ok {
 		t.Fatal("a record on another server")
 	}
 }
@@ -712,7 +712,7 @@ func TestTypedRecordsDieWithTheirServer(t *testing.T) {
 
 // TestTypeRefusalIsBounded: a StageType refusal names at most maxLeaves
 // leaves and counts the rest, cuts each caller key at charge.KeyCut, and
-// stays within MaxRefusalBytes.
+// stays within maxRefusalTextBytes.
 func TestTypeRefusalIsBounded(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
 	AddTool(srv, &mcp.Tool{Name: "opaque"}, handlerFor[opaqueIn]((&sentinel{}).handle))
@@ -739,7 +739,7 @@ func TestTypeRefusalIsBounded(t *testing.T) {
 			t.Errorf("leaf %+v", l)
 		}
 	}
-	if n := len(r.Error()); n > MaxRefusalBytes() {
+	if n := len(r.Error()); n > maxRefusalTextBytes() {
 		t.Errorf("%d bytes", n)
 	}
 }

@@ -151,6 +151,9 @@ func Install(srv *mcp.Server, o *Options) (*Validator, error) {
 	return v, nil
 }
 
+// ToolNames lists the published tool names, sorted.
+func (v *Validator) ToolNames() []string { return append([]string(nil), v.names...) }
+
 // schemaSource says where tool's published schema came from: its path within
 // the schema files, or "tools/list" for one taken from tool definitions.
 func (v *Validator) schemaSource(name string) (string, bool) {
@@ -264,7 +267,7 @@ func (v *Validator) check(name string, arguments json.RawMessage) *callRefusal {
 	// (see tree). A decoder's error is never read.
 	doc, err := v.decode(arguments, nodes)
 	if err != nil {
-		return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageDecode}
+		return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: stageDecode}
 	}
 	err, panicked := validate(t.schema, doc)
 	if panicked {
@@ -311,7 +314,7 @@ func validate(s *jsonschema.Schema, doc any) (err error, panicked bool) {
 // spec says); that second leaf names a known key as if it were unknown, so a
 // false-schema leaf is left out when another leaf lies at or under its
 // location. The call is refused either way: only the message is cleaner.
-func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
+func leaves(root *jsonschema.ValidationError) ([]leaf, int) {
 	failed := map[uint64]struct{}{}
 	var mark func(e *jsonschema.ValidationError)
 	mark = func(e *jsonschema.ValidationError) {
@@ -338,15 +341,15 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 		}
 	}
 	mark(root)
-	var kept []Leaf
+	var kept []leaf
 	total := 0
-	add := func(l Leaf) {
+	add := func(l leaf) {
 		total++
 		i := sort.Search(len(kept), func(i int) bool { return leafLess(l, kept[i]) })
 		if i >= maxLeaves {
 			return
 		}
-		kept = append(kept, Leaf{})
+		kept = append(kept, leaf{})
 		copy(kept[i+1:], kept[i:])
 		kept[i] = l
 		if len(kept) > maxLeaves {
@@ -360,7 +363,7 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 			// its causes are located in the name, not the arguments: the
 			// leaf is the name's pointer, with the first cause's schema side.
 			loc := e.InstanceLocation[:len(e.InstanceLocation):len(e.InstanceLocation)]
-			add(Leaf{Pointer: charge.DisplayPointer(append(loc, k.Property)), Keyword: keyword(e), Want: nameWant(e)})
+			add(leaf{Pointer: charge.DisplayPointer(append(loc, k.Property)), Keyword: keyword(e), Want: nameWant(e)})
 			return
 		}
 		if len(e.Causes) > 0 {
@@ -387,11 +390,11 @@ func leaves(root *jsonschema.ValidationError) ([]Leaf, int) {
 		case *kind.AdditionalProperties:
 			// Properties are caller keys: one leaf each, named by pointer.
 			for _, p := range k.Properties {
-				add(Leaf{Pointer: charge.DisplayPointer(append(loc, p)), Keyword: kw, Want: "false"})
+				add(leaf{Pointer: charge.DisplayPointer(append(loc, p)), Keyword: kw, Want: "false"})
 			}
 			return
 		}
-		add(Leaf{Pointer: charge.DisplayPointer(loc), Keyword: kw, Want: want(e.ErrorKind)})
+		add(leaf{Pointer: charge.DisplayPointer(loc), Keyword: kw, Want: want(e.ErrorKind)})
 	}
 	walk(root)
 	return kept, total - len(kept)
@@ -420,7 +423,7 @@ func nameWant(e *jsonschema.ValidationError) string {
 
 var locSeed = maphash.MakeSeed()
 
-func leafLess(a, b Leaf) bool {
+func leafLess(a, b leaf) bool {
 	if a.Pointer != b.Pointer {
 		return a.Pointer < b.Pointer
 	}
@@ -535,3 +538,7 @@ func jsonList(vs []any) string {
 	}
 	return string(b)
 }
+
+// Limits are the bounds the gate holds each call's arguments to, every
+// default filled in.
+func (v *Validator) Limits() charge.Limits { return v.cfg.limits }

@@ -166,9 +166,9 @@ func TestCompositionTable(t *testing.T) {
 }
 
 func TestRefusalCeilingHolds(t *testing.T) {
-	n := MaxRefusalBytes()
+	n := maxRefusalTextBytes()
 	if n > refusalCeiling {
-		t.Fatalf("MaxRefusalBytes %d > refusalCeiling %d", n, refusalCeiling)
+		t.Fatalf("maxRefusalTextBytes %d > refusalCeiling %d", n, refusalCeiling)
 	}
 }
 
@@ -256,7 +256,7 @@ func TestStrictnessAndNumbers(t *testing.T) {
 
 func TestRefusalIsBounded(t *testing.T) {
 	v := mustNew(t, embedded, nil)
-	ceiling := MaxRefusalBytes()
+	ceiling := maxRefusalTextBytes()
 	long := strings.Repeat("\u0600", 20_000) // 2-byte, non-printable: widens 6x under escaping
 	var many strings.Builder
 	many.WriteString(`{"projectId":"demo","query":"x"`)

@@ -265,8 +265,8 @@ func rowRunner(v *mcpvalidate.Validator, path GoPath) (func([]byte) string, erro
 		return func(args []byte) string {
 			var r *mcpvalidate.Refusal
 			if errors.As(v.Check(context.Background(), "knowledge.search", args), &r) {
-				if r.Gate != nil {
-					return "refused: " + r.Stage.String() + " " + r.Gate.Bound.String()
+				if r.Stage == mcpvalidate.StageGate {
+					return "refused: " + r.Stage.String() + " " + r.Bound
 				}
 				return "refused: " + r.Stage.String()
 			}
@@ -345,7 +345,7 @@ func httpHandler(v *mcpvalidate.Validator, path GoPath) (http.Handler, error) {
 		return h, err
 	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxRequestBodyBytes()}), nil
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: v.MaxBodyBytes()}), nil
 }
 
 // GuardedProcesses is how many fresh processes a guarded row is measured

@@ -1,17 +1,16 @@
 package memmodel
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
-	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
@@ -46,21 +45,17 @@ func TestGateShapesAreWhatTheyClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range GateShapes(FullScale()) {
 		t.Run(caseName(s.Name), func(t *testing.T) {
-			err := labhooks.FrontCheck(fg, s.Body())
+			err := frontVerdict(v, s.Body())
 			hostile := s.Frame != FrameCall && s.Frame != FrameNodes
 			if hostile != (err != nil) {
 				t.Errorf("%s: front gate answered %v", s.Name, err)
 			}
 			// Refused for its frame, not for its size.
-			var r *mcpvalidate.Refusal
-			if errors.As(err, &r) && r.Gate != nil && (r.Gate.Bound == charge.BoundCharge || r.Gate.Bound == charge.BoundNodes) {
-				t.Errorf("%s: refused by the %s bound", s.Name, r.Gate.Bound)
+			var r *charge.Refusal
+			if errors.As(err, &r) && (r.Bound == charge.BoundCharge || r.Bound == charge.BoundNodes) {
+				t.Errorf("%s: refused by the %s bound", s.Name, r.Bound)
 			}
 		})
 	}
@@ -77,10 +72,6 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := demo.NewValidator(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fg, err := v.FrontGate(http.NotFoundHandler(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +107,7 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 					t.Fatalf("%s: member %d is %s, want %s", s.Name, i, m, want)
 				}
 			}
-			if err := labhooks.FrontCheck(fg, s.Body()); err != nil {
+			if err := frontVerdict(v, s.Body()); err != nil {
 				t.Errorf("%s: the front gate refused it: %v", s.Name, err)
 			}
 			past := strings.Replace(string(args), `"n":[`, `"n":[0,`, 1)
@@ -124,7 +115,7 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 				t.Errorf("%s: one node past the bound: %v", s.Name, err)
 			}
 			body := strings.Replace(string(s.Body()), `"n":[`, `"n":[0,`, 1)
-			if err := labhooks.FrontCheck(fg, []byte(body)); !isNodeRefusal(err) {
+			if err := frontVerdict(v, []byte(body)); !isNodeRefusal(err) {
 				t.Errorf("%s: the front gate answered one node past the bound %v", s.Name, err)
 			}
 		})
@@ -145,11 +136,7 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 // envelope).
 func isNodeRefusal(err error) bool {
 	var cr *charge.Refusal
-	if errors.As(err, &cr) {
-		return cr.Bound == charge.BoundNodes
-	}
-	var f *mcpvalidate.FrontRefusal
-	return errors.As(err, &f) && f.Tool != nil && f.Tool.Gate != nil && f.Tool.Gate.Bound == charge.BoundNodes
+	return errors.As(err, &cr) && cr.Bound == charge.BoundNodes
 }
 
 // A literal whose nodes do not divide the room is followed by the zeros
@@ -354,4 +341,15 @@ func TestNodeRecords(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("missing records %v", want)
 	}
+}
+
+// frontVerdict is the front gate's verdict on body alone, read through the
+// product's public CheckRequest: a refusal at the request or of the
+// arguments' charge (the stages the front gate answers), else nil.
+func frontVerdict(v *mcpvalidate.Validator, body []byte) error {
+	var r *mcpvalidate.Refusal
+	if err := v.CheckRequest(context.Background(), body); errors.As(err, &r) && (r.Stage == mcpvalidate.StageRequest || r.Stage == mcpvalidate.StageGate) {
+		return r
+	}
+	return nil
 }

@@ -286,7 +286,7 @@ func ServeStateChild(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, _, err := demo.Guarded(v, srv, &mcpvalidate.FrontGateOptions{SessionBytes: childSessionBytes}, v.StreamableHTTPOptions(nil))
+	h, ph, err := demo.Guarded(v, srv, &mcpvalidate.HTTPOptions{SessionBytes: childSessionBytes, ConnBytes: childConnBytes}, nil)
 	if err != nil {
 		return err
 	}
@@ -294,10 +294,9 @@ func ServeStateChild(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// As `boundlab serve` sets them: the same constants.
-	hs := &http.Server{Handler: h, MaxHeaderBytes: bounds.MaxHeaderBytes,
-		ReadHeaderTimeout: bounds.ReadHeaderTimeout, IdleTimeout: bounds.ConnIdleTimeout}
-	cl, err := mcpvalidate.LimitConns(hs, ln, childConnBytes)
+	// As `boundlab serve` and every adopter set it up: Harden.
+	hs := &http.Server{Handler: h}
+	cl, err := ph.Harden(hs, ln)
 	if err != nil {
 		ln.Close()
 		return err
@@ -753,7 +752,7 @@ func MeasureState(ctx context.Context, argv []string, kinds []StateKind, counts 
 }
 
 // GateStateWeights are the weights the front gate charges for state: the
-// module-internal gatebounds' SessionCost, StreamCost and ConnCost.
+// product's bounds.SessionCost, StreamCost and ConnCost.
 func GateStateWeights() StateWeights {
 	return StateWeights{Session: bounds.SessionCost, Stream: bounds.StreamCost, Conn: bounds.ConnCost}
 }

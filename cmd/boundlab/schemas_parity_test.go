@@ -83,7 +83,7 @@ func TestAuditAndValidateReadADirectoryAlike(t *testing.T) {
 			tools, auditErr := audit.LoadSchemas(path)
 			l := charge.DefaultLimits()
 			l.MaxSourceFileBytes = 1 << 20
-			v, validateErr := validatorFrom(path, &mcpvalidate.Options{Limits: l})
+			v, validateErr := validatorFrom(path, &mcpvalidate.Options{Limits: &l})
 			// and each verb whole, as a user runs it
 			auditCode, auditOut, auditStderr := runVerb(t, "", "audit", "--schemas", path, "--json")
 			validateCode, validateOut, validateStderr := runVerb(t, "", "validate", "--list", "--json", "--schemas", path)
@@ -111,8 +111,8 @@ func TestAuditAndValidateReadADirectoryAlike(t *testing.T) {
 				names = append(names, tool.Name)
 				bundled[tool.Name] = tool.InputSchema
 			}
-			if !slices.Equal(names, c.tools) || !slices.Equal(v.Tools(), c.tools) {
-				t.Fatalf("tools: audit %v, validate %v, want %v", names, v.Tools(), c.tools)
+			if !slices.Equal(names, c.tools) || !slices.Equal(v.ToolNames(), c.tools) {
+				t.Fatalf("tools: audit %v, validate %v, want %v", names, v.ToolNames(), c.tools)
 			}
 			for _, name := range c.tools {
 				want, _ := v.InputSchema(name)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -106,12 +104,6 @@ type serveOptions struct {
 	limits       charge.Limits
 }
 
-// baselineAllowance is what the process holds besides what the front gate
-// weighs (runtime, SDK, demo store, the listener): the stated ceiling is the
-// gate's budgets plus this. The load lab measures the real peak against it
-// (records load.*).
-const baselineAllowance = 64 << 20
-
 // serveAnnouncement is what `boundlab serve --json` prints on stdout.
 type serveAnnouncement struct {
 	URL                 string   `json:"url"`
@@ -134,22 +126,13 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(handler)
-	opts := &mcpvalidate.Options{Limits: so.limits, OnRefusal: func(_ context.Context, ev mcpvalidate.RefusalEvent) {
-		if ev.Stage == mcpvalidate.StageRequest {
-			log.Info("request refused at the front gate", "status", ev.Status, "bound", ev.Bound,
-				"tool_bytes", ev.ToolBytes, "args_bytes", ev.ArgsBytes)
+	opts := &mcpvalidate.Options{Limits: &so.limits, GoClients: so.goClients, OnRefusal: func(_ context.Context, r *mcpvalidate.Refusal) {
+		if r.Stage == mcpvalidate.StageRequest {
+			log.Info("request refused at the front gate", "status", r.Status, "bound", r.Bound, "where_bytes", len(r.Where))
 			return
 		}
-		tool := ev.Tool
-		if tool == "" {
-			tool = "(no published schema)"
-		}
-		log.Info("tools/call refused", "tool", tool, "tool_bytes", ev.ToolBytes, "stage", ev.Stage.String(),
-			"bound", ev.Bound, "leaves", ev.Leaves, "args_bytes", ev.ArgsBytes, "status", ev.Status)
+		log.Info("tools/call refused", "tool_bytes", len(r.Tool), "stage", r.Stage.String(), "bound", r.Bound, "status", r.Status)
 	}}
-	if so.goClients {
-		opts.Encoders = []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}
-	}
 	v, err := demo.NewValidator(opts)
 	if err != nil {
 		return err
@@ -173,61 +156,41 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	if err != nil {
 		return err
 	}
-	var hopts *mcp.StreamableHTTPOptions
-	if so.stateless {
-		hopts = demo.Stateless()
-	} else if so.frontGate {
-		// The SDK's own idle timeout as the backstop to the gate's (which
-		// closes idle sessions itself): what v.StreamableHTTPOptions sets.
-		hopts = v.StreamableHTTPOptions(nil)
-	}
-	var httpHandler http.Handler = demo.Handler(v, srv, hopts)
-	ann := serveAnnouncement{URL: "http://" + ln.Addr().String() + demo.Path, Tools: v.Tools(),
-		MaxRequestBodyBytes: v.MaxRequestBodyBytes(), FrontGate: so.frontGate}
+	ann := serveAnnouncement{URL: "http://" + ln.Addr().String() + demo.Path, Tools: v.ToolNames(),
+		MaxRequestBodyBytes: v.MaxBodyBytes(), FrontGate: so.frontGate}
+	hs := &http.Server{}
 	if so.frontGate {
-		total := so.budget
-		if total == 0 {
-			total = v.DefaultInFlightBytes()
-		}
-		b, err := v.NewInFlight(total)
+		// Exactly what an adopter runs: v.Handler (demo.Guarded mounts it at
+		// demo.Path), then Harden.
+		var h *mcpvalidate.Handler
+		hs.Handler, h, err = demo.Guarded(v, srv, &mcpvalidate.HTTPOptions{Stateless: so.stateless,
+			InFlightBytes: so.budget, SessionBytes: so.sessionBytes, ConnBytes: so.connBytes}, nil)
 		if err != nil {
 			return err
 		}
-		fgo := &mcpvalidate.FrontGateOptions{InFlight: b, Stateless: so.stateless, SessionBytes: so.sessionBytes}
-		if httpHandler, _, err = demo.Guarded(v, srv, fgo, hopts); err != nil {
+		if ln, err = h.Harden(hs, ln); err != nil {
 			return err
 		}
-		ann.BudgetBytes, ann.BaselineBytes = b.Total(), baselineAllowance
-		if !so.stateless {
-			ann.SessionBytes = cmp.Or(so.sessionBytes, bounds.DefaultSessionBytes)
+		o := h.Options()
+		ann.BudgetBytes, ann.SessionBytes, ann.BaselineBytes = o.InFlightBytes, o.SessionBytes, bounds.Baseline
+		ann.ConnBytes = o.ConnBytes / bounds.ConnCost * bounds.ConnCost
+		ann.CeilingBytes = h.Ceiling()
+	} else {
+		var hopts *mcp.StreamableHTTPOptions
+		if so.stateless {
+			hopts = demo.Stateless()
 		}
-	}
-	hs := &http.Server{Handler: httpHandler, MaxHeaderBytes: bounds.MaxHeaderBytes,
-		ReadHeaderTimeout: bounds.ReadHeaderTimeout, IdleTimeout: bounds.ConnIdleTimeout}
-	if so.frontGate {
-		cl, err := mcpvalidate.LimitConns(hs, ln, so.connBytes)
-		if err != nil {
-			return err
-		}
-		ln = cl
-		ann.ConnBytes = int64(cl.Max()) * bounds.ConnCost
-		ann.CeilingBytes = ann.BudgetBytes + ann.SessionBytes + ann.ConnBytes + ann.BaselineBytes
-		// What holds the process under the ceiling is the gate's admission:
-		// every byte it weighs is admitted against one of the three budgets.
-		// The soft memory limit does not bound anything by itself (past it
-		// the collector works harder and the process grows anyway, as issue
-		// 24's flood measured); set at the ceiling it makes the collector
-		// return freed memory and keep garbage from carrying the heap past
-		// what is live, so that RSS follows the admitted bytes.
-		debug.SetMemoryLimit(ann.CeilingBytes)
+		hs.Handler = demo.Handler(v, srv, hopts)
+		hs.MaxHeaderBytes, hs.ReadHeaderTimeout, hs.IdleTimeout = bounds.MaxHeaderBytes, bounds.ReadHeaderTimeout, bounds.ConnIdleTimeout
 	}
 	url := ann.URL
 	if so.json {
 		writeJSON(stdout, ann)
 	} else {
+		bc := charge.BodyCap(v.Limits(), serveEncoders(so.goClients)...)
 		fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
-		fmt.Fprintf(stdout, "  tools: %v\n", v.Tools())
-		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxRequestBodyBytes(), v.BodyCap().Multiplier, v.BodyCap().Encoders)
+		fmt.Fprintf(stdout, "  tools: %v\n", v.ToolNames())
+		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxBodyBytes(), bc.Multiplier.RatString(), bc.Encoders)
 		if so.frontGate {
 			fmt.Fprintf(stdout, "  front gate: in-flight budget %d bytes (a request weighs %d + %dx its body + %d per node it can hold)\n",
 				ann.BudgetBytes, bounds.FixedCost, bounds.PeakFactor, bounds.NodeCost)
@@ -236,12 +199,12 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 					ann.SessionBytes, ann.SessionBytes/(bounds.SessionCost+bounds.StreamCost), bounds.SessionCost, bounds.StreamCost, bounds.DefaultSessionIdle)
 			}
 			fmt.Fprintf(stdout, "  connections: %d bytes (%d at %d each; idle ones closed first)\n", ann.ConnBytes, ann.ConnBytes/bounds.ConnCost, bounds.ConnCost)
-			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (in-flight + sessions + connections + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(baselineAllowance))
+			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (in-flight + sessions + connections + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(bounds.Baseline))
 		} else {
 			fmt.Fprintln(stdout, "  front gate: off (the SDK reads every body; no in-flight bound)")
 		}
 	}
-	log.Info("serving", "url", url, "tools", len(v.Tools()), "max_request_body_bytes", v.MaxRequestBodyBytes())
+	log.Info("serving", "url", url, "tools", len(v.ToolNames()), "max_request_body_bytes", v.MaxBodyBytes())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -257,4 +220,12 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	}
 	log.Info("stopped")
 	return err
+}
+
+// serveEncoders are the client encoder families serve's body cap admits.
+func serveEncoders(goClients bool) []charge.Encoder {
+	if goClients {
+		return []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}
+	}
+	return []charge.Encoder{charge.EnsureASCII, charge.Raw}
 }

@@ -44,7 +44,7 @@ func TestServeBoundsWhatRequestsLeave(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout.String()), &a); err != nil {
 		t.Fatalf("%v: %q", err, stdout.String())
 	}
-	if a.SessionBytes != unit || a.ConnBytes != 8*bounds.ConnCost || a.BaselineBytes != baselineAllowance ||
+	if a.SessionBytes != unit || a.ConnBytes != 8*bounds.ConnCost || a.BaselineBytes != bounds.Baseline ||
 		a.CeilingBytes != a.BudgetBytes+a.SessionBytes+a.ConnBytes+a.BaselineBytes {
 		t.Fatalf("announced %+v: the ceiling is not in-flight + sessions + connections + baseline", a)
 	}

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path"
 	"strings"
 
 	"github.com/theurian/boundlab/audit"
-	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/schemas"
 )
 
 func init() {
@@ -24,12 +27,12 @@ func init() {
 
 // validateResult is `boundlab validate --json`.
 type validateResult struct {
-	Tool    string             `json:"tool"`
-	Verdict string             `json:"verdict"` // admit | refuse
-	Stage   string             `json:"stage,omitempty"`
-	Leaves  []mcpvalidate.Leaf `json:"leaves,omitempty"`
-	Elided  int                `json:"elided,omitempty"`
-	Message string             `json:"message,omitempty"`
+	Tool    string `json:"tool"`
+	Verdict string `json:"verdict"` // admit | refuse
+	Stage   string `json:"stage,omitempty"`
+	Bound   string `json:"bound,omitempty"` // the bound or the first failing schema keyword
+	Where   string `json:"where,omitempty"` // a JSON pointer into the arguments (or the request), escaped and cut
+	Message string `json:"message,omitempty"`
 }
 
 // listedJSON is one tool of `boundlab validate --list --json`.
@@ -91,19 +94,17 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case !*list && !*request && (*tool == "" || c.NArg() != 1):
 		return c.usageError(stderr, "want --tool NAME and one FILE (or - for stdin)")
 	}
-	opts := &mcpvalidate.Options{Limits: l}
+	opts := &mcpvalidate.Options{Limits: &l}
 	if *openTools != "" {
 		opts.OpenTools = strings.Split(*openTools, ",")
 	}
-	if *goClients {
-		opts.Encoders = []charge.Encoder{charge.EnsureASCII, charge.Raw, charge.GoJSON}
-	}
+	opts.GoClients = *goClients
 	v, err := validatorFrom(*schemas, opts)
 	if err != nil {
 		return c.fail(stderr, err)
 	}
 	if *list {
-		return listTools(c, v, *asJSON, stdout, stderr)
+		return listTools(c, v, *schemas, *asJSON, stdout, stderr)
 	}
 	doc, err := readInput(c.Arg(0), stdin)
 	if err != nil {
@@ -136,7 +137,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *asJSON:
 		res := validateResult{Tool: *tool, Verdict: verdictAdmit}
 		if r != nil {
-			res = validateResult{Tool: r.Tool, Verdict: verdictRefuse, Stage: r.Stage.String(), Leaves: r.Leaves, Elided: r.Elided, Message: r.Error()}
+			res = validateResult{Tool: r.Tool, Verdict: verdictRefuse, Stage: r.Stage.String(), Bound: r.Bound, Where: r.Where, Message: r.Error()}
 		}
 		if err := writeJSON(stdout, res); err != nil {
 			return c.fail(stderr, err)
@@ -158,19 +159,16 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // refusal when only the arguments failed the charge; or front, the answer to
 // a request refused before any tool (the body cap, the envelope).
 func unwrapRequest(v *mcpvalidate.Validator, body []byte) (tool string, args []byte, r *mcpvalidate.Refusal, front *validateResult, err error) {
-	if bc := v.MaxRequestBodyBytes(); int64(len(body)) > bc {
+	if bc := v.MaxBodyBytes(); int64(len(body)) > bc {
 		// The transport's stage, as serve reports it.
 		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "transport",
 			Message: fmt.Sprintf("request refused: a body of %d bytes is over the body cap %d (serve answers 413)", len(body), bc)}, nil
 	}
 	err = v.CheckRequest(context.Background(), body)
-	var fr *mcpvalidate.FrontRefusal
 	switch {
-	case errors.As(err, &fr) && fr.Tool != nil:
-		return fr.Tool.Tool, nil, fr.Tool, nil, nil
-	case errors.As(err, &fr):
-		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "envelope",
-			Message: fmt.Sprintf("%s (serve answers %d)", fr.Error(), fr.Status)}, nil
+	case errors.As(err, &r) && r.Stage == mcpvalidate.StageRequest:
+		return "", nil, nil, &validateResult{Verdict: verdictRefuse, Stage: "envelope", Bound: r.Bound, Where: r.Where,
+			Message: fmt.Sprintf("%s (serve answers %d)", r.Error(), r.Status)}, nil
 	case errors.As(err, &r):
 		return r.Tool, nil, r, nil, nil
 	case err != nil:
@@ -195,10 +193,14 @@ func unwrapRequest(v *mcpvalidate.Validator, body []byte) (tool string, args []b
 	return msg.Params.Name, msg.Params.Arguments, nil, nil, nil
 }
 
-func listTools(c *command, v *mcpvalidate.Validator, asJSON bool, stdout, stderr io.Writer) int {
+func listTools(c *command, v *mcpvalidate.Validator, schemaDir string, asJSON bool, stdout, stderr io.Writer) int {
+	files := toolFiles(schemaDir)
 	out := []listedJSON{}
-	for _, name := range v.Tools() {
-		src, _ := v.SchemaSource(name)
+	for _, name := range v.ToolNames() {
+		src, ok := files[name]
+		if !ok {
+			src = "tools/list"
+		}
 		out = append(out, listedJSON{Tool: name, Source: src})
 	}
 	if asJSON {
@@ -225,4 +227,33 @@ func validatorFrom(schemas string, opts *mcpvalidate.Options) (*mcpvalidate.Vali
 		return nil, err
 	}
 	return mcpvalidate.New(src, opts)
+}
+
+// toolFiles maps each tool to its schema file for --schemas (the demo's
+// embedded files when empty): the file whose ToolKey member names it. A
+// saved tools/list answer maps nothing.
+func toolFiles(schemaDir string) map[string]string {
+	fsys, dir := fs.FS(schemas.FS), schemas.Dir
+	if schemaDir != "" {
+		if st, err := os.Stat(schemaDir); err != nil || !st.IsDir() {
+			return nil
+		}
+		fsys, dir = os.DirFS(schemaDir), "."
+	}
+	out := map[string]string{}
+	names, _ := fs.Glob(fsys, path.Join(dir, "*.schema.json"))
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			continue
+		}
+		var doc map[string]any
+		if json.Unmarshal(b, &doc) != nil {
+			continue
+		}
+		if tool, ok := doc[mcpvalidate.ToolKey].(string); ok {
+			out[tool] = n
+		}
+	}
+	return out
 }

@@ -39,7 +39,7 @@ func main() {
 		log.Fatal(err)
 	}
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, v.StreamableHTTPOptions(nil))
-	front, err := v.FrontGate(sdk, nil) // body, envelope, memory in flight, sessions and streams: bounded before the SDK reads
+	front, err := v.Protect(sdk, nil) // body, envelope, memory in flight, sessions and streams: bounded before the SDK reads
 	if err != nil {
 		log.Fatal(err)
 	}

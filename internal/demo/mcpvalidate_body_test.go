@@ -55,9 +55,10 @@ func padded(r *raw, n int) []byte {
 }
 
 func TestBodyAtCapAnsweredByItsSchemaOneOverIs413(t *testing.T) {
-	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: bodyLimits(t)})
+	l := bodyLimits(t)
+	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: &l})
 	r := s.raw(t)
-	limit := int(s.v.MaxRequestBodyBytes())
+	limit := int(s.v.MaxBodyBytes())
 	status, body, _ := r.post(padded(r, limit))
 	if status != http.StatusOK {
 		t.Fatalf("at the cap (%d bytes): HTTP %d %.200q", limit, status, body)
@@ -101,7 +102,7 @@ func ensureASCII(s string) []byte {
 // schema rather than by a 413.
 func TestLandedFileAtCapAnsweredByItsSchema(t *testing.T) {
 	l := bodyLimits(t)
-	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: l})
+	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: &l})
 	r := s.raw(t)
 	for _, c := range []rune{'a', 'é', '中', '😀'} {
 		t.Run(fmt.Sprintf("U%04X", c), func(t *testing.T) {
@@ -121,7 +122,7 @@ func TestLandedFileAtCapAnsweredByItsSchema(t *testing.T) {
 			if m := message(t, resp); !strings.Contains(string(m["result"]), "maxLength 2000") {
 				t.Fatalf("%U: want the schema's maxLength refusal, got %.300s", c, resp)
 			}
-			t.Logf("%U: landed %d bytes, body %d bytes (cap %d): answered by maxLength", c, n, len(body), s.v.MaxRequestBodyBytes())
+			t.Logf("%U: landed %d bytes, body %d bytes (cap %d): answered by maxLength", c, n, len(body), s.v.MaxBodyBytes())
 		})
 	}
 }
@@ -133,11 +134,11 @@ func TestLandedFileAtCapAnsweredByItsSchema(t *testing.T) {
 // gate, naming the bound and never echoing the value.
 func TestBodyBetweenBudgetAndCapRefusedByTheCharge(t *testing.T) {
 	l := bodyLimits(t)
-	v, err := mcpvalidate.New(published, &mcpvalidate.Options{Limits: l})
+	v, err := mcpvalidate.New(published, &mcpvalidate.Options{Limits: &l})
 	if err != nil {
 		t.Fatal(err)
 	}
-	limit := v.MaxRequestBodyBytes()
+	limit := v.MaxBodyBytes()
 	if l.MaxParamsRenderedChars >= limit {
 		t.Fatalf("fixture: budget %d not below the cap %d", l.MaxParamsRenderedChars, limit)
 	}
@@ -145,7 +146,7 @@ func TestBodyBetweenBudgetAndCapRefusedByTheCharge(t *testing.T) {
 	args := []byte(`{"projectId":"demo","query":"` + query + `"}`)
 	want := fmt.Sprintf("renders wider than %d bytes (bound charge)", l.MaxParamsRenderedChars)
 
-	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: l})
+	s := serve(t, demo.Options{}, &mcpvalidate.Options{Limits: &l})
 	r := s.raw(t)
 	body := r.callBody("knowledge.search", args)
 	if int64(len(body)) >= limit {

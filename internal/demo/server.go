@@ -65,16 +65,26 @@ func Handler(v *mcpvalidate.Validator, srv *mcp.Server, o *mcp.StreamableHTTPOpt
 	return mux
 }
 
-// Guarded is Handler behind v's front gate (fgo nil: the defaults): what
-// `boundlab serve` runs.
-func Guarded(v *mcpvalidate.Validator, srv *mcp.Server, fgo *mcpvalidate.FrontGateOptions, o *mcp.StreamableHTTPOptions) (http.Handler, *mcpvalidate.FrontGate, error) {
-	fg, err := v.FrontGate(sdkHandler(v, srv, o), fgo)
+// Guarded is srv served at Path behind v's protection (o nil: the
+// defaults), built by v.Handler exactly as an adopter builds it: what
+// `boundlab serve` runs. Only the SDK options mcpvalidate does not set are
+// taken from sdk.
+func Guarded(v *mcpvalidate.Validator, srv *mcp.Server, o *mcpvalidate.HTTPOptions, sdk *mcp.StreamableHTTPOptions) (http.Handler, *mcpvalidate.Handler, error) {
+	var opts mcpvalidate.HTTPOptions
+	if o != nil {
+		opts = *o
+	}
+	if sdk != nil {
+		opts.Stateless = opts.Stateless || sdk.Stateless
+		opts.SDK = sdk
+	}
+	h, err := v.Handler(func(*http.Request) *mcp.Server { return srv }, &opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle(Path, fg)
-	return mux, fg, nil
+	mux.Handle(Path, h)
+	return mux, h, nil
 }
 
 // sdkHandler is the go-sdk's streamable HTTP handler for srv under a copy of
@@ -85,7 +95,7 @@ func sdkHandler(v *mcpvalidate.Validator, srv *mcp.Server, o *mcp.StreamableHTTP
 		opts = *o
 	}
 	if opts.MaxRequestBodyBytes == 0 {
-		opts.MaxRequestBodyBytes = v.MaxRequestBodyBytes()
+		opts.MaxRequestBodyBytes = v.MaxBodyBytes()
 	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &opts)
 }

@@ -33,8 +33,8 @@ func TestFrontGateRefusesEveryEchoShape(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Take()
-			if a := ReadAnswer(r); !a.GateRefused() || a.Bytes > mcpvalidate.MaxFrontRefusalBytes() {
-				t.Errorf("a %d-byte %s passed the front gate: %s (ceiling %d)", len(body), sh.Name, a, mcpvalidate.MaxFrontRefusalBytes())
+			if a := ReadAnswer(r); !a.GateRefused() || a.Bytes > mcpvalidate.MaxRefusalBytes() {
+				t.Errorf("a %d-byte %s passed the front gate: %s (ceiling %d)", len(body), sh.Name, a, mcpvalidate.MaxRefusalBytes())
 			}
 		})
 	}

@@ -215,7 +215,7 @@ func FrontGateRecords() ([]results.Record, error) {
 			return nil, err
 		}
 	}
-	g.rec("refusal.longest-answer-bytes", "the longest answer the front gate wrote in refusing any request of this measurement (mcpvalidate.MaxFrontRefusalBytes bounds it by construction)",
+	g.rec("refusal.longest-answer-bytes", "the longest answer the front gate wrote in refusing any request of this measurement (mcpvalidate.MaxRefusalBytes bounds it by construction)",
 		float64(g.longest), "bytes", g.at)
 	if ok, _, err := se.Post([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"project.list","arguments":{}}}`)); err != nil || ok.Status != http.StatusOK {
 		return nil, fmt.Errorf("the guarded server stopped answering after the residual probes: %v", err)

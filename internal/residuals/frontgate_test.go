@@ -1,6 +1,7 @@
 package residuals
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/theurian/boundlab/internal/labhooks"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/mcpvalidate/bounds"
 	"github.com/theurian/boundlab/results"
@@ -85,8 +85,8 @@ func TestFrontGateEchoBounded(t *testing.T) {
 	if !a.GateRefused() || a.Status != http.StatusBadRequest || a.Bound != "tool-name" {
 		t.Errorf("the echo instance through the gate: %s", a)
 	}
-	if a.Bytes > mcpvalidate.MaxFrontRefusalBytes() || float64(a.Bytes) > byID["params-echo.longest-answer-bytes"].Value {
-		t.Errorf("answer %d bytes, the record's longest %v, MaxFrontRefusalBytes %d", a.Bytes, byID["params-echo.longest-answer-bytes"].Value, mcpvalidate.MaxFrontRefusalBytes())
+	if a.Bytes > mcpvalidate.MaxRefusalBytes() || float64(a.Bytes) > byID["params-echo.longest-answer-bytes"].Value {
+		t.Errorf("answer %d bytes, the record's longest %v, MaxRefusalBytes %d", a.Bytes, byID["params-echo.longest-answer-bytes"].Value, mcpvalidate.MaxRefusalBytes())
 	}
 	if got := float64(a.Bytes) / float64(len(body)); got > byID["params-echo.worst-ratio"].Value {
 		t.Errorf("ratio %v past the record's worst %v", got, byID["params-echo.worst-ratio"].Value)
@@ -97,8 +97,8 @@ func TestFrontGateEchoBounded(t *testing.T) {
 	if v := byID["params-echo.canary-answers"].Value; v != 0 {
 		t.Errorf("%v answers held the canary", v)
 	}
-	if v, lim := byID["refusal.longest-answer-bytes"].Value, float64(mcpvalidate.MaxFrontRefusalBytes()); v > lim || v < byID["params-echo.longest-answer-bytes"].Value || v < byID["raw-control.longest-answer-bytes"].Value {
-		t.Errorf("longest refusal %v: past MaxFrontRefusalBytes %v or short of the figures it is the longest of", v, lim)
+	if v, lim := byID["refusal.longest-answer-bytes"].Value, float64(mcpvalidate.MaxRefusalBytes()); v > lim || v < byID["params-echo.longest-answer-bytes"].Value || v < byID["raw-control.longest-answer-bytes"].Value {
+		t.Errorf("longest refusal %v: past MaxRefusalBytes %v or short of the figures it is the longest of", v, lim)
 	}
 }
 
@@ -118,8 +118,8 @@ func TestFrontGateProbes(t *testing.T) {
 			if w, ok := want[p.ID]; !ok || rec.Value != w {
 				t.Errorf("%s: %v reaches middleware, the docs say %v", p.ID, rec.Value, w)
 			}
-			err := labhooks.FrontCheck(s.FrontGate, []byte(p.Body))
-			var f *mcpvalidate.FrontRefusal
+			err := frontVerdict(s.Validator, []byte(p.Body))
+			var f *mcpvalidate.Refusal
 			if refused := errors.As(err, &f); refused != (rec.Value == 0) {
 				t.Fatalf("%s: Check refuses %t, the record says reaches %v", p.ID, refused, rec.Value)
 			}
@@ -150,7 +150,7 @@ func TestFrontGateDepthAndControls(t *testing.T) {
 			if reached := len(s.Take()) > 0; reached != (d <= limit) {
 				t.Errorf("depth %d reached middleware: %t", d, reached)
 			}
-			if d > limit && (!ReadAnswer(r).ProtocolForm("9") || len(r.Body) > mcpvalidate.MaxFrontRefusalBytes()) {
+			if d > limit && (!ReadAnswer(r).ProtocolForm("9") || len(r.Body) > mcpvalidate.MaxRefusalBytes()) {
 				t.Errorf("depth %d: %s", d, ReadAnswer(r))
 			}
 		})
@@ -169,7 +169,7 @@ func TestFrontGateDepthAndControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := ReadAnswer(rg); !a.ProtocolForm("1") || float64(a.Bytes) > byID["raw-control.longest-answer-bytes"].Value || a.Bytes > mcpvalidate.MaxFrontRefusalBytes() {
+	if a := ReadAnswer(rg); !a.ProtocolForm("1") || float64(a.Bytes) > byID["raw-control.longest-answer-bytes"].Value || a.Bytes > mcpvalidate.MaxRefusalBytes() {
 		t.Errorf("raw control through the gate: %s (record %v)", a, byID["raw-control.longest-answer-bytes"].Value)
 	}
 	if byID["raw-control.protocol-form"].Value != 1 {
@@ -225,4 +225,15 @@ func TestFrontGateDocsQuoteEveryRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+// frontVerdict is the front gate's verdict on body alone, read through the
+// product's public CheckRequest: a refusal at the request or of the
+// arguments' charge (the stages the front gate answers), else nil.
+func frontVerdict(v *mcpvalidate.Validator, body []byte) error {
+	var r *mcpvalidate.Refusal
+	if err := v.CheckRequest(context.Background(), body); errors.As(err, &r) && (r.Stage == mcpvalidate.StageRequest || r.Stage == mcpvalidate.StageGate) {
+		return r
+	}
+	return nil
 }

@@ -27,7 +27,7 @@ import (
 type Server struct {
 	hs *httptest.Server
 	// FrontGate is the gate in front of the SDK, nil for the bare server.
-	FrontGate *mcpvalidate.FrontGate
+	FrontGate *mcpvalidate.Handler
 	// Validator is the validator the server (and its gate) was built with.
 	Validator *mcpvalidate.Validator
 

@@ -56,10 +56,10 @@ func Demo(guarded bool) (http.Handler, int64, error) {
 		return nil, 0, err
 	}
 	if !guarded {
-		return demo.Handler(v, srv, nil), v.MaxRequestBodyBytes(), nil
+		return demo.Handler(v, srv, nil), v.MaxBodyBytes(), nil
 	}
 	h, _, err := demo.Guarded(v, srv, nil, nil)
-	return h, v.MaxRequestBodyBytes(), err
+	return h, v.MaxBodyBytes(), err
 }
 
 // Mark3labs is mark3labs/mcp-go with two tools: "lookup", annotated
@@ -97,9 +97,9 @@ func GuardedTarget() (*audit.HTTP, error) {
 		return nil, err
 	}
 	var gateErr error
-	t := audit.GoSDK("demo guarded (observed)", srv, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxRequestBodyBytes()},
+	t := audit.GoSDK("demo guarded (observed)", srv, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: v.MaxBodyBytes()},
 		func(h http.Handler) http.Handler {
-			fg, err := v.FrontGate(h, nil)
+			fg, err := v.Protect(h, nil)
 			if err != nil {
 				gateErr = err
 				return h

@@ -29,16 +29,16 @@ const (
 	// block (an idle keep-alive connection, memmodel.go.state.conn.cost,
 	// about 19.6 KB): about 1.5x.
 	ConnCost = 48 << 10
-	// MaxHeaderBytes is the header block ConnCost covers, and what
-	// `boundlab serve` sets http.Server.MaxHeaderBytes to. An MCP request's
-	// own headers take a few hundred bytes; 16 KiB leaves room for a bearer
+	// MaxHeaderBytes is the header block ConnCost covers: what mcpvalidate's
+	// Handler.Harden sets http.Server.MaxHeaderBytes to, and the most it
+	// admits. An MCP request's own headers take a few hundred bytes; 16 KiB leaves room for a bearer
 	// token and a proxy's additions (Node's default, a quarter of Envoy's)
 	// while keeping a slow client's header block far from net/http's 1 MiB
 	// default, which would cost about 2 MB a connection.
 	MaxHeaderBytes = 16 << 10
 )
 
-// The http.Server's own bounds, as `boundlab serve` sets them and the memory
+// The http.Server's own bounds, as Handler.Harden sets them and the memory
 // lab's state rows measure under them (one place, so the two cannot drift).
 // No server-wide ReadTimeout or WriteTimeout: either would also end
 // long-lived SSE streams; the front gate gives each POST body its own read
@@ -80,7 +80,7 @@ const (
 	DefaultStreamIdle = 5 * time.Minute
 )
 
-// Connection bound defaults (`boundlab serve` and mcpvalidate.LimitConns).
+// Connection bound defaults (Handler.Harden).
 const (
 	// DefaultConnBytes is the memory open connections may hold by default,
 	// at ConnCost each: a connection for every session the default table

@@ -60,7 +60,7 @@ func arguments(p m3.CallToolParams) (json.RawMessage, error) {
 }
 
 // Install validates every tools/call s runs through its tool-handler
-// middleware against the input schemas s publishes: New(Tools(Tools(s)), o)
+// middleware against the input schemas s publishes: New(Tools(defs), o) for the definitions s lists
 // (o nil: the defaults), then Middleware added with s.Use. Call it after the tools are
 // added: a tool added later has no contract here and is refused
 // (fail-closed) until a new Validator is installed on a new server. An open
@@ -75,11 +75,11 @@ func arguments(p m3.CallToolParams) (json.RawMessage, error) {
 //
 //	v, err := mark3labs.Install(s, nil)
 func Install(s *server.MCPServer, o *mcpvalidate.Options) (*mcpvalidate.Validator, error) {
-	tools, err := Tools(s)
+	defs, err := tools(s)
 	if err != nil {
 		return nil, err
 	}
-	v, err := mcpvalidate.New(mcpvalidate.Tools(tools...), o)
+	v, err := mcpvalidate.New(mcpvalidate.Tools(defs...), o)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func Install(s *server.MCPServer, o *mcpvalidate.Options) (*mcpvalidate.Validato
 // Tools are s's registered tools (s.ListTools, sorted by name) as go-sdk tool
 // definitions for mcpvalidate.Tools: see Convert. Task tools
 // (AddTaskTool) and per-session tools are not among them.
-func Tools(s *server.MCPServer) ([]*mcp.Tool, error) {
+func tools(s *server.MCPServer) ([]*mcp.Tool, error) {
 	listed := s.ListTools()
 	names := make([]string, 0, len(listed))
 	for name := range listed {

@@ -241,7 +241,7 @@ func TestImportsNoLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := map[string]bool{self: true, "github.com/theurian/boundlab/mcpvalidate": true, "github.com/theurian/boundlab/charge": true,
-		"github.com/theurian/boundlab/mcpvalidate/bounds": true}
+		"github.com/theurian/boundlab/mcpvalidate/bounds": true, "github.com/theurian/boundlab/mcpvalidate/internal/inspect": true}
 	for _, d := range strings.Fields(string(out)) {
 		if strings.HasPrefix(d, "github.com/theurian/boundlab/") && !allowed[d] {
 			t.Errorf("%s depends on the lab package %s", self, d)
@@ -325,7 +325,7 @@ func TestFrontGateBeforeMark3labs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	front, err := v.FrontGate(m3server.NewStreamableHTTPServer(s, m3server.WithStateLess(true)), nil)
+	front, err := v.Protect(m3server.NewStreamableHTTPServer(s, m3server.WithStateLess(true)), &mcpvalidate.HTTPOptions{Stateless: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestFrontGateBeforeMark3labs(t *testing.T) {
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			status, out := send(c.body)
-			if status != http.StatusBadRequest || strings.Contains(out, canary) || len(out) > mcpvalidate.MaxFrontRefusalBytes() {
+			if status != http.StatusBadRequest || strings.Contains(out, canary) || len(out) > mcpvalidate.MaxRefusalBytes() {
 				t.Errorf("%s: HTTP %d %.300s", c.name, status, out)
 			}
 		})

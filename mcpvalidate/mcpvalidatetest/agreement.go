@@ -24,11 +24,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/internal/inspect"
 )
 
 // listed is srv's tools by name, as a client lists them.
 func listed(ctx context.Context, srv *mcp.Server) (map[string]*mcp.Tool, error) {
-	ts, err := mcpvalidate.ListTools(ctx, srv)
+	ts, err := inspect.ListTools(ctx, srv)
 	if err != nil {
 		return nil, fmt.Errorf("mcpvalidatetest: listing tools: %w", err)
 	}
@@ -53,13 +54,13 @@ func CheckCompleteness(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.S
 	}
 	var errs []error
 	for _, name := range sortedKeys(tools) {
-		if _, ok := v.SchemaSource(name); !ok {
+		if _, ok := inspect.SchemaSource(v, name); !ok {
 			errs = append(errs, fmt.Errorf("tool %q is registered but has no published schema", name))
 		}
 	}
-	for _, name := range v.Tools() {
+	for _, name := range v.ToolNames() {
 		if _, ok := tools[name]; !ok {
-			src, _ := v.SchemaSource(name)
+			src, _ := inspect.SchemaSource(v, name)
 			errs = append(errs, fmt.Errorf("%s publishes tool %q, which the server does not register", src, name))
 		}
 	}
@@ -79,7 +80,7 @@ func CheckCompleteness(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.S
 //   - every property the handler reads is published (else the published
 //     schema refuses a parameter the handler serves);
 //   - a published property the handler does not read is allowed only if it is
-//     in unread[tool], and unread[tool] must equal exactly the set of such
+//     in unread for that tool, and that set must equal exactly the set of such
 //     properties of that tool, so the exclusion can neither hide a new key nor
 //     go stale; a tool absent from unread has none;
 //   - the required sets are equal (published requiring less admits a call the
@@ -125,7 +126,7 @@ func CheckAgreement(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.Serv
 		if !ok {
 			continue // CheckCompleteness's finding, not this relation's
 		}
-		src, _ := v.SchemaSource(name)
+		src, _ := inspect.SchemaSource(v, name)
 		var derived map[string]any
 		b, err := json.Marshal(tools[name].InputSchema)
 		if err == nil {
@@ -144,7 +145,7 @@ func CheckAgreement(ctx context.Context, v *mcpvalidate.Validator, srv *mcp.Serv
 		for _, d := range agree(pub, viewOf(derived), unread[name], seen) {
 			errs = append(errs, fmt.Errorf("%s (%s): %s", name, src, d))
 		}
-		if dom, ok := mcpvalidate.TypeDomain(srv, name); ok {
+		if dom, ok := inspect.TypeDomain(srv, name); ok {
 			found, err := typedFindings(raw, dom)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s (%s): %w", name, src, err))

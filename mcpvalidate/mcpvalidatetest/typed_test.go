@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/internal/inspect"
 )
 
 type subIn struct {
@@ -142,7 +143,7 @@ func TestAgreementHoldsTheGoType(t *testing.T) {
 func TestPlainToolsHaveNoGoType(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "t"}, typedHandlerPlain)
-	if _, ok := mcpvalidate.TypeDomain(srv, "t"); ok {
+	if _, ok := inspect.TypeDomain(srv, "t"); ok {
 		t.Fatal("a plain tool has a domain")
 	}
 	v, err := mcpvalidate.New(mcpvalidate.ServerTools(srv), nil)

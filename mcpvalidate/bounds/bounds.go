@@ -1,13 +1,14 @@
-// Package gatebounds holds the figures mcpvalidate's front gate and refusals
-// are built on: the weights a request is admitted at, the envelope bounds, the
-// front gate's defaults and the cuts of a refusal. It is internal to the
-// module so that mcpvalidate and boundlab's lab read one copy: the lab
-// re-measures the weights (records memmodel.go.guarded.*) and `boundlab
-// verify` fails when a measured row exceeds them, while an adopter sees only
-// what mcpvalidate documents.
+// Package bounds states the figures mcpvalidate is built on: what a
+// request, a session, a stream and a connection are weighed at, the bounds
+// of a JSON-RPC envelope, the cuts of a refusal, and the default of every
+// option. They are constants to read and size by, not settings: configure
+// through mcpvalidate's Options and HTTPOptions, whose zero fields take the
+// defaults here.
 //
-// Where it ends: these are constants, not a configuration surface; an adopter
-// changes what mcpvalidate's options expose, nothing here.
+// The weights are measured costs rounded up, not derivations: boundlab's
+// memory lab re-measures them (records memmodel.go.guarded.* and
+// memmodel.go.state.*) and its verify fails when a measured row exceeds its
+// weight, which is then raised, never the other way.
 package bounds
 
 import (

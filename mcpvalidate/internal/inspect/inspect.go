@@ -1,0 +1,22 @@
+// Package inspect lets mcpvalidatetest read what a Validator and a server
+// hold without widening mcpvalidate's API: mcpvalidate sets each function
+// when it is initialised. Only packages of this module can import it.
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	// SchemaSource says where a validator's (a *mcpvalidate.Validator)
+	// published schema for tool came from: its schema file, or "tools/list".
+	SchemaSource func(v any, tool string) (string, bool)
+	// TypeDomain is the decode domain of the Go input type of a tool added
+	// to srv with mcpvalidate.AddTool, as one JSON Schema document.
+	TypeDomain func(srv *mcp.Server, tool string) (json.RawMessage, bool)
+	// ListTools lists srv's tools as a client sees them.
+	ListTools func(ctx context.Context, srv *mcp.Server) ([]*mcp.Tool, error)
+)

@@ -1,0 +1,4 @@
+package mark3labs
+
+// Tools is tools, for the external tests.
+var Tools = tools
