@@ -56,7 +56,8 @@ type Options struct {
 	GoClients bool
 	// Limits are every bound the gate holds a call's arguments to (nesting,
 	// nodes, number length, the render budget...). Nil, and every zero
-	// field, means that field's default (charge.DefaultLimits).
+	// field, means that field's default (charge.DefaultLimits), so
+	// EnvelopeAllowance and MaxNumberExponent cannot be set to 0 here.
 	Limits *charge.Limits
 	// OpenTools names the tools whose input schemas may stay open: an object
 	// schema in them may admit members it neither names nor checks, and
