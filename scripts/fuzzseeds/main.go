@@ -80,9 +80,9 @@ func main() {
 	for _, a := range flag.Args() {
 		want[a] = true
 	}
-	failed := 0
+	failed, some := 0, len(want) > 0 // want empties as targets are found: some keeps the filter
 	for _, t := range targets {
-		if len(want) > 0 && !want[t.Name] {
+		if some && !want[t.Name] {
 			continue
 		}
 		delete(want, t.Name)
