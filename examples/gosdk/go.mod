@@ -1,10 +1,10 @@
 module example.com/gosdk
 
-go 1.26.0
+go 1.26
 
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/theurian/boundlab v0.0.0
+	github.com/theurian/boundlab/mcpvalidate v0.0.0
 )
 
 require (
@@ -12,6 +12,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/theurian/boundlab/charge v0.0.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
@@ -20,4 +21,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/theurian/boundlab => ../..
+replace github.com/theurian/boundlab/charge => ../../charge
+
+replace github.com/theurian/boundlab/mcpvalidate => ../../mcpvalidate

@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
@@ -38,24 +36,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, v.StreamableHTTPOptions(nil))
-	front, err := v.Protect(sdk, nil) // body, envelope, memory in flight, sessions and streams: bounded before the SDK reads
+	// The go-sdk's streamable handler, with the derived body cap, behind the
+	// front gate: body, envelope, memory in flight, sessions and streams
+	// bounded before the SDK reads.
+	h, err := v.Handler(func(*http.Request) *mcp.Server { return server }, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	http.Handle("/mcp", front)
-	hs := &http.Server{MaxHeaderBytes: 16 << 10,
-		ReadHeaderTimeout: 10 * time.Second, // the front gate bounds the body's read itself
-		IdleTimeout:       2 * time.Minute,  // and no WriteTimeout: a GET stream stays open
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		log.Fatal(err)
-	}
-	conns, err := mcpvalidate.LimitConns(hs, ln, 0) // open connections weighed too; idle ones closed first
-	if err != nil {
-		log.Fatal(err)
-	}
-	log.Printf("serving MCP at http://%s/mcp", ln.Addr())
-	log.Fatal(hs.Serve(conns))
+	// ListenAndServe serves /mcp with open connections weighed too (idle
+	// ones closed first): the process stays under h.Ceiling().
+	log.Printf("serving MCP at http://%s/mcp (memory ceiling %d bytes)", *addr, h.Ceiling())
+	log.Fatal(h.ListenAndServe(*addr))
 }

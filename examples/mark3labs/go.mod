@@ -1,10 +1,10 @@
 module example.com/mark3labs
 
-go 1.26.0
+go 1.26
 
 require (
 	github.com/mark3labs/mcp-go v1.2.1
-	github.com/theurian/boundlab v0.0.0
+	github.com/theurian/boundlab/mcpvalidate/mark3labs v0.0.0
 )
 
 require (
@@ -15,6 +15,8 @@ require (
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
+	github.com/theurian/boundlab/charge v0.0.0 // indirect
+	github.com/theurian/boundlab/mcpvalidate v0.0.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
@@ -23,4 +25,8 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/theurian/boundlab => ../..
+replace github.com/theurian/boundlab/charge => ../../charge
+
+replace github.com/theurian/boundlab/mcpvalidate => ../../mcpvalidate
+
+replace github.com/theurian/boundlab/mcpvalidate/mark3labs => ../../mcpvalidate/mark3labs

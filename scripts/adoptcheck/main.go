@@ -1,20 +1,26 @@
 // Command adoptcheck builds what an adopter copies — the README's program and
 // every module under examples/ — the way an adopter builds it: in a new module
-// outside the repository that requires github.com/theurian/boundlab v0.0.0 with
-// a replace to this clone, `go mod tidy` into an empty module cache, then
-// `go build` and `go vet`, and (unless -serve=false) runs the binary on
-// 127.0.0.1 and speaks MCP to it. It prints, for each adopter, every module
-// zip tidy downloaded (counted, with their size) and those beyond what a
-// server on the bare go-sdk downloads, which it measures the same way.
+// outside the repository that requires the product's module at v0.0.0
+// (github.com/theurian/boundlab/mcpvalidate, or .../mcpvalidate/mark3labs for
+// a program on mcp-go) with a replace to this clone of each product module it
+// reaches (never of the lab, the root module, which an adopter never needs),
+// `go mod tidy` into an empty module cache, then `go build` and `go vet`, and
+// (unless -serve=false) runs the binary on 127.0.0.1 and speaks MCP to it. It
+// prints, for each adopter, every module zip tidy downloaded (counted, with
+// their size) and those beyond what a server on the bare go-sdk downloads,
+// which it measures the same way, and the line count of its func main.
 //
 // It exits 1 when a program does not tidy, build, vet or serve; when tidy
 // raises the adopter's go line to a patch release (go.mod's go line is the
 // lowest Go the module supports; a patch release there forces it on every
-// adopter); when an adopter downloads a lab-only module (a mark3labs adopter
-// may download mcp-go, nothing else on the list); when the README's program
-// is not examples/gosdk/main.go byte for byte; or when an example's committed
-// go.mod or go.sum is not what tidy writes for it (-write rewrites them).
-// It exits 2 when it cannot run.
+// adopter); when an adopter downloads a lab-only module or has one, or the
+// lab's root module, in its build list (`go list -m all`; a mark3labs adopter
+// may have mcp-go, nothing else on the list); when a go-sdk adopter downloads
+// more than maxBeyond modules beyond the bare go-sdk server; when a program's
+// func main is longer than maxMainLines; when the README's program is not
+// examples/gosdk/main.go byte for byte; or when an example's committed go.mod
+// or go.sum is not what tidy writes for it (-write rewrites them). It exits 2
+// when it cannot run.
 //
 //	go run ./scripts/adoptcheck [-write] [-serve=false] [-timeout 8m]
 //
@@ -40,8 +46,25 @@ import (
 	"time"
 )
 
-// rootModule is the module path of this repository.
+// rootModule is the module path of this repository: the lab, which an
+// adopter never requires.
 const rootModule = "github.com/theurian/boundlab"
+
+// The product modules an adopter requires: the validator for the go-sdk, and
+// its adapter for mcp-go. Each reaches the other product modules it needs
+// (the core, charge) through its go.mod.
+const (
+	productModule   = rootModule + "/mcpvalidate"
+	mark3labsModule = rootModule + "/mcpvalidate/mark3labs"
+)
+
+// maxBeyond is the most module zips a go-sdk adopter's tidy may download
+// beyond what a server on the bare go-sdk downloads.
+const maxBeyond = 3
+
+// maxMainLines is the longest func main an adopter copies, from its "func
+// main() {" line to its closing brace.
+const maxMainLines = 25
 
 // adopterGo is the go line an adopter's new module starts with: the
 // language version, which every go1.26.x toolchain satisfies. Tidy raises it
@@ -124,17 +147,26 @@ func run(ctx context.Context, out io.Writer, o options) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	sums, err := cloneSums(mods)
+	product := map[string]string{} // the lab's root module left out
+	for m, dir := range mods {
+		if m != rootModule {
+			product[m] = dir
+		}
+	}
+	sums, err := cloneSums(product)
 	if err != nil {
 		return 2, err
 	}
-	rootMod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if _, ok := mods[productModule]; !ok {
+		return 2, fmt.Errorf("the clone has no module %s", productModule)
+	}
+	productMod, err := os.ReadFile(filepath.Join(mods[productModule], "go.mod"))
 	if err != nil {
 		return 2, err
 	}
-	sdkVersion := requiredVersion(rootMod, "github.com/modelcontextprotocol/go-sdk")
+	sdkVersion := requiredVersion(productMod, "github.com/modelcontextprotocol/go-sdk")
 	if sdkVersion == "" {
-		return 2, errors.New("go.mod requires no github.com/modelcontextprotocol/go-sdk: no baseline to measure against")
+		return 2, errors.New(productModule + "'s go.mod requires no github.com/modelcontextprotocol/go-sdk: no baseline to measure against")
 	}
 	if o.proxy == "" {
 		o.proxy, err = defaultProxy(ctx)
@@ -162,11 +194,17 @@ func run(ctx context.Context, out io.Writer, o options) (int, error) {
 	}
 	for i, p := range progs {
 		dir := filepath.Join(tmp, fmt.Sprint(i))
-		r := check(ctx, p, dir, root, mods, sums, o)
+		r := check(ctx, p, dir, root, product, sums, o)
 		if p.kind == kindBaseline {
 			base = map[string]string{}
 			for _, z := range r.zips {
 				base[z.module] = z.version
+			}
+		}
+		if p.kind == kindGoSDK && base != nil {
+			if beyond, _ := beyondBase(r.zips, base); len(beyond) > maxBeyond {
+				r.problems = append(r.problems, fmt.Sprintf("tidy downloaded %d modules beyond the bare go-sdk server's, more than %d: %s",
+					len(beyond), maxBeyond, strings.Join(beyond, ", ")))
 			}
 		}
 		report(out, p, r, base)
@@ -224,7 +262,7 @@ func programs(root string) ([]program, []string, error) {
 		if modPath == "" {
 			return nil, nil, fmt.Errorf("%s/go.mod names no module", rel)
 		}
-		p := program{name: rel, src: src, module: modPath, kind: kindOf(src), require: rootModule + " v0.0.0", example: dir}
+		p := program{name: rel, src: src, module: modPath, kind: kindOf(src), require: requireOf(kindOf(src)), example: dir}
 		if rel == "examples/gosdk" {
 			sameAsREADME = bytes.Equal(src, readmeSrc)
 			if sameAsREADME {
@@ -236,7 +274,7 @@ func programs(root string) ([]program, []string, error) {
 	if !sameAsREADME {
 		problems = append(problems, "README.md's program is not examples/gosdk/main.go byte for byte: copy one onto the other")
 		progs = append(progs, program{name: "README.md's program", src: readmeSrc, module: "example.com/adopter",
-			kind: kindOf(readmeSrc), require: rootModule + " v0.0.0"})
+			kind: kindOf(readmeSrc), require: requireOf(kindOf(readmeSrc))})
 	}
 	return progs, problems, nil
 }
@@ -249,6 +287,71 @@ func kindOf(src []byte) string {
 	return kindGoSDK
 }
 
+// requireOf is the product module a program of kind requires.
+func requireOf(kind string) string {
+	if kind == kindMark3labs {
+		return mark3labsModule + " v0.0.0"
+	}
+	return productModule + " v0.0.0"
+}
+
+// replacesFor are the clone's modules an adopter requiring module reaches:
+// module and, through the require lines of each one's go.mod, every other
+// module of the clone but the root, the lab (a product module requiring it
+// then fails the adopter's tidy, as it would an adopter's).
+func replacesFor(module string, mods map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	todo := []string{module}
+	for len(todo) > 0 {
+		m := todo[0]
+		todo = todo[1:]
+		if _, seen := out[m]; seen {
+			continue
+		}
+		dir, ok := mods[m]
+		if !ok {
+			return nil, fmt.Errorf("the clone has no module %s", m)
+		}
+		out[m] = dir
+		gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			return nil, err
+		}
+		for _, other := range sortedKeys(mods) {
+			if other != rootModule && requiredVersion(gomod, other) != "" {
+				todo = append(todo, other)
+			}
+		}
+	}
+	return out, nil
+}
+
+// mainLines is the number of lines of src's func main, its "func main() {"
+// line and closing brace included; 0 when src has none.
+func mainLines(src []byte) int {
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		if l != "func main() {" {
+			continue
+		}
+		for j := i + 1; j < len(lines); j++ {
+			if lines[j] == "}" {
+				return j - i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// lab is the lab-only entry (or the root module itself) module is, or lies
+// under, "" when none.
+func lab(module string) string {
+	if module == rootModule {
+		return rootModule
+	}
+	return labModule(module)
+}
+
 // check tidies, builds, vets and serves one program in dir, with a module
 // cache of its own under dir.
 func check(ctx context.Context, p program, dir, root string, mods map[string]string, sums []byte, o options) (r result) {
@@ -258,6 +361,18 @@ func check(ctx context.Context, p program, dir, root string, mods map[string]str
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		fail("%v", err)
 		return r
+	}
+	if p.kind != kindBaseline {
+		var err error
+		if mods, err = replacesFor(strings.Fields(p.require)[0], mods); err != nil {
+			fail("%v", err)
+			return r
+		}
+		if n := mainLines(p.src); n == 0 || n > maxMainLines {
+			fail("func main is %d lines, more than %d (or none): an adopter copies it", n, maxMainLines)
+		} else {
+			r.notes = append(r.notes, fmt.Sprintf("func main: %d lines (at most %d)", n, maxMainLines))
+		}
 	}
 	gomod := adopterGoMod(p, mods)
 	files := map[string][]byte{"main.go": p.src, "go.mod": gomod, "go.sum": sums}
@@ -291,9 +406,17 @@ func check(ctx context.Context, p program, dir, root string, mods map[string]str
 	}
 	if p.kind != kindBaseline {
 		for _, z := range r.zips {
-			if lab := labModule(z.module); lab != "" && !(p.kind == kindMark3labs && lab == mcpGo) {
-				fail("tidy downloaded %s@%s, a lab module (%s), for a %s", z.module, z.version, lab, p.kind)
+			if l := lab(z.module); l != "" && !(p.kind == kindMark3labs && l == mcpGo) {
+				fail("tidy downloaded %s@%s, a lab module (%s), for a %s", z.module, z.version, l, p.kind)
 			}
+		}
+		all, err := goCmd(ctx, src, env, 2*time.Minute, "list", "-m", "all")
+		if err != nil {
+			fail("go list -m all: %v\n%s", err, indent(all))
+			return r
+		}
+		for _, m := range labInBuildList(all, p.kind) {
+			fail("the adopter's build list (go list -m all) holds %s, a lab module, for a %s", m, p.kind)
 		}
 	}
 	bin := filepath.Join(dir, "adopter")
@@ -315,6 +438,23 @@ func check(ctx context.Context, p program, dir, root string, mods map[string]str
 		}
 	}
 	return r
+}
+
+// labInBuildList is every module of a `go list -m all` listing that is the
+// lab's or lies under a lab-only entry (mcp-go allowed for a mark3labs
+// adopter).
+func labInBuildList(list []byte, kind string) []string {
+	var found []string
+	for _, l := range strings.Split(string(list), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if m := lab(f[0]); m != "" && !(kind == kindMark3labs && m == mcpGo) {
+			found = append(found, strings.Join(f, " "))
+		}
+	}
+	return found
 }
 
 // committedFiles compares (or with write, rewrites) an example's go.mod and
@@ -350,8 +490,8 @@ func committedFiles(p program, src, root string, mods map[string]string, write b
 }
 
 // adopterGoMod is the go.mod an adopter writes: the module, the go line of a
-// new module, the one requirement and a replace of every module of the clone
-// to its directory.
+// new module, the one requirement and a replace of each module in mods (the
+// product modules it reaches) to its directory in the clone.
 func adopterGoMod(p program, mods map[string]string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "module %s\n\ngo %s\n\nrequire %s\n", p.module, adopterGo, p.require)
@@ -653,26 +793,18 @@ func report(w io.Writer, p program, r result, base map[string]string) {
 		fmt.Fprintf(w, "  go line after tidy: %s\n", r.goLine)
 	}
 	fmt.Fprintf(w, "  tidy downloaded %d module zips, %.1f MB:\n", len(r.zips), float64(total)/1e6)
-	var beyond, moved []string
 	for _, z := range r.zips {
 		mark := " "
-		if labModule(z.module) != "" {
+		if lab(z.module) != "" {
 			mark = "!"
 		}
 		fmt.Fprintf(w, "   %s %s@%s\n", mark, z.module, z.version)
-		if p.kind == kindBaseline || base == nil {
-			continue
-		}
-		if v, ok := base[z.module]; !ok {
-			beyond = append(beyond, z.module)
-		} else if v != z.version {
-			moved = append(moved, z.module+" "+v+" -> "+z.version)
-		}
 	}
 	if p.kind != kindBaseline && base != nil {
+		beyond, moved := beyondBase(r.zips, base)
 		fmt.Fprintf(w, "  beyond the bare go-sdk's: %d: %s\n", len(beyond), strings.Join(beyond, ", "))
 		if len(moved) > 0 {
-			fmt.Fprintf(w, "  at another version than the bare go-sdk's (boundlab's requirements win): %s\n", strings.Join(moved, ", "))
+			fmt.Fprintf(w, "  at another version than the bare go-sdk's (the product's requirements win): %s\n", strings.Join(moved, ", "))
 		}
 	}
 	for _, n := range r.notes {
@@ -684,6 +816,19 @@ func report(w io.Writer, p program, r result, base map[string]string) {
 	if len(r.problems) == 0 {
 		fmt.Fprintln(w, "  ok")
 	}
+}
+
+// beyondBase are the zips' modules the baseline did not download, and those
+// it downloaded at another version ("module v1 -> v2").
+func beyondBase(zips []zip, base map[string]string) (beyond, moved []string) {
+	for _, z := range zips {
+		if v, ok := base[z.module]; !ok {
+			beyond = append(beyond, z.module)
+		} else if v != z.version {
+			moved = append(moved, z.module+" "+v+" -> "+z.version)
+		}
+	}
+	return beyond, moved
 }
 
 func indent(b []byte) string {

@@ -182,24 +182,24 @@ func TestCloneModules(t *testing.T) {
 	}
 }
 
-// An adopter's go.mod requires boundlab and replaces every module of the
-// clone; the committed copy holds the replaces relative to the example.
+// An adopter's go.mod requires the product and replaces the product modules
+// it reaches; the committed copy holds the replaces relative to the example.
 func TestAdopterGoModAndRelativeReplaces(t *testing.T) {
 	root := filepath.FromSlash("/clone")
 	mods := map[string]string{
-		rootModule:                            root,
-		rootModule + "/mcpvalidate/mark3labs": filepath.Join(root, "mcpvalidate", "mark3labs"),
+		productModule:          filepath.Join(root, "mcpvalidate"),
+		rootModule + "/charge": filepath.Join(root, "charge"),
 	}
-	p := program{module: "example.com/gosdk", kind: kindGoSDK, require: rootModule + " v0.0.0"}
+	p := program{module: "example.com/gosdk", kind: kindGoSDK, require: requireOf(kindGoSDK)}
 	got := string(adopterGoMod(p, mods))
-	want := "module example.com/gosdk\n\ngo " + adopterGo + "\n\nrequire github.com/theurian/boundlab v0.0.0\n\n" +
-		"replace github.com/theurian/boundlab => " + root + "\n" +
-		"replace github.com/theurian/boundlab/mcpvalidate/mark3labs => " + filepath.Join(root, "mcpvalidate", "mark3labs") + "\n"
+	want := "module example.com/gosdk\n\ngo " + adopterGo + "\n\nrequire github.com/theurian/boundlab/mcpvalidate v0.0.0\n\n" +
+		"replace github.com/theurian/boundlab/charge => " + filepath.Join(root, "charge") + "\n" +
+		"replace github.com/theurian/boundlab/mcpvalidate => " + filepath.Join(root, "mcpvalidate") + "\n"
 	if got != want {
 		t.Errorf("adopterGoMod:\n%s\nwant:\n%s", got, want)
 	}
 	rel := string(relativeReplaces([]byte(got), filepath.Join(root, "examples", "gosdk"), mods))
-	for _, line := range []string{"replace github.com/theurian/boundlab => ../..\n", "replace github.com/theurian/boundlab/mcpvalidate/mark3labs => ../../mcpvalidate/mark3labs\n"} {
+	for _, line := range []string{"replace github.com/theurian/boundlab/charge => ../../charge\n", "replace github.com/theurian/boundlab/mcpvalidate => ../../mcpvalidate\n"} {
 		if !strings.Contains(rel, line) {
 			t.Errorf("relativeReplaces lacks %q:\n%s", line, rel)
 		}
@@ -207,6 +207,95 @@ func TestAdopterGoModAndRelativeReplaces(t *testing.T) {
 	base := string(adopterGoMod(program{module: "example.com/baseline", kind: kindBaseline, require: "github.com/modelcontextprotocol/go-sdk v1.8.0"}, mods))
 	if strings.Contains(base, "replace") || !strings.Contains(base, "require github.com/modelcontextprotocol/go-sdk v1.8.0\n") {
 		t.Errorf("the baseline's go.mod:\n%s", base)
+	}
+	if got := requireOf(kindMark3labs); got != "github.com/theurian/boundlab/mcpvalidate/mark3labs v0.0.0" {
+		t.Errorf("a mark3labs adopter requires %q", got)
+	}
+}
+
+// An adopter replaces the product modules its requirement reaches through
+// their go.mod files, never the lab's root module, even when a product
+// module requires it.
+func TestReplacesFor(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod":                       "module github.com/theurian/boundlab\n\nrequire github.com/theurian/boundlab/mcpvalidate v0.0.0\n",
+		"charge/go.mod":                "module github.com/theurian/boundlab/charge\n\nrequire golang.org/x/text v0.37.0\n",
+		"mcpvalidate/go.mod":           "module github.com/theurian/boundlab/mcpvalidate\n\nrequire (\n\tgithub.com/theurian/boundlab/charge v0.0.0\n)\n",
+		"mcpvalidate/mark3labs/go.mod": "module github.com/theurian/boundlab/mcpvalidate/mark3labs\n\nrequire github.com/theurian/boundlab/mcpvalidate v0.0.0\n",
+		"stray/go.mod":                 "module github.com/theurian/boundlab/stray\n\nrequire github.com/theurian/boundlab v0.0.0\n",
+	})
+	mods, err := cloneModules(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]string) []string { return sortedKeys(m) }
+	for _, c := range []struct {
+		module string
+		want   []string
+	}{
+		{productModule, []string{rootModule + "/charge", productModule}},
+		{mark3labsModule, []string{rootModule + "/charge", productModule, mark3labsModule}},
+		{rootModule + "/stray", []string{rootModule + "/stray"}},
+	} {
+		got, err := replacesFor(c.module, mods)
+		if err != nil || !reflect.DeepEqual(keys(got), c.want) {
+			t.Errorf("replacesFor(%s) = %v, %v; want %v", c.module, keys(got), err, c.want)
+		}
+	}
+	if _, err := replacesFor(rootModule+"/absent", mods); err == nil {
+		t.Error("a module the clone does not hold: no error")
+	}
+}
+
+func TestMainLines(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      int
+	}{
+		{"brace lines counted", "package main\n\nfunc main() {\n\tx()\n\ty()\n}\n", 4},
+		{"a closure's brace is not main's", "package main\n\nfunc main() {\n\tf := func() {\n\t}\n\tf()\n}\n\nfunc g() {\n}\n", 5},
+		{"no main", "package main\n\nfunc g() {\n}\n", 0},
+		{"not closed", "package main\n\nfunc main() {\n\tx()\n", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := mainLines([]byte(c.src)); got != c.want {
+				t.Errorf("got %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// The build list holds the lab's root module or a lab-only one: each is
+// named; the product's modules, under the root's path, are not the lab's.
+func TestLabInBuildList(t *testing.T) {
+	list := []byte("example.com/gosdk\n" +
+		"github.com/theurian/boundlab v0.0.0 => ../..\n" +
+		"github.com/theurian/boundlab/charge v0.0.0 => ../../charge\n" +
+		"github.com/theurian/boundlab/mcpvalidate v0.0.0 => ../../mcpvalidate\n" +
+		"github.com/bytedance/sonic/loader v0.2.0\n" +
+		"github.com/mark3labs/mcp-go v1.2.1\n" +
+		"golang.org/x/text v0.37.0\n")
+	got := labInBuildList(list, kindGoSDK)
+	want := []string{"github.com/theurian/boundlab v0.0.0 => ../..", "github.com/bytedance/sonic/loader v0.2.0", "github.com/mark3labs/mcp-go v1.2.1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a go-sdk adopter: %q, want %q", got, want)
+	}
+	if got := labInBuildList(list, kindMark3labs); len(got) != 2 {
+		t.Errorf("a mark3labs adopter (mcp-go allowed): %q", got)
+	}
+	if got := labInBuildList([]byte("example.com/x\ngithub.com/theurian/boundlab/mcpvalidate v0.0.0\n"), kindGoSDK); len(got) != 0 {
+		t.Errorf("the product alone: %q", got)
+	}
+}
+
+func TestBeyondBase(t *testing.T) {
+	base := map[string]string{"github.com/modelcontextprotocol/go-sdk": "v1.8.0", "golang.org/x/text": "v0.30.0"}
+	beyond, moved := beyondBase([]zip{{"github.com/modelcontextprotocol/go-sdk", "v1.8.0", 1},
+		{"golang.org/x/text", "v0.37.0", 1}, {"github.com/santhosh-tekuri/jsonschema/v6", "v6.0.3", 1}}, base)
+	if !reflect.DeepEqual(beyond, []string{"github.com/santhosh-tekuri/jsonschema/v6"}) ||
+		!reflect.DeepEqual(moved, []string{"golang.org/x/text v0.30.0 -> v0.37.0"}) {
+		t.Errorf("beyond %q, moved %q", beyond, moved)
 	}
 }
 
@@ -264,6 +353,9 @@ func TestTheRepositoryHoldsWhatTheCheckReads(t *testing.T) {
 	kinds := map[string]string{}
 	for _, p := range progs {
 		kinds[p.name] = p.kind
+		if n := mainLines(p.src); n == 0 || n > maxMainLines {
+			t.Errorf("%s: func main is %d lines, want 1 to %d", p.name, n, maxMainLines)
+		}
 	}
 	if kinds["examples/gosdk (and README.md's program, the same bytes)"] != kindGoSDK || kinds["examples/mark3labs"] != kindMark3labs {
 		t.Errorf("programs: %v; want examples/gosdk (the README's) a go-sdk adopter, examples/mark3labs a mark3labs one", kinds)

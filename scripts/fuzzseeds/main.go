@@ -27,6 +27,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -79,9 +80,9 @@ func main() {
 	for _, a := range flag.Args() {
 		want[a] = true
 	}
-	failed := 0
+	failed, some := 0, len(want) > 0 // want empties as targets are found: some keeps the filter
 	for _, t := range targets {
-		if len(want) > 0 && !want[t.Name] {
+		if some && !want[t.Name] {
 			continue
 		}
 		delete(want, t.Name)
@@ -104,16 +105,27 @@ func fail(err error) {
 	os.Exit(2)
 }
 
+// moduleRoot is the main module's directory and path; in workspace mode
+// (go.work: the lab and the product's modules nested in it) the outermost
+// one, whose directory holds the others.
 func moduleRoot() (dir, path string, err error) {
 	raw, err := exec.Command("go", "list", "-m", "-json").Output()
 	if err != nil {
 		return "", "", fmt.Errorf("go list -m: %v", err)
 	}
-	var m struct{ Path, Dir string }
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return "", "", err
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		var m struct{ Path, Dir string }
+		if err := dec.Decode(&m); err != nil {
+			if err == io.EOF && dir != "" {
+				return dir, path, nil
+			}
+			return "", "", fmt.Errorf("go list -m: %v", err)
+		}
+		if dir == "" || len(m.Dir) < len(dir) {
+			dir, path = m.Dir, m.Path
+		}
 	}
-	return m.Dir, m.Path, nil
 }
 
 // findTargets walks the module (skipping testdata, hidden and underscore
@@ -133,8 +145,15 @@ func findTargets(root, module string) ([]target, error) {
 				return filepath.SkipDir
 			}
 			if path != root {
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-					return filepath.SkipDir
+				// A nested module is walked when it lies at its own path
+				// under the module's (the product's modules in the lab's
+				// tree: a package's import path is then module/rel either
+				// way), skipped otherwise.
+				if data, err := os.ReadFile(filepath.Join(path, "go.mod")); err == nil {
+					rel, _ := filepath.Rel(root, path)
+					if modulePath(data) != module+"/"+filepath.ToSlash(rel) {
+						return filepath.SkipDir
+					}
 				}
 			}
 			return nil
@@ -172,6 +191,17 @@ func findTargets(root, module string) ([]target, error) {
 		return targets[i].Name < targets[j].Name
 	})
 	return targets, err
+}
+
+// modulePath is go.mod's module path, "" when it names none.
+func modulePath(gomod []byte) string {
+	for _, l := range strings.Split(string(gomod), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
 }
 
 // isFuzzName is go test's rule: Fuzz, or Fuzz and a word not starting in

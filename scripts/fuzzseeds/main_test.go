@@ -199,3 +199,32 @@ import "testing"
 		t.Fatalf("a name in two packages: error %v", err)
 	}
 }
+
+// A nested module at its own path under the module's is walked (its import
+// paths are module/rel as in the lab's tree); one at another path is not.
+func TestFindTargetsInNestedModules(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":          "module example.com/p\n",
+		"n/go.mod":        "module example.com/p/n\n",
+		"n/sub/s_test.go": "package sub\n\nimport \"testing\"\n\nfunc FuzzN(f *testing.F) {}\n",
+		"other/go.mod":    "module example.com/other\n",
+		"other/o_test.go": "package other\n\nimport \"testing\"\n\nfunc FuzzO(f *testing.F) {}\n",
+	}
+	for name, data := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	targets, err := findTargets(dir, "example.com/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) != 1 || targets[0].Name != "FuzzN" || targets[0].Dir != "n/sub" || targets[0].ImportPath != "example.com/p/n/sub" {
+		t.Errorf("targets %+v, want FuzzN alone, in n/sub, example.com/p/n/sub", targets)
+	}
+}
