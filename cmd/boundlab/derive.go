@@ -331,8 +331,9 @@ type deriveSet struct {
 	errs    map[string]error
 	skipped []results.Skipped
 	// notRun are the producers that re-measure servers and were not asked
-	// for: each one's pinned records stand in for it (Pinned of them; none
-	// when pinnedErr says why they could not be read).
+	// for, each with its Pinned count: its pinned records stand in for it
+	// (with --out, its file there is left as it is); pinnedErr says why
+	// none could be read.
 	notRun    []results.Skipped
 	pinnedErr error
 	// ran is how many producers ran; 0 reading --records DIR.
@@ -378,19 +379,27 @@ func deriveRecords(c *command, f deriveFlags, stderr io.Writer) (deriveSet, int)
 	}
 	live, errs := results.Live(run)
 	set.ran = len(run)
+	// A producer not run keeps its pinned file: its records stand in for
+	// it, or, pinning into --out DIR, the file there is left as it is.
+	dir := pinnedDir
+	if f.out != "" {
+		dir = f.out
+	}
 	var pinned map[string][]results.Record
 	for _, sk := range notRun {
 		if sk.Reason == results.NotAsked {
 			continue
 		}
-		if pinned == nil && set.pinnedErr == nil && f.out == "" {
-			if pinned, set.pinnedErr = results.Load(pinnedDir); set.pinnedErr != nil {
+		if pinned == nil && set.pinnedErr == nil {
+			if pinned, set.pinnedErr = results.Load(dir); set.pinnedErr != nil {
 				pinned = nil
 			}
 		}
 		if rs, ok := pinned[sk.Producer]; ok {
 			sk.Pinned = len(rs)
-			live[sk.Producer] = rs
+			if f.out == "" {
+				live[sk.Producer] = rs
+			}
 		}
 		set.notRun = append(set.notRun, sk)
 	}
@@ -503,7 +512,7 @@ func printRecordsSummary(w io.Writer, f deriveFlags, set deriveSet) {
 			kept = "left as they were"
 		}
 		printNotRun(w, "derive", "  ", kept, set.notRun)
-		if set.pinnedErr != nil {
+		if set.pinnedErr != nil && f.out == "" {
 			printWrapped(w, "  ", fmt.Sprintf("their pinned records could not be read (%v): run from the repository's root", set.pinnedErr))
 		}
 	}
