@@ -128,6 +128,12 @@ type Retirement struct {
 type Producer struct {
 	Name    string
 	Records func() ([]Record, error)
+	// Remeasures says what the producer measures anew each time it runs,
+	// beyond the live code and the saved runs: servers audited, child
+	// binaries built and run (one phrase, e.g. "audits 4 servers in
+	// process"). Such a producer takes seconds to minutes, so derive and
+	// verify run it only when asked (Select); empty: it runs every time.
+	Remeasures string
 }
 
 var (

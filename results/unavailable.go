@@ -2,6 +2,7 @@ package results
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 )
 
@@ -48,4 +49,38 @@ func splitUnavailable(errs map[string]error, pinned map[string][]Record) []Skipp
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Producer < out[j].Producer })
 	return out
+}
+
+// NotAsked is the reason Select gives a producer left out by name.
+const NotAsked = "not among the producers asked for"
+
+// Select chooses the producers to run. Named (non-empty only) runs exactly
+// those, in ps's order, and is an error when one is not in ps. Otherwise
+// every producer runs when all is set, and only those with no Remeasures
+// when it is not. Every producer not run is returned as Skipped, its Reason
+// its Remeasures (or NotAsked), sorted by name; Pinned is left 0 for the
+// caller who has the pinned records.
+func Select(ps []Producer, only []string, all bool) (run []Producer, notRun []Skipped, err error) {
+	want := map[string]bool{}
+	for _, n := range only {
+		want[n] = true
+	}
+	for _, p := range ps {
+		switch {
+		case len(only) > 0 && want[p.Name]:
+			delete(want, p.Name)
+			run = append(run, p)
+		case len(only) > 0:
+			notRun = append(notRun, Skipped{Producer: p.Name, Reason: NotAsked})
+		case all || p.Remeasures == "":
+			run = append(run, p)
+		default:
+			notRun = append(notRun, Skipped{Producer: p.Name, Reason: p.Remeasures})
+		}
+	}
+	if len(want) > 0 {
+		return nil, nil, fmt.Errorf("no producer %q is registered", sortedKeys(want)[0])
+	}
+	sort.Slice(notRun, func(i, j int) bool { return notRun[i].Producer < notRun[j].Producer })
+	return run, notRun, nil
 }

@@ -39,8 +39,12 @@ func (p Problem) String() string {
 type VerifyOptions struct {
 	// RecordsDir holds the pinned files.
 	RecordsDir string
-	// Producers recompute the live records; usually Producers().
+	// Producers recompute the live records; usually what Select runs.
 	Producers []Producer
+	// NotRun are the registered producers not run this time (what Select
+	// left out): their pinned records are kept and not compared, and are
+	// not orphans.
+	NotRun []Skipped
 	// DocPaths are Markdown files, or directories whose *.md files (recursively)
 	// are scanned for quotes of retired figures.
 	DocPaths []string
@@ -75,6 +79,11 @@ type Report struct {
 	// Skipped are the producers that could not run here (Unavailable),
 	// sorted: their pinned records are kept, not compared.
 	Skipped []Skipped
+	// NotRun are VerifyOptions.NotRun with their pinned counts: kept, not
+	// compared.
+	NotRun []Skipped
+	// Compared is how many pinned records were compared with live ones.
+	Compared int
 	// Pinned describes the builds the pinned records hold for; Running, the
 	// build verify ran on.
 	Pinned, Running string
@@ -103,6 +112,10 @@ func VerifyReport(o VerifyOptions) (Report, error) {
 	rep := Report{Pinned: describeBuilds(pinned), Running: DescribeBuild(CurrentBuild())}
 	live, errs := Live(o.Producers)
 	rep.Skipped = splitUnavailable(errs, pinned)
+	for _, nr := range o.NotRun {
+		nr.Pinned = len(pinned[nr.Producer])
+		rep.NotRun = append(rep.NotRun, nr)
+	}
 	var probs []Problem
 	for _, name := range sortedKeys(errs) {
 		probs = append(probs, Problem{Kind: "producer", Producer: name, Detail: errs[name].Error()})
@@ -120,6 +133,9 @@ func VerifyReport(o VerifyOptions) (Report, error) {
 	for _, p := range o.Producers {
 		produced[p.Name] = true
 	}
+	for _, nr := range o.NotRun {
+		produced[nr.Producer] = true
+	}
 	for _, name := range sortedKeys(pinned) {
 		if !produced[name] {
 			for _, r := range pinned[name] {
@@ -132,6 +148,7 @@ func VerifyReport(o VerifyOptions) (Report, error) {
 		if _, failed := errs[name]; failed {
 			continue
 		}
+		rep.Compared += len(pinned[name])
 		p, rd := diffBuild(name, pinned[name], live[name], o.StrictBuild)
 		probs = append(probs, p...)
 		rep.Rederived = append(rep.Rederived, rd...)
@@ -140,7 +157,7 @@ func VerifyReport(o VerifyOptions) (Report, error) {
 	probs = append(probs, ScanRetired(allRecords(pinned, live), o.DocPaths)...)
 	probs = append(probs, ScanFigures(allRecords(pinned, live), o.DocPaths, DocConstants())...)
 	if o.RecordsMarkdown != "" {
-		want := Markdown(pinned, producerOrder(o.Producers, pinned))
+		want := Markdown(pinned, producerOrder(o.Producers, o.NotRun, pinned))
 		got, err := os.ReadFile(o.RecordsMarkdown)
 		switch {
 		case err != nil:
@@ -178,11 +195,14 @@ func firstDiffLine(got, want []byte) string {
 }
 
 // producerOrder is the order records.md lists producers in: registered ones
-// by name, then pinned ones nothing registers.
-func producerOrder(ps []Producer, pinned map[string][]Record) []string {
+// (run or not) by name, then pinned ones nothing registers.
+func producerOrder(ps []Producer, notRun []Skipped, pinned map[string][]Record) []string {
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)
+	}
+	for _, nr := range notRun {
+		names = append(names, nr.Producer)
 	}
 	sort.Strings(names)
 	for _, n := range sortedKeys(pinned) {

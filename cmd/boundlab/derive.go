@@ -110,7 +110,11 @@ type deriveJSON struct {
 	Needs     []needJSON           `json:"budget_needed,omitempty"`
 	Findings  []derivation.Finding `json:"findings,omitempty"`
 	Producers []results.File       `json:"producers"`
-	Errors    map[string]string    `json:"errors,omitempty"`
+	// NotRun are the producers not re-derived: their records in Producers
+	// are the pinned ones (when found), and Reason says what running them
+	// re-measures.
+	NotRun []skippedJSON     `json:"not_rederived,omitempty"`
+	Errors map[string]string `json:"errors,omitempty"`
 }
 
 func coreLimits(l charge.Limits) limitsJSON {
@@ -139,14 +143,13 @@ func coreLimits(l charge.Limits) limitsJSON {
 func printCore(w io.Writer, title string, c limitsJSON) {
 	l, def := c.Limits, charge.DefaultLimits()
 	fmt.Fprintln(w, title)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	mark := func(v, d int64) string {
 		if v != d {
 			return " *"
 		}
 		return ""
 	}
-	for _, row := range [][2]string{
+	writeFitted(w, "  ", [][]string{
 		{"MaxSourceFileBytes", results.Thousands(l.MaxSourceFileBytes) + " bytes (the largest file a call may land)" + mark(l.MaxSourceFileBytes, def.MaxSourceFileBytes)},
 		{"EnvelopeAllowance", results.Thousands(l.EnvelopeAllowance) + " bytes (an allowance, not derived)" + mark(l.EnvelopeAllowance, def.EnvelopeAllowance)},
 		{"MaxParamsRenderedChars", results.Thousands(l.MaxParamsRenderedChars) + " (the charge budget, in each dialect's unit)" + mark(l.MaxParamsRenderedChars, def.MaxParamsRenderedChars)},
@@ -154,53 +157,29 @@ func printCore(w io.Writer, title string, c limitsJSON) {
 		{"MaxParamsNesting", fmt.Sprint(l.MaxParamsNesting) + mark(int64(l.MaxParamsNesting), int64(def.MaxParamsNesting))},
 		{"MaxNumberBytes", fmt.Sprint(l.MaxNumberBytes) + mark(int64(l.MaxNumberBytes), int64(def.MaxNumberBytes))},
 		{"MaxNumberExponent", fmt.Sprint(l.MaxNumberExponent) + mark(int64(l.MaxNumberExponent), int64(def.MaxNumberExponent))},
-	} {
-		fmt.Fprintf(tw, "  %s\t%s\n", row[0], row[1])
-	}
-	tw.Flush()
+	}, summaryWidth)
 	fmt.Fprintln(w, "\nWhat derives from them")
-	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	var rows [][]string
 	for _, d := range charge.Dialects() {
-		fmt.Fprintf(tw, "  composed ceiling, %s\t%s %s\t= budget + %s nodes x %d\n", d, results.Thousands(c.ComposedCeiling[d.String()]), d.Unit(),
-			results.Thousands(int64(l.MaxParamsNodes)), d.PerNodeMax())
+		rows = append(rows, []string{"composed ceiling, " + d.String(), results.Thousands(c.ComposedCeiling[d.String()]) + " " + d.Unit(),
+			fmt.Sprintf("= budget + %s nodes x %d", results.Thousands(int64(l.MaxParamsNodes)), d.PerNodeMax())})
 	}
 	for _, bc := range c.BodyCaps {
 		res := "none"
 		if len(bc.Residual) > 0 {
 			res = strings.Join(bc.Residual, "; ")
 		}
-		fmt.Fprintf(tw, "  body cap, %s clients\t%s bytes\t= %s x MaxSourceFileBytes + EnvelopeAllowance; residual: %s\n",
-			strings.Join(bc.Encoders, "+"), results.Thousands(bc.Cap), bc.Multiplier, res)
+		rows = append(rows, []string{"body cap, " + strings.Join(bc.Encoders, "+") + " clients", results.Thousands(bc.Cap) + " bytes",
+			fmt.Sprintf("= %s x MaxSourceFileBytes + EnvelopeAllowance; residual: %s", bc.Multiplier, res)})
 	}
-	tw.Flush()
+	writeFitted(w, "  ", rows, summaryWidth)
 }
 
-func printRecords(w io.Writer, names []string, recs map[string][]results.Record) {
-	for _, name := range names {
-		rs := recs[name]
-		if len(rs) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s\n", name)
-		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "  ID\tVALUE\tMETHOD\tSEED SAID\tFIGURE")
-		for _, r := range rs {
-			seed := r.Seed
-			if r.Method == results.Retired && r.Retirement != nil {
-				seed = "(retired; see records.md)"
-			}
-			if seed == "" {
-				seed = "-"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.ID, results.FormatValue(r), r.Method, seed, r.Title)
-		}
-		tw.Flush()
-	}
-}
+const deriveAbout = `Prints the summary: first the verdict, every figure the seed ADR states, as the records carry it, reproduced, refuted (with the counterexample's record and the lab's value) or retired, with the counts; then the core's limits and what derives from them, the budget a file at the cap needs, the consistency findings between the limits, and where the records are and how to list them; every line within 120 columns. --list-records adds every record beside what the seed said (wide: one record a line).
 
-const deriveAbout = `Opens with the verdict: every figure the seed ADR states, as the records carry it, reproduced, refuted (with the counterexample's record and the lab's value) or retired, with the counts; then the core's limits and what derives from them, and every record beside what the seed said.
+By default the producers that re-measure servers (audits in process; child servers built and audited: seconds to a minute each) are not run: their records pinned in results/ stand in for them, and the summary names them. --all runs them too; --only NAMES runs just the named producers.
 
---records DIR reads the records pinned in DIR instead of recomputing them (how docs/records.md is generated). --out DIR pins the live records in DIR/<producer>.json (re-pinning: review the diff). Exit 1 when a producer fails.
+--records DIR reads the records pinned in DIR instead of recomputing them (how docs/records.md is generated). --out DIR pins the live records in DIR/<producer>.json (re-pinning: review the diff); a producer not run keeps its file. Exit 1 when a producer fails.
 
 --instances writes the worst instances instead: each worst-render scenario's worst string and worst one-class string, and the widest whole document per dialect, as whole tools/call request bodies for knowledge.search (a tool boundlab serve serves), re-solved at the LIMITS so the call's own members are paid for. It first prints the plan: every file, its size, the total, what the scenario's gate does with it and what validate --request and serve answer it (computed from the charge, the derived body caps and the published schema). Together they are large, so it writes nothing when the chosen instances total more than --max-bytes (default 64MiB): choose with --scenario (comma-separated ids or globs, e.g. 'go-go-*,document-*') or raise --max-bytes (0: no bound). --list prints the plan and writes nothing; --list --json prints it as JSON. Beside the bodies it writes DIR/instances.manifest.json, the plan with each instance's arithmetic.
 
@@ -208,23 +187,28 @@ With LIMITS other than the defaults, derive re-derives every figure for them and
 
 ` + limitsAbout
 
+// pinnedDir is where the pinned records live in a clone, read for the
+// producers derive does not run.
+const pinnedDir = "results"
+
 // deriveMore is derive's help on its JSON and on re-pinning.
 func deriveMore() string {
-	return "--json prints one object: " + jsonFields(deriveJSON{}) + ". With --summary, only the verdict. " +
+	return "--json prints one object: " + jsonFields(deriveJSON{}) + "; a producer in not_run has its pinned records in producers " +
+		"(when found). With --summary, only the verdict. " +
 		"With LIMITS: " + jsonFields(derivationJSON{}) + ". --instances --list --json prints the plan: " + jsonFields(manifestJSON{}) + "." +
-		"\n\nTo re-pin after a deliberate change: boundlab derive --out results [--only NAMES], then " +
+		"\n\nTo re-pin after a deliberate change: boundlab derive --out results [--all | --only NAMES], then " +
 		"boundlab derive --records results --markdown > docs/records.md; review the diff."
 }
 
 // deriveFlags are derive's parsed flags.
 type deriveFlags struct {
-	asJSON, asMD, summary, classes, instances bool
-	records, out, only                        string
+	asJSON, asMD, summary, classes, instances, all, list bool
+	records, out, only                                   string
 }
 
 func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("derive", []string{"derive [--summary] [--json | --markdown] [--classes]\n" +
-		"                [--only NAMES] [--records DIR | --out DIR]",
+	c := newCommand("derive", []string{"derive [--summary | --list-records] [--json | --markdown]\n" +
+		"                [--classes] [--all | --only NAMES] [--records DIR | --out DIR]",
 		"derive LIMITS [--json] [--classes]",
 		"derive --instances (--out DIR | --list [--json])\n" +
 			"                [--scenario IDS] [--max-bytes SIZE] [LIMITS]"}, deriveAbout+"\n\n"+deriveMore())
@@ -232,12 +216,14 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c.BoolVar(&f.asJSON, "json", false, "print the verdict, the core's limits and every record as JSON")
 	c.BoolVar(&f.asMD, "markdown", false, "print the records reference (docs/records.md)")
 	c.BoolVar(&f.summary, "summary", false, "print only the verdict (with --json: only the verdict's JSON)")
+	c.BoolVar(&f.list, "list-records", false, "also print every record: its id, value, method, what the seed said and its title")
 	c.BoolVar(&f.classes, "classes", false, "also print every class's reach in every worst-render scenario")
 	c.StringVar(&f.records, "records", "", "read the records pinned in `DIR` instead of recomputing them")
 	c.StringVar(&f.out, "out", "", "pin the live records in `DIR`/<producer>.json")
 	c.BoolVar(&f.instances, "instances", false, "write every worst instance into --out DIR as a "+derivation.ServedTool+" request body, "+
 		"with "+ManifestFile+" (--list: print the plan, write nothing)")
-	c.StringVar(&f.only, "only", "", "comma-separated producer `NAMES` to derive, print and pin (default: all)")
+	c.BoolVar(&f.all, "all", false, "run every producer, those that re-measure servers too")
+	c.StringVar(&f.only, "only", "", "comma-separated producer `NAMES` to derive, print and pin (default: every one that re-measures no server)")
 	ef := addEmitFlags(c)
 	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
@@ -255,7 +241,7 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
 	case ef.given() && !f.instances:
 		return c.usageError(stderr, "--scenario, --max-bytes and --list go with --instances")
-	case f.instances && (f.asMD || f.summary || f.only != "" || f.records != "" || f.classes):
+	case f.instances && (f.asMD || f.summary || f.only != "" || f.records != "" || f.classes || f.all || f.list):
 		return c.usageError(stderr, "--instances takes --out DIR or --list, with --scenario, --max-bytes, --json and the limits")
 	case f.instances && ef.list == (f.out != ""):
 		return c.usageError(stderr, "--instances writes into --out DIR, or with --list prints the plan: give one")
@@ -265,40 +251,41 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return emitInstances(c, f, ef, l, stdout, stderr)
 	}
 	if l != charge.DefaultLimits() {
-		if f.out != "" || f.asMD || f.summary || f.only != "" {
+		if f.out != "" || f.asMD || f.summary || f.only != "" || f.all || f.list {
 			return c.usageError(stderr, "at limits other than the defaults derive prints the derivation and pins nothing: "+
-				"drop --out, --markdown, --summary and --only")
+				"drop --out, --markdown, --summary, --list-records, --all and --only")
 		}
 		return deriveAtLimits(c, f, l, stdout, stderr)
 	}
 	switch {
 	case f.asJSON && f.asMD, f.summary && f.asMD:
 		return c.usageError(stderr, "--markdown prints the records reference alone")
+	case f.list && (f.asJSON || f.asMD || f.summary):
+		return c.usageError(stderr, "--list-records goes with the summary (--json and --markdown hold every record already)")
 	case f.records != "" && f.out != "":
 		return c.usageError(stderr, "--records reads pinned records; --out pins live ones: choose one")
+	case f.all && f.only != "":
+		return c.usageError(stderr, "--all runs every producer, --only the named ones: choose one")
+	case f.all && f.records != "":
+		return c.usageError(stderr, "--records reads pinned records; --all runs every producer: choose one")
 	}
-	names, live, errs, code := deriveRecords(c, f, stderr)
+	set, code := deriveRecords(c, f, stderr)
 	if code != exitOK {
 		return code
 	}
 	status := exitOK
-	var skipped []string
-	for _, n := range names {
-		if err, ok := errs[n]; ok {
-			if why, un := results.IsUnavailable(err); un {
-				// a runtime absent here: reported, not a failure, and its
-				// pinned file is left as it is
-				fmt.Fprintf(stderr, "boundlab derive: producer %s skipped: %s\n", n, why)
-				delete(errs, n)
-				skipped = append(skipped, n)
-				continue
-			}
+	for _, sk := range set.skipped {
+		// a runtime absent here: reported, not a failure, and its pinned
+		// file is left as it is
+		fmt.Fprintf(stderr, "boundlab derive: producer %s skipped: %s\n", sk.Producer, sk.Reason)
+	}
+	for _, n := range set.names {
+		if err, ok := set.errs[n]; ok {
 			fmt.Fprintf(stderr, "boundlab derive: producer %s: %v\n", n, err)
 			status = exitNo
 		}
 	}
-	names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(skipped, n) })
-	verdict, err := results.Classify(live)
+	verdict, err := results.Classify(set.recs)
 	if err != nil {
 		return c.fail(stderr, err)
 	}
@@ -314,79 +301,127 @@ func runDerive(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			status = exitNo
 		}
 	}
-	if code := printDerive(c, f, verdict, dv, names, live, errs, stdout, stderr); code != exitOK {
+	if code := printDerive(c, f, verdict, dv, set, stdout, stderr); code != exitOK {
 		return code
 	}
 	if f.out != "" {
-		if len(errs) > 0 {
+		if len(set.errs) > 0 {
 			fmt.Fprintln(stderr, "boundlab derive: not pinning while a producer fails")
 			return exitNo
 		}
-		for _, n := range names {
-			if err := results.Save(f.out, n, live[n]); err != nil {
+		for _, n := range set.names {
+			if err := results.Save(f.out, n, set.recs[n]); err != nil {
 				return c.fail(stderr, err)
 			}
 		}
-		fmt.Fprintf(stderr, "derive: pinned %d producers in %s (%d skipped, their files left as they were)\n", len(names), f.out, len(skipped))
+		fmt.Fprintf(stderr, "derive: pinned %d producers in %s (%d skipped, %d not run: their files left as they were)\n",
+			len(set.names), f.out, len(set.skipped), len(set.notRun))
 	}
 	return status
 }
 
+// deriveSet is what derive shows: each producer's records, live or pinned.
+type deriveSet struct {
+	// names are the producers shown, in registration order; then, reading
+	// --records DIR, the pinned ones no producer registers.
+	names []string
+	recs  map[string][]results.Record
+	// errs are the producers that failed; skipped, those whose runtime is
+	// absent here (not shown).
+	errs    map[string]error
+	skipped []results.Skipped
+	// notRun are the producers that re-measure servers and were not asked
+	// for, each with its Pinned count: its pinned records stand in for it
+	// (with --out, its file there is left as it is); pinnedErr says why
+	// none could be read.
+	notRun    []results.Skipped
+	pinnedErr error
+	// ran is how many producers ran; 0 reading --records DIR.
+	ran int
+}
+
+// fromPinned reports whether producer n's records are pinned ones.
+func (s deriveSet) fromPinned(n string) bool {
+	return slices.ContainsFunc(s.notRun, func(sk results.Skipped) bool { return sk.Producer == n })
+}
+
 // deriveRecords recomputes the chosen producers' records, or reads them
 // from --records DIR.
-func deriveRecords(c *command, f deriveFlags, stderr io.Writer) ([]string, map[string][]results.Record, map[string]error, int) {
+func deriveRecords(c *command, f deriveFlags, stderr io.Writer) (deriveSet, int) {
 	ps := results.Producers()
-	if f.only != "" {
-		want := map[string]bool{}
-		for _, n := range strings.Split(f.only, ",") {
-			want[strings.TrimSpace(n)] = true
-		}
-		var kept []results.Producer
-		for _, p := range ps {
-			if want[p.Name] {
-				kept = append(kept, p)
-				delete(want, p.Name)
-			}
-		}
-		for n := range want {
-			return nil, nil, nil, c.usageError(stderr, "no producer %q is registered", n)
-		}
-		ps = kept
-	}
-	var names []string
-	for _, p := range ps {
-		names = append(names, p.Name)
-	}
-	if f.records == "" {
-		live, errs := results.Live(ps)
-		return names, live, errs, exitOK
-	}
-	pinned, err := results.Load(f.records)
+	run, notRun, err := results.Select(ps, splitList(f.only), f.all || f.records != "")
 	if err != nil {
-		return nil, nil, nil, c.fail(stderr, err)
+		return deriveSet{}, c.usageError(stderr, "--only: %v", err)
 	}
-	live := map[string][]results.Record{}
-	for _, n := range names {
-		live[n] = pinned[n]
+	set := deriveSet{recs: map[string][]results.Record{}, errs: map[string]error{}}
+	if f.records != "" {
+		pinned, err := results.Load(f.records)
+		if err != nil {
+			return deriveSet{}, c.fail(stderr, err)
+		}
+		for _, p := range run {
+			set.names = append(set.names, p.Name)
+			set.recs[p.Name] = pinned[p.Name]
+		}
+		if f.only == "" {
+			// Pinned files no registered producer makes still belong in the reference.
+			var extra []string
+			for n, rs := range pinned {
+				if _, ok := set.recs[n]; !ok {
+					set.recs[n] = rs
+					extra = append(extra, n)
+				}
+			}
+			sort.Strings(extra)
+			set.names = append(set.names, extra...)
+		}
+		return set, exitOK
 	}
-	if f.only == "" {
-		// Pinned files no registered producer makes still belong in the reference.
-		var extra []string
-		for n, rs := range pinned {
-			if _, ok := live[n]; !ok {
-				live[n] = rs
-				extra = append(extra, n)
+	live, errs := results.Live(run)
+	set.ran = len(run)
+	// A producer not run keeps its pinned file: its records stand in for
+	// it, or, pinning into --out DIR, the file there is left as it is.
+	dir := pinnedDir
+	if f.out != "" {
+		dir = f.out
+	}
+	var pinned map[string][]results.Record
+	for _, sk := range notRun {
+		if sk.Reason == results.NotAsked {
+			continue
+		}
+		if pinned == nil && set.pinnedErr == nil {
+			if pinned, set.pinnedErr = results.Load(dir); set.pinnedErr != nil {
+				pinned = nil
 			}
 		}
-		sort.Strings(extra)
-		names = append(names, extra...)
+		if rs, ok := pinned[sk.Producer]; ok {
+			sk.Pinned = len(rs)
+			if f.out == "" {
+				live[sk.Producer] = rs
+			}
+		}
+		set.notRun = append(set.notRun, sk)
 	}
-	return names, live, map[string]error{}, exitOK
+	for _, p := range ps {
+		err, failed := errs[p.Name]
+		if why, un := results.IsUnavailable(err); failed && un {
+			set.skipped = append(set.skipped, results.Skipped{Producer: p.Name, Reason: why})
+			continue
+		}
+		if failed {
+			set.errs[p.Name] = err
+		}
+		if _, ok := live[p.Name]; ok || failed {
+			set.names = append(set.names, p.Name)
+		}
+	}
+	set.recs = live
+	return set, exitOK
 }
 
 // printDerive prints what the flags ask for: the verdict first.
-func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.Derivation, names []string, live map[string][]results.Record,
-	errs map[string]error, stdout, stderr io.Writer) int {
+func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.Derivation, set deriveSet, stdout, stderr io.Writer) int {
 	switch {
 	case f.asJSON && f.summary:
 		if err := writeJSON(stdout, v); err != nil {
@@ -404,14 +439,17 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.De
 			}
 			out.Scenarios = scenariosJSON(ds)
 		}
-		for _, n := range names {
-			if _, failed := errs[n]; !failed {
-				out.Producers = append(out.Producers, results.File{Producer: n, Records: live[n]})
+		for _, n := range set.names {
+			if _, failed := set.errs[n]; !failed {
+				out.Producers = append(out.Producers, results.File{Producer: n, Records: set.recs[n]})
 			}
 		}
-		if len(errs) > 0 {
+		for _, sk := range set.notRun {
+			out.NotRun = append(out.NotRun, skippedJSON(sk))
+		}
+		if len(set.errs) > 0 {
 			out.Errors = map[string]string{}
-			for n, err := range errs {
+			for n, err := range set.errs {
 				out.Errors[n] = err.Error()
 			}
 		}
@@ -419,7 +457,7 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.De
 			return c.fail(stderr, err)
 		}
 	case f.asMD:
-		stdout.Write(results.Markdown(live, names))
+		stdout.Write(results.Markdown(set.recs, set.names))
 	case f.summary:
 		printVerdict(stdout, v)
 	default:
@@ -430,7 +468,10 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.De
 			printNeeds(stdout, dv.Limits, dv.Needs)
 			printFindings(stdout, dv.Findings)
 		}
-		printRecords(stdout, names, live)
+		printRecordsSummary(stdout, f, set)
+		if f.list {
+			printRecords(stdout, set)
+		}
 		if f.classes {
 			ds, err := sweeps.Derivations(charge.DefaultLimits())
 			if err != nil {
@@ -438,9 +479,77 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.De
 			}
 			printScenarios(stdout, ds)
 		}
-		fmt.Fprintln(stdout, "\n`boundlab derive --markdown` adds each figure's instance and source; docs/derivations.md says how each is derived.")
 	}
 	return exitOK
+}
+
+// printRecordsSummary says what became of the records: how many, derived
+// or read from where, which producers were not run and how to run them,
+// where they are pinned and how to list them.
+func printRecordsSummary(w io.Writer, f deriveFlags, set deriveSet) {
+	count := func(pinned bool) (recs, producers int) {
+		for _, n := range set.names {
+			if _, failed := set.errs[n]; !failed && set.fromPinned(n) == pinned {
+				recs += len(set.recs[n])
+				producers++
+			}
+		}
+		return recs, producers
+	}
+	fmt.Fprintln(w, "\nThe records")
+	switch n, p := count(false); {
+	case f.records != "":
+		printWrapped(w, "  ", fmt.Sprintf("%s records of %d producers, read as pinned in %s, not re-derived", results.Thousands(int64(n)), p, f.records))
+	default:
+		printWrapped(w, "  ", fmt.Sprintf("%s records of %d producers, derived now from the live build; not printed here", results.Thousands(int64(n)), p))
+	}
+	if f.out != "" {
+		printWrapped(w, "  ", fmt.Sprintf("pinned now in %s/<producer>.json", strings.TrimSuffix(f.out, "/")))
+	}
+	if len(set.notRun) > 0 {
+		kept := "stand in"
+		if f.out != "" {
+			kept = "left as they were"
+		}
+		printNotRun(w, "derive", "  ", kept, set.notRun)
+		if set.pinnedErr != nil && f.out == "" {
+			printWrapped(w, "  ", fmt.Sprintf("their pinned records could not be read (%v): run from the repository's root", set.pinnedErr))
+		}
+	}
+	for _, sk := range set.skipped {
+		printWrapped(w, "  ", fmt.Sprintf("skipped [%s] (its runtime is absent here; its pinned records kept): %s", sk.Producer, sk.Reason))
+	}
+	printWrapped(w, "  ", "every record is pinned in results/<producer>.json; docs/records.md lists them with each one's instance "+
+		"and source; docs/derivations.md says how each is derived")
+	printWrapped(w, "  ", "list them here: boundlab derive --list-records [--only NAMES]; as JSON: boundlab derive --json")
+}
+
+// printRecords is every record, a line each, by producer.
+func printRecords(w io.Writer, set deriveSet) {
+	for _, name := range set.names {
+		rs := set.recs[name]
+		if len(rs) == 0 {
+			continue
+		}
+		head := name
+		if set.fromPinned(name) {
+			head += " (pinned, not re-measured: boundlab derive --only " + name + " re-measures it)"
+		}
+		fmt.Fprintf(w, "\n%s\n", head)
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "  ID\tVALUE\tMETHOD\tSEED SAID\tFIGURE")
+		for _, r := range rs {
+			seed := r.Seed
+			if r.Method == results.Retired && r.Retirement != nil {
+				seed = "(retired; see records.md)"
+			}
+			if seed == "" {
+				seed = "-"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.ID, results.FormatValue(r), r.Method, seed, r.Title)
+		}
+		tw.Flush()
+	}
 }
 
 // printVerdict is derive's first screen: did the seed hold?
@@ -448,8 +557,7 @@ func printVerdict(w io.Writer, v results.Verdict) {
 	fmt.Fprintf(w, "Did the seed hold? %d of ADR-0031's figures, as the records carry them:\n", len(v.Figures))
 	fmt.Fprintf(w, "  %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed)\n\n",
 		v.Reproduced, v.Refuted, v.Retired)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tSEED SAID\tLAB\tRECORD (the counterexample, when refuted)")
+	rows := [][]string{{"STATUS", "SEED SAID", "LAB", "RECORD (the counterexample, when refuted)"}}
 	for _, f := range v.Figures {
 		rec, lab := f.Record, f.Lab
 		if f.Counterexample != "" {
@@ -458,8 +566,8 @@ func printVerdict(w io.Writer, v results.Verdict) {
 		if lab == "" {
 			lab = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, f.Seed, lab, rec)
+		rows = append(rows, []string{string(f.Status), f.Seed, lab, rec})
 	}
-	tw.Flush()
+	writeFitted(w, "", rows, summaryWidth)
 	fmt.Fprintln(w, "\nA retired claim's wording and correction: docs/records.md, or derive --json --summary.")
 }

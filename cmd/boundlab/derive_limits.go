@@ -127,14 +127,15 @@ func deriveAtLimits(c *command, f deriveFlags, l charge.Limits, stdout, stderr i
 func printNeeds(w io.Writer, l charge.Limits, ns []derivation.Need) {
 	fmt.Fprintf(w, "\nThe budget a file at MaxSourceFileBytes (%s bytes) needs to reach its schema, not the charge\n", results.Thousands(l.MaxSourceFileBytes))
 	fmt.Fprintf(w, "(the budget is %s; a file is priced as {\"body\": <file>}, one class at a time)\n", results.Thousands(l.MaxParamsRenderedChars))
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	var rows [][]string
 	for _, n := range ns {
-		fmt.Fprintf(tw, "  %s, printable text in every script\t%s %s\t= %s: %s under %s clients\n", n.Dialect, results.Thousands(n.Printable),
-			n.Dialect.Unit(), n.PrintableArithmetic, n.PrintableClass, n.PrintableEncoder)
-		fmt.Fprintf(tw, "  %s, every class within the cap\t%s %s\t= %s: %s under %s clients\n", n.Dialect, results.Thousands(n.All),
-			n.Dialect.Unit(), n.AllArithmetic, n.AllClass, n.AllEncoder)
+		rows = append(rows,
+			[]string{n.Dialect.String() + ", printable text in every script", results.Thousands(n.Printable) + " " + n.Dialect.Unit(),
+				fmt.Sprintf("= %s: %s under %s clients", n.PrintableArithmetic, n.PrintableClass, n.PrintableEncoder)},
+			[]string{n.Dialect.String() + ", every class within the cap", results.Thousands(n.All) + " " + n.Dialect.Unit(),
+				fmt.Sprintf("= %s: %s under %s clients", n.AllArithmetic, n.AllClass, n.AllEncoder)})
 	}
-	tw.Flush()
+	writeFitted(w, "  ", rows, summaryWidth)
 }
 
 // printLandings is one table per dialect: each class's file at the limit,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func TestAuditAndValidateReadADirectoryAlike(t *testing.T) {
 			tools, auditErr := audit.LoadSchemas(path)
 			l := charge.DefaultLimits()
 			l.MaxSourceFileBytes = 1 << 20
-			v, validateErr := validatorFrom(path, &mcpvalidate.Options{Limits: &l})
+			v, validateErr := validatorFrom(path, "", &mcpvalidate.Options{Limits: &l}, io.Discard)
 			// and each verb whole, as a user runs it
 			auditCode, auditOut, auditStderr := runVerb(t, "", "audit", "--schemas", path, "--json")
 			validateCode, validateOut, validateStderr := runVerb(t, "", "validate", "--list", "--json", "--schemas", path)

@@ -9,9 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/audit"
+	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/schemas"
@@ -45,6 +49,8 @@ const validateAbout = `Validates a tool call's arguments object (FILE, or - for 
 
 The contract is --schemas: a directory of *.schema.json files (the schema-file contract of package mcpvalidate), or a JSON file holding a saved tools/list answer (the JSON-RPC response, its result, or an array of tools; a JSON-RPC error or one page of several is refused), each tool's inputSchema its contract. audit --schemas reads the same PATH the same way. Without --schemas: the seven demo tools boundlab serve publishes.
 
+Open schemas (an object schema that admits members it neither names nor checks): in a saved tools/list answer, the other tools' open schemas are kept open with a warning on stderr (how many, the first few names), since they bear on calls to those tools, not this one; the tool checked is held closed, and when its own schema is open validate refuses (exit 2) unless --open-tools names it, since it would admit any member the schema does not name. A directory is the contract the middleware itself loads: an open schema there refuses it whole, as mcpvalidate.New does, unless --open-tools names the tool.
+
 --request reads FILE as a whole JSON-RPC tools/call request body instead (what a client POSTs; what derive --instances writes) and answers what boundlab serve would: the body cap first (serve's, derived from the limits; --go-clients sizes it for Go encoding/json clients too), then the front gate's envelope checks and charge, then the tool's schema. The tool is the request's params.name.`
 
 // validateStages names the stages a call's *Refusal can carry, as --json
@@ -73,7 +79,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	schemas := c.String("schemas", "", "the contract: a `DIR` of *.schema.json files or a saved tools/list answer")
 	asJSON := c.Bool("json", false, "print the verdict (or the list) as JSON")
 	list := c.Bool("list", false, "list the tools and where each one's schema came from")
-	openTools := c.String("open-tools", "", "comma-separated `NAMES` of tools whose open input schemas are kept open on purpose (mcpvalidate's Options.OpenTools); any other open schema refuses the contract")
+	openTools := c.String("open-tools", "", "comma-separated `NAMES` of tools whose open input schemas are kept open on purpose, without a warning (mcpvalidate's Options.OpenTools)")
 	lf := addLimitFlags(c)
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
@@ -99,16 +105,22 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts.OpenTools = strings.Split(*openTools, ",")
 	}
 	opts.GoClients = *goClients
-	v, err := validatorFrom(*schemas, opts)
+	var doc []byte
+	if !*list {
+		if doc, err = readInput(c.Arg(0), stdin); err != nil {
+			return c.fail(stderr, err)
+		}
+	}
+	checked := *tool
+	if *request {
+		checked = requestedTool(doc)
+	}
+	v, err := validatorFrom(*schemas, checked, opts, stderr)
 	if err != nil {
 		return c.fail(stderr, err)
 	}
 	if *list {
 		return listTools(c, v, *schemas, *asJSON, stdout, stderr)
-	}
-	doc, err := readInput(c.Arg(0), stdin)
-	if err != nil {
-		return c.fail(stderr, err)
 	}
 	var r *mcpvalidate.Refusal
 	if *request {
@@ -218,15 +230,125 @@ func listTools(c *command, v *mcpvalidate.Validator, schemaDir string, asJSON bo
 // validatorFrom builds the validator for --schemas: the demo's embedded
 // schemas when empty, else what audit.SchemasAt names (a directory of schema
 // files or a saved tools/list answer), the one reading audit --schemas shares.
-func validatorFrom(schemas string, opts *mcpvalidate.Options) (*mcpvalidate.Validator, error) {
+//
+// A saved tools/list answer is another party's server, whose other tools'
+// open schemas bear on calls to them, not on the call checked: they are kept
+// open, with a warning on stderr naming how many and a few, rather than
+// refusing the whole answer. The tool checked (tool; "" for --list) is held
+// to mcpvalidate's rule: when its own schema is open, validate refuses unless
+// --open-tools names it, since it would admit any member the schema does not
+// name. A directory stays strict: it is the schema-file contract the
+// middleware itself loads, so validate answers what New would.
+func validatorFrom(schemas, tool string, opts *mcpvalidate.Options, stderr io.Writer) (*mcpvalidate.Validator, error) {
 	if schemas == "" {
 		return demo.NewValidator(opts)
 	}
-	src, _, err := audit.SchemasAt(schemas)
+	src, listed, err := audit.SchemasAt(schemas)
 	if err != nil {
 		return nil, err
 	}
-	return mcpvalidate.New(src, opts)
+	if listed == nil {
+		return mcpvalidate.New(src, opts)
+	}
+	named := map[string]bool{}
+	for _, n := range opts.OpenTools {
+		named[n] = true
+	}
+	var kept []string
+	toolOpen := false
+	for _, name := range openListed(listed) {
+		switch {
+		case named[name]:
+		case name == tool:
+			toolOpen = true
+		default:
+			kept = append(kept, name)
+		}
+	}
+	o := *opts
+	o.OpenTools = append(append([]string(nil), opts.OpenTools...), kept...)
+	v, err := mcpvalidate.New(src, &o)
+	if err != nil {
+		if toolOpen {
+			err = fmt.Errorf("%w\n--tool %s: its own input schema is open, so validate would admit any member it does not name; "+
+				"--open-tools %s validates against it as published", err, shownName(tool), shownName(tool))
+		}
+		return nil, err
+	}
+	if len(kept) > 0 {
+		fmt.Fprintln(stderr, openWarning(filepath.Base(schemas), tool, kept))
+	}
+	return v, nil
+}
+
+// shownTools is how many open tools a warning names; shownToolBytes, how
+// much of each name: the names come from the file, so they are bounded and
+// display-escaped before they reach a terminal.
+const (
+	shownTools     = 3
+	shownToolBytes = 40
+)
+
+func shownName(name string) string { return charge.DisplayText(name, shownToolBytes) }
+
+// openWarning is the warning for the open tools kept open: how many, a
+// few names, and how to keep them open on purpose.
+func openWarning(file, tool string, kept []string) string {
+	var names []string
+	for _, n := range kept[:min(len(kept), shownTools)] {
+		names = append(names, `"`+shownName(n)+`"`)
+	}
+	list := strings.Join(names, ", ")
+	if more := len(kept) - len(names); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	whose, scope := "tools", "validate --tool refuses a tool whose own schema is open"
+	if tool != "" {
+		whose, scope = "other tools", "this call is checked against "+shownName(tool)+"'s schema alone"
+	}
+	text := fmt.Sprintf("boundlab validate: warning: %d %s in %s publish open input schemas (unknown members would reach "+
+		"their handlers unchecked), kept open here: %s; %s; --open-tools NAMES keeps them open without this warning",
+		len(kept), whose, shownName(file), list, scope)
+	lines := wrap(text, summaryWidth, "  ")
+	lines[0] = strings.TrimPrefix(lines[0], "  ")
+	return strings.Join(lines, "\n")
+}
+
+// openListed names the listed tools whose published input schema is open
+// and compiles once kept open: each compiled alone, so one tool's schema is
+// judged by mcpvalidate's own rule, not by a copy of it. A schema that does
+// not compile at all is not among them; New reports it.
+func openListed(listed []audit.Tool) []string {
+	var open []string
+	for _, t := range listed {
+		if t.InputSchema == nil {
+			continue
+		}
+		src := mcpvalidate.Tools(&mcp.Tool{Name: t.Name, InputSchema: t.InputSchema})
+		if _, err := mcpvalidate.New(src, nil); err == nil {
+			continue
+		}
+		if _, err := mcpvalidate.New(src, &mcpvalidate.Options{OpenTools: []string{t.Name}}); err == nil {
+			open = append(open, t.Name)
+		}
+	}
+	sort.Strings(open)
+	return open
+}
+
+// requestedTool is the tool a tools/call request body names, read leniently
+// only to know which tool's open schema refuses (the gate reads the body
+// strictly after); "" when it names none.
+func requestedTool(body []byte) string {
+	var msg struct {
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return ""
+	}
+	return msg.Params.Name
 }
 
 // toolFiles maps each tool to its schema file for --schemas (the demo's

@@ -32,6 +32,7 @@ type verifyJSON struct {
 	Problems     []problemJSON   `json:"problems"`
 	Rederived    []rederivedJSON `json:"rederived"`
 	Skipped      []skippedJSON   `json:"skipped"`
+	NotRun       []skippedJSON   `json:"not_run"`
 }
 
 type skippedJSON struct {
@@ -55,8 +56,11 @@ type problemJSON struct {
 }
 
 func runVerify(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("verify", []string{"verify [--json] [--strict-build] [--records DIR] [--docs PATHS]\n                [--records-md FILE]"},
-		"Recomputes every registered producer's records and compares them with the pinned DIR/<producer>.json. "+
+	c := newCommand("verify", []string{"verify [--all | --only NAMES] [--json] [--strict-build]\n                [--records DIR] [--docs PATHS] [--records-md FILE]"},
+		"Recomputes the registered producers' records and compares them with the pinned DIR/<producer>.json. "+
+			"By default the producers that re-measure servers (audits in process, child servers built and audited: "+
+			"seconds to a minute each) are not run: their pinned records are kept, not compared, and the output names "+
+			"them; --all runs them too (CI does), --only NAMES runs just the named producers. "+
 			"Exit 1, naming each problem, on: a field that drifted (a measured value past its pinned tolerance); a "+
 			"pinned record no producer makes, or a live record not pinned; a producer that fails; a retired figure "+
 			"quoted in the docs without its record id; a doc figure that is not the value of the record it names, or that "+
@@ -77,25 +81,40 @@ func runVerify(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	md := c.String("records-md", "docs/records.md", "the generated records reference checked for staleness (empty: skip)")
 	asJSON := c.Bool("json", false, "print the outcome and every problem as JSON")
 	strict := c.Bool("strict-build", false, "fail on any difference from the pinned build too (no re-derivation)")
+	all := c.Bool("all", false, "run every producer, those that re-measure servers too")
+	only := c.String("only", "", "comma-separated producer `NAMES` to run (default: every one that re-measures no server)")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if c.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
 	}
-	var paths []string
-	for _, p := range strings.Split(*docs, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			paths = append(paths, p)
-		}
+	if *all && *only != "" {
+		return c.usageError(stderr, "--all runs every producer, --only the named ones: choose one")
+	}
+	run, notRun, err := results.Select(results.Producers(), splitList(*only), *all)
+	if err != nil {
+		return c.usageError(stderr, "--only: %v", err)
 	}
 	return verifyWith(results.VerifyOptions{
 		RecordsDir:      *dir,
-		Producers:       results.Producers(),
-		DocPaths:        paths,
+		Producers:       run,
+		NotRun:          notRun,
+		DocPaths:        splitList(*docs),
 		RecordsMarkdown: *md,
 		StrictBuild:     *strict,
 	}, *asJSON, stdout, stderr)
+}
+
+// splitList is a comma-separated flag's items, blanks dropped.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 const maxShownPerKind = 8
@@ -116,9 +135,13 @@ func verifyWith(o results.VerifyOptions, asJSON bool, stdout, stderr io.Writer) 
 	}
 	if asJSON {
 		out := verifyJSON{OK: len(probs) == 0, Records: n, Producers: len(o.Producers), PinnedBuild: rep.Pinned,
-			RunningBuild: rep.Running, Problems: []problemJSON{}, Rederived: []rederivedJSON{}, Skipped: []skippedJSON{}}
+			RunningBuild: rep.Running, Problems: []problemJSON{}, Rederived: []rederivedJSON{}, Skipped: []skippedJSON{},
+			NotRun: []skippedJSON{}}
 		for _, sk := range rep.Skipped {
 			out.Skipped = append(out.Skipped, skippedJSON(sk))
+		}
+		for _, sk := range rep.NotRun {
+			out.NotRun = append(out.NotRun, skippedJSON(sk))
 		}
 		for _, p := range probs {
 			out.Problems = append(out.Problems, problemJSON(p))
@@ -139,9 +162,13 @@ func verifyWith(o results.VerifyOptions, asJSON bool, stdout, stderr io.Writer) 
 	for _, sk := range rep.Skipped {
 		fmt.Fprintf(stdout, "skipped [%s] (%d pinned records kept, not re-measured): %s\n", sk.Producer, sk.Pinned, sk.Reason)
 	}
+	notRun := printNotRun(stdout, "verify", "", "kept, not compared", rep.NotRun)
 	builds := fmt.Sprintf("pins hold for %s; running %s", rep.Pinned, rep.Running)
 	if len(rep.Skipped) > 0 {
 		builds += fmt.Sprintf("; %d producers skipped", len(rep.Skipped))
+	}
+	if len(rep.NotRun) > 0 {
+		builds += fmt.Sprintf("; %d producers not run (%s pinned records not compared)", len(rep.NotRun), results.Thousands(int64(notRun)))
 	}
 	if len(rep.Rederived) > 0 {
 		builds += fmt.Sprintf("; %d records re-derived for this build (%d moved)", len(rep.Rederived), moved)
@@ -151,8 +178,51 @@ func verifyWith(o results.VerifyOptions, asJSON bool, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "verify: FAIL, %d problems; %s\n", len(probs), builds)
 		return exitNo
 	}
-	fmt.Fprintf(stdout, "verify: ok, %d records from %d producers hold against the live build; %s\n", n, len(o.Producers), builds)
+	fmt.Fprintf(stdout, "verify: ok, %d records from %d producers hold against the live build; %s\n", rep.Compared, len(o.Producers), builds)
 	return exitOK
+}
+
+// printNotRun names the producers a verb did not run and how to run them,
+// those that re-measure servers one a line, those left out by --only on one,
+// within summaryWidth; kept says what became of their pinned records. It
+// returns how many pinned records they hold.
+func printNotRun(w io.Writer, verb, indent, kept string, nr []results.Skipped) int {
+	if len(nr) == 0 {
+		return 0
+	}
+	total, notAsked := 0, []string{}
+	var remeasure []string
+	for _, sk := range nr {
+		total += sk.Pinned
+		if sk.Reason == results.NotAsked {
+			notAsked = append(notAsked, sk.Producer)
+			continue
+		}
+		remeasure = append(remeasure, sk.Producer)
+		held := fmt.Sprintf("%d pinned records %s", sk.Pinned, kept)
+		if sk.Pinned == 0 {
+			held = "none pinned"
+		}
+		printWrapped(w, indent, fmt.Sprintf("not re-measured [%s] (%s): %s", sk.Producer, held, sk.Reason))
+	}
+	if len(notAsked) > 0 {
+		printWrapped(w, indent, fmt.Sprintf("not run (not named by --only): %s", strings.Join(notAsked, ", ")))
+	}
+	if len(remeasure) > 0 {
+		printWrapped(w, indent, fmt.Sprintf("to re-measure them: boundlab %s --all, or --only %s", verb, strings.Join(remeasure, ",")))
+	}
+	return total
+}
+
+// printWrapped prints text within summaryWidth after indent, its later
+// lines indented by hang more.
+func printWrapped(w io.Writer, indent, text string) {
+	for i, l := range wrap(text, summaryWidth, indent+hang) {
+		if i == 0 {
+			l = indent + strings.TrimPrefix(l, indent+hang)
+		}
+		fmt.Fprintln(w, l)
+	}
 }
 
 // printRederived lists every re-derived record, its cause and each move,

@@ -39,3 +39,36 @@ func TestVerifySkipsAnUnavailableProducer(t *testing.T) {
 		})
 	}
 }
+
+// A producer that re-measures servers is not run by default: its pinned
+// records are kept, not compared, and verify names it and how to run it;
+// --all runs it (here it fails, so running it shows).
+func TestVerifyNamesWhatItDoesNotRun(t *testing.T) {
+	pinned := `{"producer":"stranger","records":[{"id":"stranger.x","title":"t","value":1,"unit":"u","instance":"i","method":"measured","source":"s","build":{"go":"x"}}]}`
+	for _, all := range []bool{false, true} {
+		o, ps := labTree(t)
+		if err := os.WriteFile(filepath.Join(o.RecordsDir, "stranger.json"), []byte(pinned), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o.RecordsMarkdown = ""
+		stranger := results.Producer{Name: "stranger", Remeasures: "audits 1 server as a child",
+			Records: func() ([]results.Record, error) { return nil, fmt.Errorf("the child exited") }}
+		var err error
+		if o.Producers, o.NotRun, err = results.Select(append(ps, stranger), nil, all); err != nil {
+			t.Fatal(err)
+		}
+		code, out := verifyOut(o)
+		if all {
+			if code != exitNo || !strings.Contains(out, "producer [stranger]: the child exited") {
+				t.Errorf("verify --all: exit %d, want 1 naming the producer:\n%s", code, out)
+			}
+			continue
+		}
+		for _, want := range []string{"not re-measured [stranger] (1 pinned records kept, not compared): audits 1 server as a child",
+			"to re-measure them: boundlab verify --all, or --only stranger", "1 producers not run (1 pinned records not compared)"} {
+			if code != exitOK || !strings.Contains(out, want) {
+				t.Errorf("verify: exit %d, want 0 and %q:\n%s", code, want, out)
+			}
+		}
+	}
+}

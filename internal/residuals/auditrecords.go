@@ -18,7 +18,18 @@ const AuditProducer = "audit"
 const mark3labsModule = "github.com/mark3labs/mcp-go"
 
 func init() {
-	results.Register(results.Producer{Name: AuditProducer, Records: AuditRecords})
+	results.Register(results.Producer{Name: AuditProducer, Records: AuditRecords, Remeasures: auditRemeasures()})
+}
+
+// auditRemeasures says what the audit producer runs: a whole audit of each
+// server, in process, body-cap bisections up to the probe ceiling included
+// (seconds a server).
+func auditRemeasures() string {
+	var keys []string
+	for _, s := range AuditServers() {
+		keys = append(keys, s.Key)
+	}
+	return fmt.Sprintf("audits %d servers in process (%s)", len(keys), strings.Join(keys, ", "))
 }
 
 // AuditServer is one in-process real server the audit records are taken

@@ -24,8 +24,31 @@ var Producers = map[string]string{
 
 func init() {
 	for _, rt := range []string{RuntimeGo, RuntimeTypeScript, RuntimePython} {
-		results.Register(results.Producer{Name: Producers[rt], Records: func() ([]results.Record, error) { return Records(rt) }})
+		results.Register(results.Producer{Name: Producers[rt], Records: func() ([]results.Record, error) { return Records(rt) },
+			Remeasures: remeasures(rt)})
 	}
+}
+
+// remeasures is what a runtime's producer does each time it runs: it
+// starts every stranger of the runtime as a child (the Go ones built first)
+// and audits it, which takes from seconds to a minute.
+func remeasures(runtime string) string {
+	var keys []string
+	for _, s := range Strangers() {
+		if s.Runtime == runtime {
+			keys = append(keys, s.Key)
+		}
+	}
+	how := map[string]string{
+		RuntimeGo:         "builds and runs as children, and audits",
+		RuntimeTypeScript: "installs with npm, runs under node and audits",
+		RuntimePython:     "runs under the named Python and audits",
+	}[runtime]
+	servers := "servers"
+	if len(keys) == 1 {
+		servers = "server"
+	}
+	return fmt.Sprintf("%s %d %s (%s)", how, len(keys), servers, strings.Join(keys, ", "))
 }
 
 // Records audits every stranger of the runtime and records each report's
