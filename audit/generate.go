@@ -507,39 +507,51 @@ func words[T any](locs []loc, kw string) []T {
 // leaf proposes candidates by type and keeps the variant-th one every
 // location admits.
 func (g *valueGen) leaf(locs []loc, variant, depth int) (any, error) {
-	var cands []func() (any, error)
+	// a shifted candidate is already the variant-th of its kind (a string
+	// or number built for it, an object or array of such); the others
+	// (const, enum, booleans, null) are counted off to the variant-th
+	type cand struct {
+		f       func() (any, error)
+		shifted bool
+	}
+	var cands []cand
 	fixed := false
 	for _, l := range locs {
 		if c, ok := l.m()["const"]; ok {
-			cands, fixed = append(cands, value(c)), true
+			cands, fixed = append(cands, cand{value(c), false}), true
 		}
 	}
 	for _, e := range words[[]any](locs, "enum") {
 		for _, c := range e {
-			cands = append(cands, value(c))
+			cands = append(cands, cand{value(c), false})
 		}
 		fixed = true
 	}
+	stopNumber := ""
 	if !fixed {
 		for _, t := range g.typesOf(locs) {
 			switch t {
 			case "string":
 				for _, s := range g.strings(locs, variant) {
-					cands = append(cands, value(s))
+					cands = append(cands, cand{value(s), true})
 				}
 			case "integer", "number":
-				for _, n := range numbers(locs, t == "integer", variant) {
-					cands = append(cands, value(n))
+				ns, stop := numbers(locs, t == "integer", variant)
+				for _, n := range ns {
+					cands = append(cands, cand{value(n), true})
+				}
+				if stopNumber == "" {
+					stopNumber = stop
 				}
 			case "boolean":
-				cands = append(cands, value(true), value(false))
+				cands = append(cands, cand{value(true), false}, cand{value(false), false})
 			case "null":
-				cands = append(cands, value(nil))
+				cands = append(cands, cand{value(nil), false})
 			case "object":
-				cands = append(cands, func() (any, error) { return g.object(locs, variant, depth) })
+				cands = append(cands, cand{func() (any, error) { return g.object(locs, variant, depth) }, true})
 			case "array":
 				for _, n := range g.arrayLengths(locs) {
-					cands = append(cands, func() (any, error) { return g.array(locs, n, variant, depth) })
+					cands = append(cands, cand{func() (any, error) { return g.array(locs, n, variant, depth) }, true})
 				}
 			}
 		}
@@ -549,7 +561,7 @@ func (g *valueGen) leaf(locs []loc, variant, depth int) (any, error) {
 	var firstErr error
 	seen := 0
 	for _, c := range cands {
-		v, err := c()
+		v, err := c.f()
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -565,11 +577,14 @@ func (g *valueGen) leaf(locs []loc, variant, depth int) (any, error) {
 			return nil, err
 		}
 		if ok {
-			if seen == variant {
+			if c.shifted || seen == variant {
 				return v, nil
 			}
 			seen++
 		}
+	}
+	if stopNumber != "" {
+		return nil, &errNoValue{keyword: stopNumber, where: locs[0].ptr, detail: "no multiple inside the bounds"}
 	}
 	if !built {
 		if firstErr != nil {
@@ -679,10 +694,10 @@ func (g *valueGen) strings(locs []loc, variant int) []string {
 	for _, p := range words[string](locs, "pattern") {
 		for _, target := range []int{lo, max(lo, 1), max(lo, len(c))} {
 			if s, err := patternString(p, target, variant); err == nil {
-				out = append(out, s)
 				if !anchoredStart(p) {
-					out = append(out, c+s)
+					out = append(out, c+s) // the canary kept where the match may sit anywhere
 				}
+				out = append(out, s)
 			}
 		}
 	}
@@ -749,7 +764,7 @@ func formatSamples(format, c string) []string {
 
 // numbers are a number's candidates: 1 and 0, then the least multiple of
 // multipleOf inside the bounds, the greatest, and the bounds themselves.
-func numbers(locs []loc, integer bool, variant int) []json.Number {
+func numbers(locs []loc, integer bool, variant int) ([]json.Number, string) {
 	rat := func(v any) *big.Rat {
 		n, ok := v.(json.Number)
 		if !ok {
@@ -777,7 +792,7 @@ func numbers(locs []loc, integer bool, variant int) []json.Number {
 			hi, hiEx = v, ex
 		}
 	}
-	step := big.NewRat(1, 1)
+	step, multiple := big.NewRat(1, 1), false
 	if !integer {
 		step = nil
 	}
@@ -788,7 +803,7 @@ func numbers(locs []loc, integer bool, variant int) []json.Number {
 		tighten(rat(m["maximum"]), false, false)
 		tighten(rat(m["exclusiveMaximum"]), true, false)
 		if mo := rat(m["multipleOf"]); mo != nil && mo.Sign() > 0 {
-			step = lcm(step, mo)
+			step, multiple = lcm(step, mo), true
 		}
 	}
 	var out []*big.Rat
@@ -831,7 +846,14 @@ func numbers(locs []loc, integer bool, variant int) []json.Number {
 	for _, r := range out {
 		ns = append(ns, ratNumber(r))
 	}
-	return ns
+	stop := ""
+	if multiple && lo != nil && hi != nil && len(out) > 3 {
+		// the least multiple at or past the lower bound is past the upper
+		if least := out[3]; least.Cmp(hi) > 0 || (hiEx && least.Cmp(hi) == 0) {
+			stop = "multipleOf"
+		}
+	}
+	return ns, stop
 }
 
 func ceilDiv(a, b *big.Rat) *big.Rat {
