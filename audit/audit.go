@@ -201,6 +201,9 @@ func (a *auditor) probe(ctx context.Context) error {
 		if err := a.probeTool(ctx, s, tp); err != nil {
 			return err
 		}
+		if err := a.amplify(ctx, s, tp, &a.rep.Tools[tp.idx], true, false); err != nil {
+			return err
+		}
 		a.tool = ""
 		// the carrier of the target-wide probes: a tool whose baseline is a
 		// result when there is one, so a refusal shows against it
@@ -212,6 +215,11 @@ func (a *auditor) probe(ctx context.Context) error {
 		carrier = a.absentCarrier()
 	} else {
 		b.Carrier = carrier.tool.Name
+		a.tool = carrier.tool.Name
+		if err := a.amplify(ctx, s, carrier, &a.rep.Tools[carrier.idx], false, true); err != nil {
+			return err
+		}
+		a.tool = ""
 	}
 	if s, err = a.envelope(ctx, s, carrier, b); err != nil {
 		return err
