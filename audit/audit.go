@@ -183,6 +183,17 @@ func (a *auditor) probe(ctx context.Context) error {
 	a.staticTools(tools)
 	b := &Boundary{}
 	a.rep.Boundary = b
+	for _, tp := range probed {
+		a.progress("baseline of " + tp.tool.Name)
+		a.tool = tp.tool.Name
+		if err := a.baseline(ctx, s, tp); err != nil {
+			return err
+		}
+		a.tool = ""
+	}
+	if err := a.rebase(ctx, s, probed); err != nil {
+		return err
+	}
 	var carrier *toolProbe
 	for _, tp := range probed {
 		a.progress("tool " + tp.tool.Name)
@@ -190,10 +201,13 @@ func (a *auditor) probe(ctx context.Context) error {
 		if err := a.probeTool(ctx, s, tp); err != nil {
 			return err
 		}
+		if err := a.amplify(ctx, s, tp, &a.rep.Tools[tp.idx], true, false); err != nil {
+			return err
+		}
 		a.tool = ""
 		// the carrier of the target-wide probes: a tool whose baseline is a
 		// result when there is one, so a refusal shows against it
-		if carrier == nil || (carrier.baseShape.Refused() && !tp.baseShape.Refused()) {
+		if carrier == nil || carrierRank(tp) > carrierRank(carrier) {
 			carrier = tp
 		}
 	}
@@ -201,6 +215,11 @@ func (a *auditor) probe(ctx context.Context) error {
 		carrier = a.absentCarrier()
 	} else {
 		b.Carrier = carrier.tool.Name
+		a.tool = carrier.tool.Name
+		if err := a.amplify(ctx, s, carrier, &a.rep.Tools[carrier.idx], false, true); err != nil {
+			return err
+		}
+		a.tool = ""
 	}
 	if s, err = a.envelope(ctx, s, carrier, b); err != nil {
 		return err
@@ -213,6 +232,24 @@ func (a *auditor) probe(ctx context.Context) error {
 		return a.sessionCap(ctx, idle)
 	}
 	return nil
+}
+
+// carrierRank orders the carrier candidates: a baseline answered with a
+// result first, then one whose baseline holds a free string member (the
+// differentials in the arguments go in it, so their answers differ from
+// the baseline's only by the bad bytes).
+func carrierRank(tp *toolProbe) int {
+	r := 0
+	if !tp.baseShape.Refused() {
+		r += 2
+		for _, m := range tp.base {
+			if p := tp.prop(m.k); p != nil && freeString(p.schema) {
+				r++
+				break
+			}
+		}
+	}
+	return r
 }
 
 // choose decides which tools are called: readOnlyHint: true, named in

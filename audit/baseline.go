@@ -12,8 +12,39 @@ import (
 // Where a tool's baseline arguments came from (ToolReport.BaselineFrom).
 const (
 	BaselineGiven  = "given"  // Config.Examples: --call or --calls
-	BaselineSchema = "schema" // built from the schema: const, default, the first enum or example, else a minimal value
+	BaselineSchema = "schema" // built from the schema and admitted by jsonschema/v6
+	// BaselineUnchecked: no value the schema admits was built (the reason
+	// is in NotMeasured, probe "baseline"): every required member at its
+	// const, default, first enum member or example, else a minimal value
+	BaselineUnchecked = "unchecked"
 )
+
+// schemaBaseline builds the tool's baseline arguments from its schema
+// (valueGen: checked against jsonschema/v6); when none can be built it says
+// which keyword stopped it and falls back to the required members at
+// values read off their schemas, unchecked.
+func (a *auditor) schemaBaseline(tp *toolProbe, tr *ToolReport) {
+	g, err := newValueGen(tp.tool.InputSchema, a.canary)
+	if err == nil {
+		tp.gen = g
+		var raw json.RawMessage
+		if raw, err = g.Root(); err == nil {
+			if ms, err := orderedMembers(raw); err == nil {
+				tp.base = ms
+				return
+			}
+			err = errors.New("the schema admits arguments that are not a JSON object")
+		}
+	}
+	a.notMeasured("baseline", tp.tool.Name, "no arguments its schema admits were built: "+err.Error()+
+		"; the baseline holds the required members unchecked (give a valid call with --call)")
+	tr.BaselineFrom = BaselineUnchecked
+	for _, p := range tp.props {
+		if p.required {
+			tp.base = append(tp.base, member{p.name, validValue(p.schema, a.canary, 4)})
+		}
+	}
+}
 
 // NotMeasured is a measurement the audit did not make, and why: a probe
 // whose answer cannot be told from its baseline's refusal says so here and

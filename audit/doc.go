@@ -19,8 +19,11 @@
 // tools it may call (annotated readOnlyHint: true, named in Config.Call,
 // given a valid call in Config.Examples, or all under Config.AllTools; the
 // others are listed skipped, with the reason). Per called tool: a baseline
-// call (Config.Examples' call, else every required member valid as far as
-// the schema says: const, default, the first enum member or example); an
+// call (Config.Examples' call, else arguments built from the schema —
+// patterns from their syntax trees, formats, enums, bounds, required
+// members, compositions — and admitted by jsonschema/v6 before they are
+// sent; one the handler refuses is rebuilt with string values other tools'
+// results hold; where none is admitted, NotMeasured names the keyword); an
 // unknown member; a member of the wrong JSON type; the member named twice
 // (a valid and a mistyped value, in both orders: refused, first-wins,
 // last-wins); an integer sent as 5.0; number literals past int64, uint64,

@@ -246,7 +246,7 @@ func (a *auditor) runDifferentials(ctx context.Context, s *session, c *toolProbe
 		if k := c.key; k != nil && freeString(k.schema) {
 			member = k.name
 		}
-		if c.given && !c.baseShape.Refused() {
+		if (c.given || c.harvested) && !c.baseShape.Refused() {
 			var err error
 			if member, prefix, err = a.givenString(ctx, s, c, mark, member); err != nil {
 				return err

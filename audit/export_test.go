@@ -15,3 +15,6 @@ func AdmitsForTest(schema, lit string) bool {
 	}
 	return admits(m, lit)
 }
+
+// AuditSchemaForTest is the static audit of one schema.
+func AuditSchemaForTest(schema string) *SchemaAudit { return auditSchema([]byte(schema)) }

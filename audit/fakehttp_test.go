@@ -37,6 +37,9 @@ type fakePy struct {
 	// which the fake never answers (as server-everything drops a message
 	// it cannot read)
 	dropped *atomic.Int32
+	// schema, when set, is the echo tool's published schema instead of
+	// fakeEchoSchema
+	schema string
 }
 
 const fakeEchoSchema = `{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q"]}`
@@ -84,7 +87,11 @@ func (f fakePy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "ping":
 		reply(`"result":{}`)
 	case "tools/list":
-		reply(`"result":{"tools":[{"name":"echo","inputSchema":` + fakeEchoSchema + `,"annotations":{"readOnlyHint":true}}]}`)
+		schema := fakeEchoSchema
+		if f.schema != "" {
+			schema = f.schema
+		}
+		reply(`"result":{"tools":[{"name":"echo","inputSchema":` + schema + `,"annotations":{"readOnlyHint":true}}]}`)
 	case "tools/call":
 		var name string
 		json.Unmarshal(m.Params.Name, &name)
@@ -318,4 +325,20 @@ func TestSilentPlaceStopsItsSweep(t *testing.T) {
 	if !said {
 		t.Errorf("not measured does not name the method place: %+v", rep.NotMeasured)
 	}
+}
+
+// TestBaselineNoValueNamesTheKeyword: a schema no value satisfies leaves
+// the baseline unchecked, and not_measured names the keyword that
+// stopped it.
+func TestBaselineNoValueNamesTheKeyword(t *testing.T) {
+	rep := fakeRun(t, fakePy{schema: `{"type":"object","properties":{"q":{"type":"string","pattern":"^q{9}$","maxLength":4}},"required":["q"]}`})
+	if got := rep.Tools[0].BaselineFrom; got != audit.BaselineUnchecked {
+		t.Errorf("baseline_from %q, want %q", got, audit.BaselineUnchecked)
+	}
+	for _, n := range rep.NotMeasured {
+		if n.Probe == "baseline" && n.Tool == "echo" && strings.Contains(n.Why, "`pattern`") {
+			return
+		}
+	}
+	t.Errorf("not_measured does not name the pattern: %+v", rep.NotMeasured)
 }

@@ -36,10 +36,12 @@ const (
 	RuleBoundNotEnforced  = "BLA017"
 	RuleTypedDecode       = "BLA018"
 	RuleSessionEnded      = "BLA019"
+	RuleAmplification     = "BLA020"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
 	RuleUnbounded         = "BLA104"
+	RuleBacktracking      = "BLA106"
 )
 
 // BLA105 (renders-instance) was a note on every schema holding a keyword
@@ -70,10 +72,12 @@ func Rules() []Rule {
 		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
 		{RuleTypedDecode, "typed-decode", SeverityNote, "a number the tool's schema admits is refused: the handler's type holds less than the schema publishes (past int64, float32 or float64)"},
 		{RuleSessionEnded, "session-ended", SeverityWarning, "the server ends the session on a probe's input (a stdio process exits or closes its stdout) instead of refusing it: one such message ends a client's session"},
+		{RuleAmplification, "amplification", SeverityWarning, "an input costs the server time out of proportion: its answer takes at least 10 times the baseline's and 100 ms more (a crafted string for a backtracking pattern, a long number, a wide array, many duplicate names)"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
 		{RuleUnbounded, "unbounded", SeverityNote, "strings, arrays or open objects without a bound"},
+		{RuleBacktracking, "backtracking-pattern", SeverityWarning, "a pattern with nested or overlapping quantifiers: a backtracking engine (Python's re, JavaScript's RegExp) can take exponential or polynomial time on a crafted string"},
 	}
 }
 
@@ -220,6 +224,16 @@ func toolFindings(t ToolReport) []Finding {
 			out = append(out, finding(RuleTypedDecode, t.Name, fmt.Sprintf("member %q: %s, which its schema admits, is refused (%s)", np.Member, np.Sent, np.Answer), 1, np.Verdict))
 		}
 	}
+	for _, am := range t.Amplification {
+		if am.Hurt {
+			what := am.Probe
+			if am.Member != "" {
+				what += fmt.Sprintf(" in member %q", am.Member)
+			}
+			out = append(out, finding(RuleAmplification, t.Name, fmt.Sprintf("%s (%s, %d bytes) is answered in %.3g s, %.3g times the baseline's %.3g s: %.3g s per request KiB",
+				what, am.Sent, am.RequestBytes, am.Seconds, am.Ratio, am.Baseline, am.SecondsPerKiB), am.Ratio, "answer time / baseline time"))
+		}
+	}
 	if t.IntegralFloat == VerdictRefused {
 		out = append(out, finding(RuleIntegralFloat, t.Name, "an integer member sent as 5.0 is refused", 1, "refused"))
 	}
@@ -240,10 +254,25 @@ func schemaFindings(t ToolReport) []Finding {
 	case ClosurePitfall:
 		out = append(out, finding(RuleClosurePitfall, t.Name, "additionalProperties: false sits beside allOf/$ref: the members they compose in are refused too (use unevaluatedProperties: false)", 1, "pitfall"))
 	}
+	for _, bt := range sa.Backtracking {
+		kind := "polynomial"
+		if bt.Exponential {
+			kind = "exponential"
+		}
+		out = append(out, finding(RuleBacktracking, t.Name, fmt.Sprintf("pattern at %s (%s): %s, %s time on a backtracking engine", bt.At, cutPattern(bt.Pattern), bt.Why, kind), 1, "patterns"))
+	}
 	if len(sa.Unbounded) > 0 {
 		out = append(out, finding(RuleUnbounded, t.Name, strings.Join(cut(sa.Unbounded, 5), "; "), float64(len(sa.Unbounded)), "unbounded places"))
 	}
 	return out
+}
+
+// cutPattern is a published pattern fit for a message: at most 80 bytes.
+func cutPattern(p string) string {
+	if len(p) > 80 {
+		p = p[:80] + "..."
+	}
+	return fmt.Sprintf("%q", p)
 }
 
 func validatorName(d charge.Dialect) string {

@@ -18,9 +18,15 @@ type toolProbe struct {
 	props     []prop
 	base      []member // the baseline arguments
 	baseShape Shape
-	key       *prop // the member the mismatch, duplicate and differential probes use
-	absent    bool  // a tool name no tool has: nothing runs
-	given     bool  // base is Config.Examples'
+	key       *prop     // the member the mismatch, duplicate and differential probes use
+	absent    bool      // a tool name no tool has: nothing runs
+	given     bool      // base is Config.Examples'
+	gen       *valueGen // builds values its schema admits; nil when the schema does not compile
+	// baseAnswer is the baseline's JSON-RPC answer, whose strings may be
+	// another tool's baseline values (rebase); harvested says base took
+	// such values
+	baseAnswer []byte
+	harvested  bool
 }
 
 func (a *auditor) nextID() int { return 100 + a.sent }
@@ -58,10 +64,8 @@ func (a *auditor) prepare(tp *toolProbe) {
 		return
 	}
 	tp.props = doc.rootProps()
-	for _, p := range tp.props {
-		if p.required && !tp.given {
-			tp.base = append(tp.base, member{p.name, validValue(p.schema, a.canary, 4)})
-		}
+	if !tp.given {
+		a.schemaBaseline(tp, tr)
 	}
 	rank := func(p prop) int {
 		r := 0
@@ -80,28 +84,47 @@ func (a *auditor) prepare(tp *toolProbe) {
 	}
 }
 
+// prop is the member named k, nil when the schema names none.
+func (tp *toolProbe) prop(k string) *prop {
+	for i := range tp.props {
+		if tp.props[i].name == k {
+			return &tp.props[i]
+		}
+	}
+	return nil
+}
+
 // valid is a valid value of member p: the given call's (Config.Examples),
 // else one built from its schema.
 func (tp *toolProbe) valid(p prop, canary string) string {
-	if tp.given {
-		for _, m := range tp.base {
-			if m.k == p.name {
-				return m.v
-			}
+	for _, m := range tp.base {
+		if m.k == p.name {
+			return m.v
+		}
+	}
+	if tp.gen != nil {
+		if v, err := tp.gen.Member(p.name); err == nil {
+			return string(v)
 		}
 	}
 	return validValue(p.schema, canary, 4)
 }
 
-// probeTool runs the per-tool probes.
-func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) error {
+// baseline reads the tool's schema and calls it with its baseline.
+func (a *auditor) baseline(ctx context.Context, s *session, tp *toolProbe) error {
 	a.prepare(tp)
-	tr := &a.rep.Tools[tp.idx]
-	var err error
-	if _, tp.baseShape, err = a.callArgs(ctx, s, tp, object(tp.base)); err != nil {
+	ans, sh, err := a.callArgs(ctx, s, tp, object(tp.base))
+	if err != nil {
 		return err
 	}
-	tr.Baseline = &tp.baseShape
+	tp.baseShape, tp.baseAnswer = sh, ans.Message
+	a.rep.Tools[tp.idx].Baseline = &tp.baseShape
+	return nil
+}
+
+// probeTool runs the per-tool probes against the baseline.
+func (a *auditor) probeTool(ctx context.Context, s *session, tp *toolProbe) error {
+	tr := &a.rep.Tools[tp.idx]
 	mark := a.longMark("uk")
 	ans, sh, err := a.callArgs(ctx, s, tp, object(with(tp.base, mark, marshal(mark))))
 	if err != nil {

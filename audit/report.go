@@ -61,8 +61,12 @@ type ToolReport struct {
 	Numbers []NumberProbe `json:"numbers,omitempty"`
 	// Echoes are the worst answer of each place of the tool's arguments
 	// the echo sweep sent over-long values to (Echo is the worst of them).
-	Echoes []*Echo      `json:"echoes,omitempty"`
-	Schema *SchemaAudit `json:"schema"`
+	Echoes []*Echo `json:"echoes,omitempty"`
+	// Amplification is what costly inputs cost in time: a crafted string
+	// for each backtracking pattern and, on the carrier, long digit
+	// strings, wide arrays and duplicate names.
+	Amplification []Amplification `json:"amplification,omitempty"`
+	Schema        *SchemaAudit    `json:"schema"`
 }
 
 // Verdict is a probe's classification; "" (not measured) is null in JSON.

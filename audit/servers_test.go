@@ -393,3 +393,28 @@ func TestSlowBodyIsAnErrorNamingTheProbe(t *testing.T) {
 		t.Errorf("a stalled body was reported as a cap of %d", *rep.Boundary.BodyCap)
 	}
 }
+
+// TestDemoBaselinesWithoutCalls: the demo audited with every tool called
+// and no call given: each baseline its schema admits, the ones its handler
+// refuses (an unknown project) rebuilt from the others' answers, so every
+// tool is answered with a result and nothing is left not measured.
+func TestDemoBaselinesWithoutCalls(t *testing.T) {
+	h, _ := demoServer(t, true)
+	rep, err := audit.Run(context.Background(), audit.Config{Target: audit.Handler("demo guarded", h, demo.Path), AllTools: true, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := map[string]int{}
+	for _, tr := range rep.Tools {
+		from[tr.BaselineFrom]++
+		if tr.Baseline == nil || tr.Baseline.Refused() {
+			t.Errorf("%s: baseline %v (%s)", tr.Name, tr.Baseline, tr.BaselineFrom)
+		}
+	}
+	if from[audit.BaselineHarvested] == 0 || from[audit.BaselineSchema]+from[audit.BaselineHarvested] != len(rep.Tools) {
+		t.Errorf("baselines by origin: %v", from)
+	}
+	for _, n := range rep.NotMeasured {
+		t.Errorf("not measured: %s %s: %s", n.Probe, n.Tool, n.Why)
+	}
+}

@@ -38,7 +38,10 @@ type SchemaAudit struct {
 	// keywords on one root-to-leaf path of the schema: what one refusal can
 	// quote when each renders the value once.
 	RefusalCeiling map[string]int64 `json:"refusal_ceiling"`
-	Error          string           `json:"error,omitempty"`
+	// Backtracking lists the patterns a backtracking engine can take
+	// exponential or polynomial time on, with the string crafted for each.
+	Backtracking []Backtracking `json:"backtracking,omitempty"`
+	Error        string         `json:"error,omitempty"`
 }
 
 // renderKeywords are the keywords whose error message renders the instance
@@ -151,6 +154,12 @@ func (w *walker) walk(base string, m map[string]any, at string, level int, onPat
 		base = id
 	}
 	w.bounds(m, at)
+	if p, ok := m["pattern"].(string); ok {
+		if bt, ok := backtracking(p); ok {
+			bt.At = ptr(at) + "/pattern"
+			w.sa.Backtracking = append(w.sa.Backtracking, bt)
+		}
+	}
 	here := map[charge.Dialect]int{}
 	for _, d := range charge.Dialects() {
 		for _, k := range renderKeywords(d) {
