@@ -2,7 +2,6 @@ package mcpvalidate
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -99,7 +98,7 @@ func (c *conn) closed(d time.Duration) bool {
 	_ = c.c.SetReadDeadline(time.Now().Add(d))
 	_, err := c.br.ReadByte()
 	var ne net.Error
-	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	return err != nil && !(errorsAs(err, &ne) && ne.Timeout())
 }
 
 // waitIdle waits until n connections are idle in the limit's list.

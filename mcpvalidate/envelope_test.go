@@ -1,7 +1,6 @@
 package mcpvalidate
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -97,7 +96,7 @@ func TestFrontGateEnvelope(t *testing.T) {
 				return
 			}
 			var f *requestRefusal
-			if !errors.As(err, &f) {
+			if !errorsAs(err, &f) {
 				t.Errorf("%s: want a refusal, got %v (envelope %q)", c.name, err, e.Method())
 				return
 			}
@@ -150,7 +149,7 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 	args := `{"projectId":"demo","query":"a","query":"b"}`
 	_, err := fg.check([]byte(toolCall("4", `"knowledge.search"`, args)))
 	var f *requestRefusal
-	if !errors.As(err, &f) || f.Tool == nil || f.Status != http.StatusOK {
+	if !errorsAs(err, &f) || f.Tool == nil || f.Status != http.StatusOK {
 		t.Fatalf("want the middleware's shape, got %v", err)
 	}
 	v, _ := New(published, &Options{Limits: &l})
@@ -165,7 +164,7 @@ func TestFrontGateArgumentsRefusalIsTheMiddlewares(t *testing.T) {
 	// When the tool name follows the arguments, the frame was not read whole:
 	// a JSON-RPC error instead.
 	_, err = fg.check([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":` + args + `,"name":"knowledge.search"}}`))
-	if !errors.As(err, &f) || f.Tool != nil || f.Status != http.StatusBadRequest || f.Code != -32602 || f.Where != `/params/arguments/query` {
+	if !errorsAs(err, &f) || f.Tool != nil || f.Status != http.StatusBadRequest || f.Code != -32602 || f.Where != `/params/arguments/query` {
 		t.Fatalf("arguments before the name: %v", err)
 	}
 }
@@ -203,7 +202,7 @@ func TestFrontGateEnvelopeBoundsAtAndPast(t *testing.T) {
 			}
 			_, err := fg.check([]byte(c.past))
 			var f *requestRefusal
-			if !errors.As(err, &f) || f.Bound != c.bound {
+			if !errorsAs(err, &f) || f.Bound != c.bound {
 				t.Errorf("%s one past: want %q, got %v", c.name, c.bound, err)
 			}
 		})
@@ -222,7 +221,7 @@ func TestEmptyAndBlankBodies(t *testing.T) {
 			if strings.HasSuffix(b, "[") {
 				want = "batch"
 			}
-			if !errors.As(err, &f) || f.Bound != want {
+			if !errorsAs(err, &f) || f.Bound != want {
 				t.Errorf("%q: %v, want %s", b, err, want)
 			}
 		})
@@ -258,7 +257,7 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 		t.Run(docName(i, c.params), func(t *testing.T) {
 			_, err := fg.check([]byte(ping(c.params)))
 			var f *requestRefusal
-			if got := errors.As(err, &f) && f.Bound == "duplicate-name"; got != c.dup || (!c.dup && err != nil) {
+			if got := errorsAs(err, &f) && f.Bound == "duplicate-name"; got != c.dup || (!c.dup && err != nil) {
 				t.Errorf("%s: %v, want duplicate %v", c.params, err, c.dup)
 			}
 		})
@@ -273,7 +272,7 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 	}
 	_, err = fg.check([]byte(ping(`"` + at + `k":1`)))
 	var f *requestRefusal
-	if !errors.As(err, &f) || f.Bound != "envelope-name-bytes" {
+	if !errorsAs(err, &f) || f.Bound != "envelope-name-bytes" {
 		t.Errorf("a name one byte past maxEnvelopeNameBytes: %v", err)
 	}
 	full := ping(`"a":1`)
@@ -310,7 +309,7 @@ func TestMethodBytesAtAndPast(t *testing.T) {
 	}
 	_, err := fg.check([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `m"}`))
 	var f *requestRefusal
-	if !errors.As(err, &f) || f.Bound != "method" || f.Limit != maxMethodBytes {
+	if !errorsAs(err, &f) || f.Bound != "method" || f.Limit != maxMethodBytes {
 		t.Fatalf("one byte past maxMethodBytes: %v", err)
 	}
 }
@@ -330,7 +329,7 @@ func TestOtherParamsBytesAtAndPast(t *testing.T) {
 	}
 	_, err := fg.check(body(maxOtherParamsBytes + 1))
 	var f *requestRefusal
-	if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
+	if !errorsAs(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
 		t.Fatalf("params one byte past maxOtherParamsBytes: %v", err)
 	}
 }
@@ -375,7 +374,7 @@ func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
 			past := rest(maxOtherParamsBytes + 1)
 			_, err := fg.check(past)
 			var f *requestRefusal
-			if !errors.As(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
+			if !errorsAs(err, &f) || f.Bound != "params-bytes" || f.Limit != maxOtherParamsBytes {
 				t.Fatalf("%d members, the rest of params one byte past maxOtherParamsBytes: %v", len(members), err)
 			}
 		})

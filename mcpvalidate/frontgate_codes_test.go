@@ -2,7 +2,6 @@ package mcpvalidate
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +39,7 @@ func TestFrontRefusalCodes(t *testing.T) {
 		t.Run(caseName(c.name), func(t *testing.T) {
 			_, err := fg.check([]byte(c.body))
 			var f *requestRefusal
-			if !errors.As(err, &f) || f.Tool != nil || f.Code != c.code {
+			if !errorsAs(err, &f) || f.Tool != nil || f.Code != c.code {
 				t.Errorf("%s: %v (code %+v), want code %d", c.name, err, f, c.code)
 			}
 		})

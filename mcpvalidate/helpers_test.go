@@ -2,6 +2,7 @@ package mcpvalidate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -42,4 +43,14 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// errorsAs is errors.As that also looks inside a *Refusal at the stage's
+// own refusal (a *callRefusal or *requestRefusal), which the API keeps
+// unexported.
+func errorsAs(err error, target any) bool {
+	if r, ok := err.(*Refusal); ok && r != nil && errors.As(r.err, target) {
+		return true
+	}
+	return errors.As(err, target)
 }

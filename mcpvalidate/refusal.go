@@ -40,10 +40,6 @@ type Refusal struct {
 // Error is the refusal's text, as the caller receives it.
 func (r *Refusal) Error() string { return r.err.Error() }
 
-// Unwrap is the stage's own refusal, which renders Error; errors.As reaches
-// a *charge.Refusal through it for a refusal of the arguments' charge.
-func (r *Refusal) Unwrap() error { return r.err }
-
 // public is r in the package's one refusal model.
 func (r *callRefusal) public() *Refusal {
 	p := &Refusal{Stage: r.Stage, Tool: r.Tool, err: r}

@@ -3,7 +3,6 @@ package mcpvalidate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -67,7 +66,7 @@ func TestWithTools(t *testing.T) {
 			switch {
 			case c.stage == 0 && err != nil:
 				t.Errorf("%s %s: refused: %v", c.tool, c.args, err)
-			case c.stage != 0 && !errors.As(err, &r):
+			case c.stage != 0 && !errorsAs(err, &r):
 				t.Errorf("%s %s: want a refusal at %v, got %v", c.tool, c.args, c.stage, err)
 			case c.stage != 0 && r.Stage != c.stage:
 				t.Errorf("%s %s: refused at %v, want %v", c.tool, c.args, r.Stage, c.stage)

@@ -121,7 +121,7 @@ func postTo(t *testing.T, h http.Handler, body []byte) []byte {
 func refusedEverywhere(t *testing.T, a answers, stage Stage, callerValue string) {
 	t.Helper()
 	var r *callRefusal
-	if !errors.As(a.check, &r) || r.Stage != stage {
+	if !errorsAs(a.check, &r) || r.Stage != stage {
 		t.Fatalf("Check: %v, want a %s refusal", a.check, stage)
 	}
 	want := r.Error()
@@ -156,7 +156,7 @@ func TestValidatorPanicRefusesOnEveryPath(t *testing.T) {
 	// answered by the schema, and a valid call runs the handler on every path.
 	a := callEveryPath(t, v, "big", `{"n":1e999999}`)
 	var r *callRefusal
-	if !errors.As(a.check, &r) || r.Stage != StageSchema {
+	if !errorsAs(a.check, &r) || r.Stage != StageSchema {
 		t.Fatalf("1e999999: %v, want the schema's maximum", a.check)
 	}
 	if a = callEveryPath(t, v, "big", `{"n":5}`); a.check != nil || a.middleware.IsError || a.ran != 3 {
@@ -189,7 +189,7 @@ func TestMiddlewareFailsClosedOnAnUnreadableCall(t *testing.T) {
 	for _, req := range []mcp.Request{&mcp.CallToolRequest{}, &mcp.ListToolsRequest{}, nil} {
 		res, err := h(context.Background(), "tools/call", req)
 		var je *jsonrpc.Error
-		if res != nil || !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		if res != nil || !errorsAs(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("%T: result %v, error %v; want an invalid-params error", req, res, err)
 		}
 	}

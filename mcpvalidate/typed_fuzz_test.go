@@ -386,7 +386,7 @@ func checkTypedAnswer(t *testing.T, p *typedPair, tool string, args []byte) {
 	oracle, oracleRan := p.call(t, false, tool, args)
 	err := p.v.Check(context.Background(), tool, wire)
 	var r *callRefusal
-	if err != nil && !errors.As(err, &r) {
+	if err != nil && !errorsAs(err, &r) {
 		t.Fatalf("Check returned %T", err)
 	}
 	if r == nil {

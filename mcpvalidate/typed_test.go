@@ -3,7 +3,6 @@ package mcpvalidate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -415,7 +414,7 @@ func TestPlainSDKCrashesOnAMarshalTextKey(t *testing.T) {
 	cmd.Env = append(os.Environ(), env+"=1")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || strings.Contains(string(out), "SURVIVED") || !strings.Contains(string(out), "interface conversion") {
+	if !errorsAs(err, &exit) || strings.Contains(string(out), "SURVIVED") || !strings.Contains(string(out), "interface conversion") {
 		t.Fatalf("the plain SDK's server did not die on the call (err %v):\n%.2000s", err, out)
 	}
 	var s sentinel

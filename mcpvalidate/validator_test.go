@@ -3,7 +3,6 @@ package mcpvalidate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -27,7 +26,7 @@ func refusalOf(t testing.TB, v *Validator, tool string, args []byte) *callRefusa
 		return nil
 	}
 	var r *callRefusal
-	if !errors.As(err, &r) {
+	if !errorsAs(err, &r) {
 		t.Fatalf("Check returned %T, not a *callRefusal", err)
 	}
 	return r

@@ -53,8 +53,8 @@ func TestGateShapesAreWhatTheyClaim(t *testing.T) {
 				t.Errorf("%s: front gate answered %v", s.Name, err)
 			}
 			// Refused for its frame, not for its size.
-			var r *charge.Refusal
-			if errors.As(err, &r) && (r.Bound == charge.BoundCharge || r.Bound == charge.BoundNodes) {
+			var r *mcpvalidate.Refusal
+			if errors.As(err, &r) && (r.Bound == charge.BoundCharge.String() || r.Bound == charge.BoundNodes.String()) {
 				t.Errorf("%s: refused by the %s bound", s.Name, r.Bound)
 			}
 		})
@@ -136,7 +136,11 @@ func TestNodeShapesAreAtTheBound(t *testing.T) {
 // envelope).
 func isNodeRefusal(err error) bool {
 	var cr *charge.Refusal
-	return errors.As(err, &cr) && cr.Bound == charge.BoundNodes
+	if errors.As(err, &cr) {
+		return cr.Bound == charge.BoundNodes
+	}
+	var r *mcpvalidate.Refusal
+	return errors.As(err, &r) && r.Stage == mcpvalidate.StageGate && r.Bound == charge.BoundNodes.String()
 }
 
 // A literal whose nodes do not divide the room is followed by the zeros

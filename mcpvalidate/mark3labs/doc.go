@@ -9,19 +9,24 @@
 // properties, or mcp.NewToolWithRawSchema), in one line after its tools are
 // added:
 //
-//	v, err := mark3labs.Install(s, nil) // mcpvalidate.New(mcpvalidate.Tools(Tools(s)...), nil) + s.Use(Middleware(v))
+//	v, err := mark3labs.Install(s, nil) // a validator over the tools s lists, + s.Use(Middleware(v))
 //
 // To run the validator outermost, in front of every other tool-handler
 // middleware, build it before the server and pass it first:
 //
 //	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("schemas"), "mcp"), nil)
-//	// or: tools, err := mark3labs.Convert(defs...); mcpvalidate.New(mcpvalidate.Tools(tools...), nil)
 //	s := server.NewMCPServer("name", "v1", server.WithToolHandlerMiddleware(mark3labs.Middleware(v)), ...)
 //
-// mark3labs' streamable HTTP server reads the request body with no cap: cap
-// it at the derived body cap with the standard library,
+// mark3labs' streamable HTTP server reads the request body with no cap: put
+// the front gate in front of it, which caps it at the derived body cap and
+// bounds the rest of the request,
 //
-//	http.Handle("/mcp", http.MaxBytesHandler(server.NewStreamableHTTPServer(s), v.MaxRequestBodyBytes()))
+//	h, err := v.Protect(server.NewStreamableHTTPServer(s), nil)
+//	log.Fatal(h.ListenAndServe(addr))
+//
+// and over stdio, where one bad line would otherwise reach mcp-go's reader,
+//
+//	err := mark3labs.ListenStdio(ctx, s, v, nil, nil)
 //
 // # What it promises
 //
@@ -84,7 +89,7 @@
 //
 // mark3labs' typed tool schemas (mcp.NewTool) are open by default: an unknown
 // member would reach the handler unvalidated. Install (and mcpvalidate.New
-// over Convert's tools) fails over an open schema as it does for the go-sdk,
+// over the tools s lists) fails over an open schema as it does for the go-sdk,
 // naming each open tool and where in it, unless the tool is named in
 // mcpvalidate.Options.OpenTools (see mcpvalidate's package doc, "Open
 // schemas"). Close a typed tool with mcp.WithSchemaAdditionalProperties(false)

@@ -1,4 +1,7 @@
 package mark3labs
 
-// Tools is tools, for the external tests.
-var Tools = tools
+// Tools and Convert are tools and convert, for the external tests.
+var (
+	Tools   = tools
+	Convert = convert
+)

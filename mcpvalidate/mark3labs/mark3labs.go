@@ -88,7 +88,7 @@ func Install(s *server.MCPServer, o *mcpvalidate.Options) (*mcpvalidate.Validato
 }
 
 // Tools are s's registered tools (s.ListTools, sorted by name) as go-sdk tool
-// definitions for mcpvalidate.Tools: see Convert. Task tools
+// definitions for mcpvalidate.Tools: see convert. Task tools
 // (AddTaskTool) and per-session tools are not among them.
 func tools(s *server.MCPServer) ([]*mcp.Tool, error) {
 	listed := s.ListTools()
@@ -101,18 +101,18 @@ func tools(s *server.MCPServer) ([]*mcp.Tool, error) {
 	for _, name := range names {
 		defs = append(defs, listed[name].Tool)
 	}
-	return Convert(defs...)
+	return convert(defs...)
 }
 
-// Convert turns mark3labs tool definitions into go-sdk ones for
+// convert turns mark3labs tool definitions into go-sdk ones for
 // mcpvalidate.Tools: each keeps its name, and its InputSchema is the
 // inputSchema member mark3labs' own encoding of the tool publishes in
 // tools/list (RawInputSchema verbatim, or the typed InputSchema encoded).
 // A tool with neither (the zero InputSchema, which mark3labs publishes as
 // {"type":"","properties":{}}) converts with no InputSchema, so calls to it
 // are refused (fail-closed). A tool mark3labs cannot encode (both schemas set)
-// fails Convert.
-func Convert(defs ...m3.Tool) ([]*mcp.Tool, error) {
+// fails convert.
+func convert(defs ...m3.Tool) ([]*mcp.Tool, error) {
 	out := make([]*mcp.Tool, 0, len(defs))
 	var errs []error
 	for _, d := range defs {

@@ -1,0 +1,70 @@
+package mark3labs_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	m3 "github.com/mark3labs/mcp-go/mcp"
+	m3server "github.com/mark3labs/mcp-go/server"
+	"github.com/theurian/boundlab/mcpvalidate"
+	"github.com/theurian/boundlab/mcpvalidate/mark3labs"
+)
+
+// Over stdio the gate answers the lines it refuses, without the caller's
+// bytes, and mcp-go serves the next request; admitted calls reach the
+// handler.
+func TestListenStdio(t *testing.T) {
+	var h handled
+	s := m3server.NewMCPServer("m3", "0")
+	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), h.m3Handler)
+	v, err := mark3labs.Install(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mark3labs.ListenStdio(ctx, s, v, inR, outW) }()
+	defer func() { cancel(); inW.Close(); outR.Close() }()
+	out := bufio.NewReader(outR)
+	exchange := func(line string) string {
+		t.Helper()
+		go func() { _, _ = io.WriteString(inW, line+"\n") }()
+		got := make(chan string, 1)
+		go func() { l, _ := out.ReadString('\n'); got <- l }()
+		select {
+		case l := <-got:
+			return l
+		case err := <-done:
+			t.Fatalf("the server ended: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer in 10 s")
+		}
+		return ""
+	}
+	if a := exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`); !strings.Contains(a, `"result"`) {
+		t.Fatalf("initialize: %.300s", a)
+	}
+	for _, c := range []struct{ name, line, bound string }{
+		{"raw control", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"item.put","arguments":{"name":"a` + "\x01" + canary + `"}}}`, "control-character"},
+		{"duplicate member", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"item.put","arguments":{"name":"a","name":"` + canary + `"}}}`, "duplicate-name"},
+		{"trailing bytes", `{"jsonrpc":"2.0","id":3,"method":"ping"}` + canary, "trailing"},
+	} {
+		a := exchange(c.line)
+		if !strings.Contains(a, c.bound) || strings.Contains(a, canary) || len(a) > mcpvalidate.MaxRefusalBytes()+1 {
+			t.Errorf("%s: %.300s", c.name, a)
+		}
+		if a := exchange(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"item.put","arguments":{"name":"ok"}}}`); !strings.Contains(a, `"id":9`) || !strings.Contains(a, `ok`) {
+			t.Fatalf("%s: the next call: %.300s", c.name, a)
+		}
+	}
+	if n := h.n.Load(); n != 3 {
+		t.Errorf("the handler ran %d times, want 3 (the valid calls only)", n)
+	}
+}
