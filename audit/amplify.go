@@ -53,7 +53,9 @@ func (a *auditor) timed(ctx context.Context, s *session, tp *toolProbe, args str
 	id := a.nextID()
 	body := callBody(id, tp.name, args)
 	start := time.Now()
+	before := a.sent
 	_, sh, err := s.call(ctx, body, id)
+	a.timedSent += a.sent - before
 	return time.Since(start), sh, len(body), err
 }
 

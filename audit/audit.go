@@ -96,11 +96,13 @@ type auditor struct {
 	limits Limits
 	canary string
 	sent   int
-	rep    *Report
-	obs    *Observed // the white-box view, when the target observes
-	step   string    // the probe under way, named in a target error
-	what   string    // the message under way within step, where a probe names it
-	tool   string    // the tool the per-tool probes are calling; "" target-wide
+	// timedSent counts the timed probes' requests among sent.
+	timedSent int
+	rep       *Report
+	obs       *Observed // the white-box view, when the target observes
+	step      string    // the probe under way, named in a target error
+	what      string    // the message under way within step, where a probe names it
+	tool      string    // the tool the per-tool probes are calling; "" target-wide
 	// respawns counts the sessions opened after the server ended one,
 	// bounded by MaxRespawns; capProbe is set while the body cap is
 	// bisected (it tells an ended transport itself: closed-past-cap) and
@@ -138,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else if err != nil {
 		return a.rep, fmt.Errorf("%w: %s: %v", ErrTarget, a.step, err)
 	}
-	a.rep.Requests = a.sent
+	a.rep.Requests, a.rep.TimedRequests = a.sent, a.timedSent
 	a.rep.finish(cfg.Cap)
 	return a.rep, nil
 }

@@ -9,14 +9,18 @@ import (
 
 // Report is one audit's answer. docs/audit.md documents every field.
 type Report struct {
-	Target          string       `json:"target"`
-	ProtocolVersion string       `json:"protocol_version"`
-	Seed            uint64       `json:"seed"`
-	Canary          string       `json:"canary"`
-	Requests        int          `json:"requests"`
-	Tools           []ToolReport `json:"tools"`
-	Boundary        *Boundary    `json:"boundary"`
-	Findings        []Finding    `json:"findings"`
+	Target          string `json:"target"`
+	ProtocolVersion string `json:"protocol_version"`
+	Seed            uint64 `json:"seed"`
+	Canary          string `json:"canary"`
+	Requests        int    `json:"requests"`
+	// TimedRequests are the requests among Requests the timed probes sent:
+	// how many depends on how fast the server answered (growth stops at the
+	// first step that hurts, which is then sent again for a median).
+	TimedRequests int          `json:"timed_requests"`
+	Tools         []ToolReport `json:"tools"`
+	Boundary      *Boundary    `json:"boundary"`
+	Findings      []Finding    `json:"findings"`
 	// NotMeasured are the measurements not made, and why; their fields are
 	// null and raise nothing.
 	NotMeasured []NotMeasured `json:"not_measured"`

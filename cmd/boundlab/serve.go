@@ -33,15 +33,20 @@ func init() {
 	})
 }
 
-func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("serve", []string{"serve [--addr HOST:PORT] [--go-clients] [--stateless] [--json]\n" +
 		"                [--front-gate=false | --in-flight-budget SIZE\n" +
-		"                 --session-bytes SIZE --conn-bytes SIZE] [LIMITS]"},
+		"                 --session-bytes SIZE --conn-bytes SIZE] [LIMITS]",
+		"serve --stdio [--go-clients] [--front-gate=false] [LIMITS]"},
 		"Serves the seven demo tools over MCP streamable HTTP at http://ADDR/mcp; every tools/call is validated "+
 			"against its published schema first. Logs go to stderr and never carry a caller value. Stop with Ctrl-C.\n\n"+
 			"The tools: "+strings.Join(demo.ToolNames(), ", ")+", over a small in-memory store with a project demo. "+
 			"docs/mcpvalidate.md has a curl session and, for protocol 2026-07-28 (--stateless), a tested one with the "+
 			"headers and params._meta that revision requires. --json announces the server as "+jsonFields(serveAnnouncement{})+".\n\n"+
+			"--stdio serves the same tools over stdin and stdout instead (newline-delimited JSON-RPC, as an MCP client "+
+			"starts a server): each line is bounded by the frame cap (the body cap) and scanned by the front gate before the "+
+			"SDK reads it, and a line it refuses is answered on stdout while the session goes on. The announcement goes to "+
+			"stderr.\n\n"+
 			"With LIMITS the validator and the front gate enforce them, and the body cap is derived from them. --budget is "+
 			"the render budget here as in every verb; the front gate's memory budget is --in-flight-budget.\n\n"+
 			"With the front gate, what requests leave behind is bounded too: sessions and their GET streams by --session-bytes "+
@@ -49,6 +54,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			"keep-alive connections closed first). The memory ceiling printed is the sum of the three and a baseline.\n\n"+limitsAbout)
 	addr := c.String("addr", "127.0.0.1:8080", "address to listen on")
 	goClients := c.Bool("go-clients", false, "size the body cap for Go encoding/json clients too (multiplier 6, not 3)")
+	stdio := c.Bool("stdio", false, "serve over stdin and stdout instead of HTTP")
 	stateless := c.Bool("stateless", false, "serve statelessly (no sessions), which protocol 2026-07-28 needs over HTTP")
 	asJSON := c.Bool("json", false, "announce the server as one JSON object and log JSON lines")
 	frontGate := c.Bool("front-gate", true, "bound the whole request before the SDK reads it (false: middleware only)")
@@ -77,6 +83,14 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if c.NArg() != 0 {
 		return c.usageError(stderr, "unexpected argument %q", c.Arg(0))
+	}
+	if *stdio {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := serveStdio(ctx, stdin, stdout, stderr, serveOptions{goClients: *goClients, frontGate: *frontGate, json: *asJSON, limits: l}); err != nil {
+			return c.fail(stderr, err)
+		}
+		return exitOK
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -229,3 +243,41 @@ func serveEncoders(goClients bool) []charge.Encoder {
 	}
 	return []charge.Encoder{charge.EnsureASCII, charge.Raw}
 }
+
+// serveStdio serves the demo over in and out until in ends or ctx does:
+// through the gated stdio transport with the front gate, the SDK's own
+// (with the frame cap raised to the body cap) without it. The announcement
+// and the logs go to stderr; out carries the protocol alone.
+func serveStdio(ctx context.Context, in io.Reader, out, stderr io.Writer, so serveOptions) error {
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if so.json {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(handler)
+	v, err := demo.NewValidator(&mcpvalidate.Options{Limits: &so.limits, GoClients: so.goClients,
+		OnRefusal: func(_ context.Context, r *mcpvalidate.Refusal) {
+			log.Info("refused", "stage", r.Stage.String(), "bound", r.Bound, "tool_bytes", len(r.Tool))
+		}})
+	if err != nil {
+		return err
+	}
+	srv, err := demo.NewServer(v, demo.Options{})
+	if err != nil {
+		return err
+	}
+	var t mcp.Transport = v.StdioTransport(in, out)
+	if !so.frontGate {
+		t = &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}, MaxLineLength: int(v.MaxBodyBytes()) + 2}
+	}
+	log.Info("serving over stdio", "tools", len(v.ToolNames()), "frame_cap_bytes", v.MaxBodyBytes(), "front_gate", so.frontGate)
+	err = srv.Run(ctx, t)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	log.Info("stopped")
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
