@@ -35,6 +35,8 @@ var (
 	sessionFlood1M []byte
 	//go:embed header-flood.json
 	headerFlood []byte
+	//go:embed header-flood-at-cap.json
+	headerFloodAtCap []byte
 	//go:embed before-session-flood.json
 	beforeSessionFlood []byte
 	//go:embed before-stream-flood.json
@@ -65,7 +67,10 @@ func Runs() []Saved {
 // session flood at issue 24's size (200,000 sessions, then 2,000 streams on
 // the newest), the stream flood and the connection flood at their defaults,
 // the session flood of 1,000,000 sessions, and the header flood (slowloris:
-// connections that never finish their header block). The before- runs are the same
+// connections that never finish their header block), and the header flood
+// at the header cap (each connection sends a block just under the
+// MaxHeaderBytes Harden sets: the connection weight's assumption, held). The
+// before- runs are the same
 // floods against the serve before sessions, streams and connections were
 // bounded (labels before-FLOOD), kept beside as the comparison; the header
 // flood's before- run is against the serve before LimitConns closed new
@@ -81,6 +86,7 @@ func Floods() []Saved {
 		{"connection-flood", connectionFlood},
 		{"session-flood-1m", sessionFlood1M},
 		{"header-flood", headerFlood},
+		{"header-flood-at-cap", headerFloodAtCap},
 		{"before-session-flood", beforeSessionFlood},
 		{"before-stream-flood", beforeStreamFlood},
 		{"before-connection-flood", beforeConnectionFlood},
