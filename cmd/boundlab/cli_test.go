@@ -206,8 +206,8 @@ func TestVerbExitCodesAndJSON(t *testing.T) {
 		{"bench missing file", "", []string{"bench", "no/such/file"}, 2, nil},
 		{"bench two files", "", []string{"bench", "a", "b"}, 2, nil},
 		{"derive summary", "", []string{"derive", "--records", "../../results", "--summary", "--json"}, 0, decode(func(t *testing.T, v results.Verdict) {
-			if len(v.Figures) == 0 || v.Reproduced+v.Refuted+v.Retired != len(v.Figures) {
-				t.Errorf("%d figures, counts %d/%d/%d", len(v.Figures), v.Reproduced, v.Refuted, v.Retired)
+			if len(v.Figures) == 0 || v.Reproduced+v.Refuted+v.Retired+v.NotRederivable != len(v.Figures) || len(v.Silent) > 0 {
+				t.Errorf("%d figures, counts %d/%d/%d/%d, silent %v", len(v.Figures), v.Reproduced, v.Refuted, v.Retired, v.NotRederivable, v.Silent)
 			}
 		})},
 		{"derive json", "", []string{"derive", "--records", "../../results", "--json"}, 0, decode(func(t *testing.T, d deriveJSON) {

@@ -443,23 +443,27 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.De
 	return exitOK
 }
 
-// printVerdict is derive's first screen: did the seed hold?
+// printVerdict is derive's first screen: did the seed hold? One row per
+// figure of the seed's list (results.Verdict.Rows).
 func printVerdict(w io.Writer, v results.Verdict) {
-	fmt.Fprintf(w, "Did the seed hold? %d of ADR-0031's figures, as the records carry them:\n", len(v.Figures))
-	fmt.Fprintf(w, "  %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed)\n\n",
-		v.Reproduced, v.Refuted, v.Retired)
+	fmt.Fprintf(w, "Did the seed hold? %d of ADR-0031's %d listed figures have a verdict:\n", v.Listed-len(v.Silent), v.Listed)
+	fmt.Fprintf(w, "  %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed), %d not re-derivable here; %d silent %v\n\n",
+		v.Reproduced, v.Refuted, v.Retired, v.NotRederivable, len(v.Silent), v.Silent)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tSEED SAID\tLAB\tRECORD (the counterexample, when refuted)")
-	for _, f := range v.Figures {
-		rec, lab := f.Record, f.Lab
-		if f.Counterexample != "" {
-			rec = f.Counterexample
+	fmt.Fprintln(tw, "#\tSTATUS\tSEED SAID\tLAB\tRECORD (the counterexample, when refuted)")
+	for _, r := range v.Rows() {
+		rec, lab := r.Record, r.Lab
+		if r.Others > 0 {
+			rec = fmt.Sprintf("%s (+%d)", rec, r.Others)
+		}
+		if r.Status == results.FigureNotRederivable {
+			lab, rec = "-", "why: derive --json --summary"
 		}
 		if lab == "" {
 			lab = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Status, f.Seed, lab, rec)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.SeedFigure, r.Status, r.Seed, lab, rec)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nA retired claim's wording and correction: docs/records.md, or derive --json --summary.")
+	fmt.Fprintln(w, "\nEvery record of a figure, a retired claim's wording and correction: derive --json --summary, or docs/records.md.")
 }
