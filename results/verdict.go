@@ -130,7 +130,7 @@ func compareSeed(r Record) (Figure, error) {
 	f := Figure{Status: FigureReproduced, Record: r.ID, Title: r.Title, LabValue: r.Value, Unit: r.Unit,
 		Seed: withUnit(strings.TrimSuffix(r.SeedValue, " "+sv.Scale), unit), Lab: withUnit(sv.Format(r.Value), unit),
 		SeedFigure: r.SeedFigure}
-	if sv.Bound != "" {
+	if sv.Bound != "" && math.Abs(r.Value/sv.factor) < 1000 {
 		// a bound says nothing of precision: print the lab's value to
 		// two places past the bound's, so "> 0" shows -0.01, not 0
 		sv.Decimals += 2

@@ -305,8 +305,9 @@ func TestDeriveOpensWithTheVerdict(t *testing.T) {
 	if n := strings.Count(summary, "\n"); n > 32 {
 		t.Errorf("the verdict takes %d lines", n)
 	}
-	for _, want := range []string{"refuted     16,777,216 characters  16,776,824 characters  worstrender.python-raw-codepoint-sdk4mib.class",
-		"reproduced  26,214,400 bytes", "retired     320 KiB"} {
+	for _, want := range []string{"13  refuted  16,777,216 characters",
+		"16,776,824 characters    worstrender.python-raw-codepoint-sdk4mib.class", "reproduced: 1 2 3", "56  retired  320 KiB",
+		"not re-derivable here: 4 5 6"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the verdict lacks %q:\n%s", want, summary)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -444,20 +445,24 @@ func printDerive(c *command, f deriveFlags, v results.Verdict, dv *derivation.De
 }
 
 // printVerdict is derive's first screen: did the seed hold? One row per
-// figure of the seed's list (results.Verdict.Rows).
+// refuted or retired figure of the seed's list (results.Verdict.Rows); the
+// reproduced and the not re-derivable by number (derive --json --summary
+// lists every record of each).
 func printVerdict(w io.Writer, v results.Verdict) {
-	fmt.Fprintf(w, "Did the seed hold? %d of ADR-0031's %d listed figures have a verdict:\n", v.Listed-len(v.Silent), v.Listed)
-	fmt.Fprintf(w, "  %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed), %d not re-derivable here; %d silent %v\n\n",
-		v.Reproduced, v.Refuted, v.Retired, v.NotRederivable, len(v.Silent), v.Silent)
+	fmt.Fprintf(w, "Did the seed hold? %d of ADR-0031's %d listed figures have a verdict (%d silent %v);\n", v.Listed-len(v.Silent), v.Listed, len(v.Silent), v.Silent)
+	fmt.Fprintf(w, "  over their records: %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed), %d not re-derivable here\n\n",
+		v.Reproduced, v.Refuted, v.Retired, v.NotRederivable)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tSTATUS\tSEED SAID\tLAB\tRECORD (the counterexample, when refuted)")
+	grouped := map[results.Status][]string{}
 	for _, r := range v.Rows() {
+		if r.SeedFigure > 0 && (r.Status == results.FigureReproduced || r.Status == results.FigureNotRederivable) {
+			grouped[r.Status] = append(grouped[r.Status], strconv.Itoa(r.SeedFigure))
+			continue
+		}
 		rec, lab := r.Record, r.Lab
 		if r.Others > 0 {
 			rec = fmt.Sprintf("%s (+%d)", rec, r.Others)
-		}
-		if r.Status == results.FigureNotRederivable {
-			lab, rec = "-", "why: derive --json --summary"
 		}
 		if lab == "" {
 			lab = "-"
@@ -465,5 +470,8 @@ func printVerdict(w io.Writer, v results.Verdict) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.SeedFigure, r.Status, r.Seed, lab, rec)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nEvery record of a figure, a retired claim's wording and correction: derive --json --summary, or docs/records.md.")
+	for _, st := range []results.Status{results.FigureReproduced, results.FigureNotRederivable} {
+		fmt.Fprintf(w, "%s: %s\n", st, strings.Join(grouped[st], " "))
+	}
+	fmt.Fprintln(w, "\nEach figure's records, reasons, a retired claim's wording and correction: derive --json --summary, or docs/records.md.")
 }
