@@ -67,7 +67,9 @@
 // Rust buffers inside pydantic_core), nor the interpreter's own baseline;
 // ru_maxrss is recorded beside it and answers a different question. A body of
 // many small values pays CPython's per-object overhead, which the model does
-// not price. Printability is Unicode 15.1 (CPython 3.13); an interpreter on an
+// not price; internal/pyseed measures that family, and its worst body at the
+// cap peaks several times above the model's largest row, so these rows are no
+// ceiling for a server that parses a whole body before it counts nodes. Printability is Unicode 15.1 (CPython 3.13); an interpreter on an
 // older Unicode (3.11 is on 14.0) reprs the code points assigned since then
 // differently, and the shapes avoid them. The Go fits are fitted to this
 // machine's rows (go1.26.8, go-sdk v1.8.0, sonic v1.15.5, jsonschema/v6

@@ -31,14 +31,15 @@ func retired(cal Calibration, shapes map[string]Shape, sc Scale) ([]results.Reco
 		w := float64(worst.Measured.Wire)
 		s := shapes[worst.Shape]
 		out = append(out, results.Record{
-			ID:       "memmodel.retired.seed-expression-never-under-predicts",
-			Title:    "the seed's parse term (1x, 3x or 5x by the widest code point) and its claim that the expression never under-predicts",
-			Value:    float64(worst.SeedPeak) / w,
-			Unit:     "x wire bytes (the seed expression's prediction for the counterexample)",
-			Instance: fmt.Sprintf("%s; %d wire bytes", s.Describe(), worst.Measured.Wire),
-			Method:   results.Retired,
-			Source:   "memmodel.SeedModel beside the pinned calibration row " + worst.Shape,
-			Seed:     "ADR-0031 A1: \"The parse's own peak — 1x, 3x or 5x, set by the widest code point\"; \"Swept over the code point space the expression never under-predicts\"",
+			ID:         "memmodel.retired.seed-expression-never-under-predicts",
+			SeedFigure: 33,
+			Title:      "the seed's parse term (1x, 3x or 5x by the widest code point) and its claim that the expression never under-predicts",
+			Value:      float64(worst.SeedPeak) / w,
+			Unit:       "x wire bytes (the seed expression's prediction for the counterexample)",
+			Instance:   fmt.Sprintf("%s; %d wire bytes", s.Describe(), worst.Measured.Wire),
+			Method:     results.Retired,
+			Source:     "memmodel.SeedModel beside the pinned calibration row " + worst.Shape,
+			Seed:       "ADR-0031 A1: \"The parse's own peak — 1x, 3x or 5x, set by the widest code point\"; \"Swept over the code point space the expression never under-predicts\"",
 			Build: build(map[string]string{"cpython": worst.Measured.Python,
 				shortParser(worst.Measured.Parser): worst.Measured.ParserVersion}),
 			Retirement: &results.Retirement{
@@ -83,15 +84,16 @@ func retired(cal Calibration, shapes map[string]Shape, sc Scale) ([]results.Reco
 	}
 	if len(corrections) > 0 {
 		out = append(out, results.Record{
-			ID:       "memmodel.retired.family-i-worst-7x",
-			Title:    "the seed's worst family-(i) ratio, U+007F + one astral character at the cap",
-			Value:    seedRatio,
-			Unit:     "x wire bytes (the seed expression for its own worst row)",
-			Instance: fmt.Sprintf("%s; %d wire bytes", shapes["del+astral"].Describe(), shapes["del+astral"].Stats().Wire),
-			Method:   results.Retired,
-			Source:   "memmodel.SeedModel(del+astral) beside the pinned calibration's worst family-(i) row per parser",
-			Seed:     "ADR-0031 A1: \"The worst of family (i) is 7.00x\"",
-			Build:    build(mods),
+			ID:         "memmodel.retired.family-i-worst-7x",
+			SeedFigure: 47,
+			Title:      "the seed's worst family-(i) ratio, U+007F + one astral character at the cap",
+			Value:      seedRatio,
+			Unit:       "x wire bytes (the seed expression for its own worst row)",
+			Instance:   fmt.Sprintf("%s; %d wire bytes", shapes["del+astral"].Describe(), shapes["del+astral"].Stats().Wire),
+			Method:     results.Retired,
+			Source:     "memmodel.SeedModel(del+astral) beside the pinned calibration's worst family-(i) row per parser",
+			Seed:       "ADR-0031 A1: \"The worst of family (i) is 7.00x\"",
+			Build:      build(mods),
 			Retirement: &results.Retirement{
 				Claim:          "the worst of family (i) is 7.00x the wire bytes",
 				Correction:     strings.Join(corrections, "; "),

@@ -57,7 +57,11 @@ type Record struct {
 	// the claim. Classify compares it with Value. Empty when the seed states
 	// no figure this record answers.
 	SeedValue string `json:"seed_value,omitempty"`
-	Build     Build  `json:"build"`
+	// SeedFigure is the number, in the seed's figure list (SeedFigures),
+	// of the figure this record answers: its SeedValue, or the claim a
+	// retired record keeps. Zero when it answers none.
+	SeedFigure int   `json:"seed_figure,omitempty"`
+	Build      Build `json:"build"`
 	// DependsOn names the parts of the toolchain the value moves with:
 	// DepGo, DepGoUnicode. Every module Build names is a dependency too
 	// (Dependencies derives those). Empty: the value is the same on every

@@ -20,6 +20,9 @@ const (
 	// FigureRetired: the seed's own later rounds withdrew the claim; its retired
 	// record keeps the claim beside the correction.
 	FigureRetired Status = "retired"
+	// FigureNotRederivable: no lab can re-derive the figure; the seed's
+	// figure list (SeedFigures) says why.
+	FigureNotRederivable Status = "not re-derivable here"
 )
 
 // Figure is one figure the seed states and what became of it.
@@ -42,15 +45,27 @@ type Figure struct {
 	Counterexample string `json:"counterexample,omitempty"`
 	// Correction is a retired claim's correction.
 	Correction string `json:"correction,omitempty"`
+	// SeedFigure is the figure's number in SeedFigures (0: in none), and
+	// Section where the seed states it.
+	SeedFigure int    `json:"seed_figure,omitempty"`
+	Section    string `json:"section,omitempty"`
+	// Reason is why a figure is not re-derivable here.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Verdict is every figure the records say the seed states, refuted first,
-// then retired, then reproduced, with the counts.
+// then retired, then reproduced, then those not re-derivable here, with the
+// counts.
 type Verdict struct {
-	Reproduced int      `json:"reproduced"`
-	Refuted    int      `json:"refuted"`
-	Retired    int      `json:"retired"`
-	Figures    []Figure `json:"figures"`
+	Reproduced     int `json:"reproduced"`
+	Refuted        int `json:"refuted"`
+	Retired        int `json:"retired"`
+	NotRederivable int `json:"not_rederivable"`
+	// Listed is how many figures SeedFigures lists; Silent are the numbers
+	// of those no record carries and no reason excuses.
+	Listed  int      `json:"listed"`
+	Silent  []int    `json:"silent"`
+	Figures []Figure `json:"figures"`
 }
 
 // Classify reads the seed's figures from the records: every record with a
@@ -85,7 +100,10 @@ func Classify(records map[string][]Record) (Verdict, error) {
 		}
 		v.Figures = append(v.Figures, f)
 	}
-	rank := map[Status]int{FigureRefuted: 0, FigureRetired: 1, FigureReproduced: 2}
+	if err := v.catalogue(); err != nil {
+		return Verdict{}, err
+	}
+	rank := map[Status]int{FigureRefuted: 0, FigureRetired: 1, FigureReproduced: 2, FigureNotRederivable: 3}
 	sort.SliceStable(v.Figures, func(i, j int) bool { return rank[v.Figures[i].Status] < rank[v.Figures[j].Status] })
 	for _, f := range v.Figures {
 		switch f.Status {
@@ -95,6 +113,8 @@ func Classify(records map[string][]Record) (Verdict, error) {
 			v.Refuted++
 		case FigureRetired:
 			v.Retired++
+		case FigureNotRederivable:
+			v.NotRederivable++
 		}
 	}
 	return v, nil
@@ -108,7 +128,15 @@ func compareSeed(r Record) (Figure, error) {
 	}
 	unit := sv.unitLabel(r.Unit)
 	f := Figure{Status: FigureReproduced, Record: r.ID, Title: r.Title, LabValue: r.Value, Unit: r.Unit,
-		Seed: withUnit(strings.TrimSuffix(r.SeedValue, " "+sv.Scale), unit), Lab: withUnit(sv.Format(r.Value), unit)}
+		Seed: withUnit(strings.TrimSuffix(r.SeedValue, " "+sv.Scale), unit), Lab: withUnit(sv.Format(r.Value), unit),
+		SeedFigure: r.SeedFigure}
+	if sv.Bound != "" && math.Abs(r.Value/sv.factor) < 1000 {
+		// a bound says nothing of precision: print the lab's value to
+		// two places past the bound's, so "> 0" shows -0.01, not 0
+		sv.Decimals += 2
+		f.Lab = withUnit(sv.Format(r.Value), unit)
+		sv.Decimals -= 2
+	}
 	if tol := r.tolerance(); tol > 0 {
 		f.Lab = withUnit(sv.Format(r.Value)+" ±"+strconv.FormatFloat(tol/sv.factor, 'f', max(sv.Decimals, 1), 64), unit)
 	}
@@ -123,7 +151,7 @@ func compareSeed(r Record) (Figure, error) {
 func classifyRetired(r Record, byID map[string]Record) (Figure, error) {
 	ret := r.Retirement
 	f := Figure{Status: FigureRetired, Record: r.ID, Title: r.Title, Seed: shortValue(r), Claim: ret.Claim,
-		LabValue: r.Value, Unit: r.Unit, Correction: ret.Correction}
+		LabValue: r.Value, Unit: r.Unit, Correction: ret.Correction, SeedFigure: r.SeedFigure}
 	if ret.Counterexample == "" {
 		return f, nil
 	}
@@ -149,37 +177,82 @@ func (r Record) tolerance() float64 {
 
 // SeedValue is a parsed Record.SeedValue.
 type SeedValue struct {
-	Value    float64 // in the record's unit
+	Value    float64 // in the record's unit; a range's low end
+	High     float64 // a range's high end; Value otherwise
 	Decimals int     // the digits the seed printed after the point
-	Scale    string  // "", "KiB", "MiB" or "GiB"
-	factor   float64
+	Scale    string  // "", "M", "KiB", "MiB" or "GiB"
+	// Bound is how the seed states the figure: "" for a value (or a
+	// range), or "<", "<=", ">", ">=" for a bound ("up to 8.00x" is
+	// "<= 8.00", "a few MiB" is "< 10 MiB").
+	Bound  string
+	factor float64
 }
 
-var seedScales = map[string]float64{"": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+var seedScales = map[string]float64{"": 1, "M": 1e6, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 
-// ParseSeedValue reads NUMBER [SCALE]: digits, optional thousands commas in
-// groups of three, an optional fraction; SCALE is KiB, MiB or GiB.
+// ParseSeedValue reads [BOUND] NUMBER[-NUMBER] [SCALE]: BOUND is <, <=, >
+// or >=; a NUMBER is an optional minus, digits with optional thousands
+// commas in groups of three and an optional fraction; two NUMBERs joined by
+// "-" (or an en dash) are a range; SCALE is M (millions), KiB, MiB or GiB.
 func ParseSeedValue(s string) (SeedValue, error) {
-	num, scale, _ := strings.Cut(strings.TrimSpace(s), " ")
-	factor, ok := seedScales[scale]
-	if !ok {
-		return SeedValue{}, fmt.Errorf("scale %q is not KiB, MiB or GiB", scale)
-	}
-	whole, frac, hasFrac := strings.Cut(num, ".")
-	groups := strings.Split(whole, ",")
-	for i, g := range groups {
-		if g == "" || !allDigits(g) || (i > 0 && len(g) != 3) || (len(groups) > 1 && i == 0 && len(g) > 3) {
-			return SeedValue{}, fmt.Errorf("%q is not a number as the seed prints one", num)
+	s = strings.TrimSpace(s)
+	var bound string
+	for _, b := range []string{"<=", ">=", "<", ">"} {
+		if rest, ok := strings.CutPrefix(s, b); ok {
+			bound, s = b, strings.TrimSpace(rest)
+			break
 		}
 	}
-	if hasFrac && (frac == "" || !allDigits(frac)) {
-		return SeedValue{}, fmt.Errorf("%q is not a number as the seed prints one", num)
+	num, scale, _ := strings.Cut(s, " ")
+	factor, ok := seedScales[scale]
+	if !ok {
+		return SeedValue{}, fmt.Errorf("scale %q is not M, KiB, MiB or GiB", scale)
 	}
-	v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+	num = strings.ReplaceAll(num, "\u2013", "-")
+	lo, hi := num, ""
+	if i := strings.Index(num, "-"); i > 0 {
+		lo, hi = num[:i], num[i+1:]
+		if hi == "" {
+			return SeedValue{}, fmt.Errorf("%q: a range with no high end", s)
+		}
+	}
+	if bound != "" && hi != "" {
+		return SeedValue{}, fmt.Errorf("%q: a bound on a range", s)
+	}
+	v, dec, err := parseSeedNumber(lo)
 	if err != nil {
 		return SeedValue{}, err
 	}
-	return SeedValue{Value: v * factor, Decimals: len(frac), Scale: scale, factor: factor}, nil
+	sv := SeedValue{Value: v * factor, High: v * factor, Decimals: dec, Scale: scale, Bound: bound, factor: factor}
+	if hi != "" {
+		h, hdec, err := parseSeedNumber(hi)
+		if err != nil {
+			return SeedValue{}, err
+		}
+		if h < v {
+			return SeedValue{}, fmt.Errorf("%q: a range from high to low", s)
+		}
+		sv.High, sv.Decimals = h*factor, max(dec, hdec)
+	}
+	return sv, nil
+}
+
+// parseSeedNumber reads one number as the seed prints it, with the digits
+// after its point.
+func parseSeedNumber(num string) (float64, int, error) {
+	digits := strings.TrimPrefix(num, "-")
+	whole, frac, hasFrac := strings.Cut(digits, ".")
+	groups := strings.Split(whole, ",")
+	for i, g := range groups {
+		if g == "" || !allDigits(g) || (i > 0 && len(g) != 3) || (len(groups) > 1 && i == 0 && len(g) > 3) {
+			return 0, 0, fmt.Errorf("%q is not a number as the seed prints one", num)
+		}
+	}
+	if hasFrac && (frac == "" || !allDigits(frac)) {
+		return 0, 0, fmt.Errorf("%q is not a number as the seed prints one", num)
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+	return v, len(frac), err
 }
 
 func allDigits(s string) bool {
@@ -192,10 +265,21 @@ func allDigits(s string) bool {
 }
 
 // Holds reports whether lab, printed to the seed's precision, is the seed's
-// figure, allowing a measured record's tolerance besides.
+// figure (or falls in its range, or within its bound), allowing a measured
+// record's tolerance besides.
 func (s SeedValue) Holds(lab, tolerance float64) bool {
-	half := 0.5 * math.Pow10(-s.Decimals) * s.factor
-	return math.Abs(lab-s.Value) <= half+tolerance
+	half := 0.5*math.Pow10(-s.Decimals)*s.factor + tolerance
+	switch s.Bound {
+	case "<":
+		return lab < s.Value+tolerance
+	case "<=":
+		return lab <= s.Value+half
+	case ">":
+		return lab > s.Value-tolerance
+	case ">=":
+		return lab >= s.Value-half
+	}
+	return lab >= s.Value-half && lab <= s.High+half
 }
 
 // Format prints a value in the seed's scale and precision.
@@ -225,9 +309,12 @@ func shortValue(r Record) string {
 // unitLabel is the unit a figure is printed in: the seed's scale, or the
 // record's unit without its parenthesised gloss.
 func (s SeedValue) unitLabel(unit string) string {
-	if s.Scale != "" {
-		return s.Scale
-	}
 	u, _, _ := strings.Cut(unit, " (")
-	return u
+	switch s.Scale {
+	case "":
+		return u
+	case "M":
+		return "M " + u
+	}
+	return s.Scale
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,7 @@ func TestClassifyPinnedAndPerturbed(t *testing.T) {
 	if f := find(v, cap); f.Status != FigureReproduced || f.Seed != "26,214,400 bytes" {
 		t.Fatalf("%+v", f)
 	}
-	if v.Reproduced+v.Refuted+v.Retired != len(v.Figures) || v.Refuted == 0 || v.Retired == 0 {
+	if v.Reproduced+v.Refuted+v.Retired+v.NotRederivable != len(v.Figures) || v.Refuted == 0 || v.Retired == 0 {
 		t.Errorf("counts %d/%d/%d of %d", v.Reproduced, v.Refuted, v.Retired, len(v.Figures))
 	}
 	for i, r := range recs["bodycap"] {
@@ -96,6 +97,20 @@ func TestSeedValueHoldsToItsPrecision(t *testing.T) {
 		{"MiB_rounding_down", "75.1 MiB", 75.1499 * (1 << 20), 0, true},
 		{"MiB_rounding_up", "75.1 MiB", 75.1501 * (1 << 20), 0, false},
 		{"MiB_rounding_up_within_tolerance", "75.1 MiB", 75.1501 * (1 << 20), 1000, true},
+		{"negative", "-14.88", -14.884, 0, true},
+		{"negative_past", "-14.88", -14.92, 0, false},
+		{"millions", "8.9 M", 8912847, 0, true},
+		{"millions_past", "8.9 M", 8951000, 0, false},
+		{"range_inside", "194-200 MiB", 197 * (1 << 20), 0, true},
+		{"range_top_rounding", "194\u2013200 MiB", 200.2 * (1 << 20), 0, true},
+		{"range_above", "194-200 MiB", 200.6 * (1 << 20), 0, false},
+		{"range_below", "194-200 MiB", 193.4 * (1 << 20), 0, false},
+		{"at_most_rounding", "<= 8.00", 8.004, 0, true},
+		{"at_most_past", "<= 8.00", 8.01, 0, false},
+		{"below_strict", "< 10 MiB", 9.99 * (1 << 20), 0, true},
+		{"below_strict_past", "< 10 MiB", 600 * (1 << 20), 0, false},
+		{"above_zero", "> 0", 1, 0, true},
+		{"above_zero_at", "> 0", 0, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sv, err := ParseSeedValue(c.seed)
@@ -109,12 +124,85 @@ func TestSeedValueHoldsToItsPrecision(t *testing.T) {
 	}
 	for _, c := range []struct{ name, bad string }{
 		{"empty", ""}, {"x", "x"}, {"1,23", "1,23"}, {"1234,567", "1234,567"}, {"1.", "1."}, {"1.2.3", "1.2.3"},
-		{"3_MB", "3 MB"}, {"-1", "-1"}, {"1e3", "1e3"},
+		{"3_MB", "3 MB"}, {"--1", "--1"}, {"1e3", "1e3"},
+		{"open_range", "1-"}, {"falling_range", "5-3"}, {"bounded_range", "<= 1-2"}, {"bare_bound", "<"},
 	} {
 		t.Run("refuses_"+c.name, func(t *testing.T) {
 			if _, err := ParseSeedValue(c.bad); err == nil {
 				t.Errorf("%q parsed", c.bad)
 			}
 		})
+	}
+}
+
+// Every figure of the seed's list has a verdict in the pinned records: a
+// record that carries it, or the list's reason why no lab can. A figure
+// added to the list, or a record that stops carrying one, fails here.
+func TestEverySeedFigureHasAVerdict(t *testing.T) {
+	list, err := SeedFigures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) < 64 {
+		t.Fatalf("the seed's list holds %d figures; the reading it was transcribed from found 64", len(list))
+	}
+	recs, err := Load(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Classify(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Silent) > 0 {
+		t.Errorf("%d of the seed's %d figures have no verdict: %v", len(v.Silent), len(list), v.Silent)
+	}
+	if v.Listed != len(list) {
+		t.Errorf("listed %d, want %d", v.Listed, len(list))
+	}
+	rows := 0
+	for _, r := range v.Rows() {
+		if r.SeedFigure > 0 {
+			rows++
+		}
+		if r.Status == FigureNotRederivable && r.Lab == "" {
+			t.Errorf("figure %d: not re-derivable without a reason", r.SeedFigure)
+		}
+	}
+	if rows != len(list)-len(v.Silent) {
+		t.Errorf("%d rows for %d figures with a verdict", rows, len(list)-len(v.Silent))
+	}
+}
+
+// A record that names a figure the list does not hold, or carries one the
+// list excuses, is an error; a listed figure nothing carries is silent.
+func TestSeedFigureCatalogueChecks(t *testing.T) {
+	list, err := SeedFigures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var excused, required int
+	for _, f := range list {
+		if f.NotRederivable != "" && excused == 0 {
+			excused = f.Number
+		}
+		if f.NotRederivable == "" && required == 0 {
+			required = f.Number
+		}
+	}
+	r := Record{ID: "r", Value: 1, Unit: "x", Method: Derived, SeedValue: "1"}
+	for _, c := range []struct {
+		name string
+		fig  int
+		ok   bool
+	}{{"unlisted", 100000, false}, {"excused", excused, false}, {"required", required, true}} {
+		r.SeedFigure = c.fig
+		v, err := Classify(map[string][]Record{"p": {r}})
+		if (err == nil) != c.ok {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if c.ok && (len(v.Silent) != len(list)-v.NotRederivable-1 || slices.Contains(v.Silent, required)) {
+			t.Errorf("%s: silent %v", c.name, v.Silent)
+		}
 	}
 }

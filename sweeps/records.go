@@ -44,35 +44,72 @@ func init() {
 // producers at perturbed limits.
 func Producers(l charge.Limits) []results.Producer {
 	return []results.Producer{
-		{Name: "sweep", Records: func() ([]results.Record, error) { return SweepRecords() }},
-		{Name: "bodycap", Records: func() ([]results.Record, error) { return withSeedValues(BodyCapRecords(l)) }},
-		{Name: "worstrender", Records: func() ([]results.Record, error) { return withSeedValues(WorstRenderRecords(l)) }},
-		{Name: "retired", Records: func() ([]results.Record, error) { return RetiredRecords(l) }},
+		{Name: "sweep", Records: func() ([]results.Record, error) { return withSeedValues(SweepRecords()) }},
+		{Name: "bodycap", Records: func() ([]results.Record, error) {
+			recs, err := withSeedValues(BodyCapRecords(l))
+			return append(recs, seedWireRecords(l)...), err
+		}},
+		{Name: "worstrender", Records: func() ([]results.Record, error) {
+			recs, err := withSeedValues(WorstRenderRecords(l))
+			return append(recs, seedFloatRecords(l)...), err
+		}},
+		{Name: "retired", Records: func() ([]results.Record, error) { return withSeedValues(RetiredRecords(l)) }},
 	}
 }
 
 // seedValues are the figures the seed printed for the records that answer
-// them, as it printed them (results.Record.SeedValue); results.Classify
+// them, as it printed them (results.Record.SeedValue), with the figure's
+// number in the seed's list (results.SeedFigures); results.Classify
 // compares each with the live value. The figures of the seed's withdrawn
-// claims are retired records instead (RetiredRecords).
-var seedValues = map[string]string{
-	"bodycap.python-clients.multiplier":                                        "3",
-	"bodycap.python-clients.cap":                                               "26,214,400",
-	"worstrender.python-raw-codepoint-shipped.class":                           "75,497,472",
-	"worstrender.python-raw-codepoint-shipped.class-ratio":                     "6.00",
-	"worstrender.python-raw-codepoint-sdk4mib.class-ratio":                     "1.33",
-	"worstrender.python-raw-codepoint-interim.class-ratio":                     "4.25",
-	"worstrender.python-raw-codepoint-shipped.class-del.ratio":                 "4.00",
-	"worstrender.python-raw-codepoint-shipped.class-astral-nonprintable.ratio": "5.21",
-	"worstrender.python-raw-codepoint.shipped-over-sdk4mib":                    "4.50",
-	"worstrender.python-raw-codepoint.interim-over-sdk4mib":                    "3.2",
-	"worstrender.document.python.ceiling":                                      "12,982,912",
+// claims are retired records instead (RetiredRecords), numbered by
+// retiredFigures.
+var seedValues = map[string]struct {
+	value  string
+	figure int
+}{
+	"bodycap.python-clients.multiplier":                                        {"3", 2},
+	"bodycap.python-clients.cap":                                               {"26,214,400", 1},
+	"bodycap.python-clients.residual":                                          {"28", 3},
+	"sweep.scalar-values":                                                      {"1,112,064", 12},
+	"worstrender.python-raw-codepoint-shipped.class":                           {"75,497,472", 16},
+	"worstrender.python-raw-codepoint-shipped.class-ratio":                     {"6.00", 17},
+	"worstrender.python-raw-codepoint-sdk4mib.class-ratio":                     {"1.33", 14},
+	"worstrender.python-raw-codepoint-interim.class-ratio":                     {"4.25", 25},
+	"worstrender.python-raw-codepoint-interim.class-charge":                    {"8.9 M", 23},
+	"worstrender.python-raw-codepoint-shipped.class-del.ratio":                 {"4.00", 20},
+	"worstrender.python-raw-codepoint-shipped.class-astral-nonprintable.ratio": {"5.21", 22},
+	"worstrender.python-raw-codepoint-shipped.class-u0600.admitted":            {"12,582,912", 15},
+	"worstrender.python-raw-codepoint-shipped.class-u0600.wire":                {"25,165,824", 15},
+	"worstrender.python-raw-codepoint-shipped.class-u0600.cap-spare":           {"1 MiB", 15},
+	"worstrender.python-raw-codepoint.shipped-over-sdk4mib":                    {"4.50", 18},
+	"worstrender.python-raw-codepoint.interim-over-sdk4mib":                    {"3.2", 26},
+	"worstrender.document.python.ceiling":                                      {"12,982,912", 28},
+	"worstrender.document.python.ceiling-over-budget":                          {"1.032", 29},
+	"worstrender.document.python.per-node-max":                                 {"4", 27},
 }
 
-// withSeedValues sets each record's SeedValue from seedValues.
+// retiredFigures numbers each retired claim by the figure of the seed's list
+// it withdraws.
+var retiredFigures = map[string]int{
+	"retired.seed.memory-ascii-row-as-bound":             57,
+	"retired.seed.every-leaf-charged":                    31,
+	"retired.seed.interim-reach-filed-under-shipped-cap": 24,
+	"retired.seed.two-term-memory-model":                 58,
+	"retired.seed.chunk-transient-320kb":                 56,
+	"retired.seed.sdk4mib-reach":                         13,
+	"retired.seed.astral-count":                          21,
+	"retired.seed.worst-over-every-escape-class":         19,
+}
+
+// withSeedValues sets each record's SeedValue and SeedFigure from
+// seedValues and retiredFigures.
 func withSeedValues(recs []results.Record, err error) ([]results.Record, error) {
 	for i := range recs {
-		recs[i].SeedValue = seedValues[recs[i].ID]
+		sv := seedValues[recs[i].ID]
+		recs[i].SeedValue, recs[i].SeedFigure = sv.value, sv.figure
+		if n, ok := retiredFigures[recs[i].ID]; ok {
+			recs[i].SeedFigure = n
+		}
 	}
 	return recs, err
 }
@@ -102,6 +139,10 @@ func SweepRecords() ([]results.Record, error) {
 		derived("sweep.scalar-values", "Unicode scalar values on which charge's class model equals every oracle",
 			float64(s.CodePoints), "code points", "every scalar value U+0000..U+10FFFF but the surrogates U+D800..U+DFFF",
 			"sweeps.Run: charge.WireClasses and Encoder.RuneWireBytes vs encoding/json and a port of CPython 3.13 json.dumps (ensure_ascii, raw); Dialect.RuneClass/RuneWidth vs charge/reference", ""),
+		derived("sweep.surrogates-excluded", "code points the sweep leaves out: the surrogates, which no encoder puts on the wire",
+			float64(utf8.MaxRune+1-s.CodePoints), "code points", "U+D800..U+DFFF", "utf8.MaxRune + 1 - sweep.scalar-values", ""),
+		derived("sweep.code-points-exhaustive", "code points charge's per-code-point widths and classes are checked over, surrogates included",
+			float64(utf8.MaxRune+1), "code points", "U+0000..U+10FFFF", "the every-code-point tests of charge (widths from RuneWidth, classes against charge/reference) run over utf8.MaxRune + 1", ""),
 	}
 	var pyPrint, goPrint, pyOnly, goOnly int
 	for r := rune(0); r <= utf8.MaxRune; r++ {

@@ -14,17 +14,22 @@ func TestSeedValuesNameProducedRecords(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	set := map[string]string{}
+	set := map[string]results.Record{}
 	for _, rs := range live {
 		for _, r := range rs {
-			set[r.ID] = r.SeedValue
+			set[r.ID] = r
 		}
 	}
 	for id, want := range seedValues {
 		t.Run(id, func(t *testing.T) {
-			if got, ok := set[id]; !ok || got != want {
-				t.Errorf("%s: produced %v, seed value %q, want %q", id, ok, got, want)
+			if got, ok := set[id]; !ok || got.SeedValue != want.value || got.SeedFigure != want.figure {
+				t.Errorf("%s: produced %v, seed value %q figure %d, want %q figure %d", id, ok, got.SeedValue, got.SeedFigure, want.value, want.figure)
 			}
 		})
+	}
+	for id, n := range retiredFigures {
+		if got, ok := set[id]; !ok || got.SeedFigure != n || got.Method != results.Retired {
+			t.Errorf("%s: produced %v, figure %d (%s), want retired figure %d", id, ok, got.SeedFigure, got.Method, n)
+		}
 	}
 }

@@ -153,6 +153,27 @@ func WorstRenderRecords(l charge.Limits) ([]results.Record, error) {
 				float64(r.Admitted), "code points", r.describe(), src, ""),
 		)
 	}
+	// The seed's worst class, U+0600: what the charge admits, the body
+	// those code points make, and what the cap leaves beside them.
+	if r, ok := sh.ClassReach(0x600); ok {
+		src := scenarioText(sh.Scenario, l)
+		seed := "U+0600: 12,582,912 admitted, 25,165,824 wire bytes, inside the cap with the + 1 MiB allowance to spare"
+		leafWire := int64(charge.Raw.RuneWireBytes(0x600)) * r.Admitted
+		recs = append(recs,
+			derived("worstrender.python-raw-codepoint-shipped.class-u0600.admitted", "raw U+0600 alone: code points admitted",
+				float64(r.Admitted), "code points", r.describe(), src, seed),
+			derived("worstrender.python-raw-codepoint-shipped.class-u0600.wire", "raw U+0600 alone: the string's own wire bytes (the seed's count, the envelope aside)",
+				float64(leafWire), "bytes", r.describe(), src+"; the admitted code points x their raw UTF-8 bytes", seed),
+			derived("worstrender.python-raw-codepoint-shipped.class-u0600.cap-spare", "raw U+0600 alone: the cap less the string's wire bytes",
+				float64(sh.Transport-leafWire), "bytes", r.describe(), src+"; the cap less the string's wire bytes", seed),
+		)
+	} else {
+		return nil, fmt.Errorf("sweeps: no class holds U+0600")
+	}
+	if in := by["python-raw-codepoint-interim"]; in.WorstPure.Charge > 0 {
+		recs = append(recs, derived("worstrender.python-raw-codepoint-interim.class-charge", "the interim cap's widest one-class string: its charge",
+			float64(in.WorstPure.Charge), "characters", in.WorstPure.describe(), scenarioText(in.Scenario, l), "the interim cap: a body of U+0600 \"charged about 8.9 M\""))
+	}
 
 	// Ratios between caps, as the seed states them.
 	sdk, in := by["python-raw-codepoint-sdk4mib"], by["python-raw-codepoint-interim"]
@@ -173,6 +194,12 @@ func WorstRenderRecords(l charge.Limits) ([]results.Record, error) {
 			derived("worstrender.document."+d.String()+".ceiling", "composed ceiling: budget + nodes x per-node punctuation maximum",
 				float64(charge.ComposedCeiling(d, l)), d.Unit(), fmt.Sprintf("any document the gate admits (MaxParamsNodes %s, PerNodeMax %d)", thousands(int64(l.MaxParamsNodes)), d.PerNodeMax()),
 				"charge.ComposedCeiling("+d.String()+", limits)", map[charge.Dialect]string{charge.Python: "12,982,912 characters"}[d]),
+			derived("worstrender.document."+d.String()+".ceiling-over-budget", "composed ceiling over the budget alone",
+				float64(charge.ComposedCeiling(d, l))/float64(l.MaxParamsRenderedChars), "x budget", "worstrender.document."+d.String()+".ceiling / MaxParamsRenderedChars",
+				"charge.ComposedCeiling("+d.String()+", limits) / MaxParamsRenderedChars", map[charge.Dialect]string{charge.Python: "1.032x the constant alone"}[d]),
+			derived("worstrender.document."+d.String()+".per-node-max", "the most punctuation one node adds to the render",
+				float64(d.PerNodeMax()), d.Unit()+" per node", "any node of any document: "+punctuationText(d),
+				"charge.Dialect.PerNodeMax (the dialect's punctuation table; every-shape tests hold it)", map[charge.Dialect]string{charge.Python: "at most 4 characters per node (300,000 random shapes)"}[d]),
 			// The ceiling is punctuation only; the exact worst renders
 			// the dialect's widest class, which follows its Unicode.
 			withDeps(results.DialectDeps(d), derived("worstrender.document."+d.String()+".exact", "widest whole render of a tools/call arguments object the exact charge admits",
@@ -181,6 +208,12 @@ func WorstRenderRecords(l charge.Limits) ([]results.Record, error) {
 		)
 	}
 	return recs, nil
+}
+
+// punctuationText names a dialect's punctuation widths.
+func punctuationText(d charge.Dialect) string {
+	p := d.Punctuation()
+	return fmt.Sprintf("container %d, quotes %d, colon %d, separator %d", p.Container, p.Quotes, p.Colon, p.Separator)
 }
 
 // Document is the widest whole render a gate admits for an arguments object.

@@ -206,8 +206,8 @@ func TestVerbExitCodesAndJSON(t *testing.T) {
 		{"bench missing file", "", []string{"bench", "no/such/file"}, 2, nil},
 		{"bench two files", "", []string{"bench", "a", "b"}, 2, nil},
 		{"derive summary", "", []string{"derive", "--records", "../../results", "--summary", "--json"}, 0, decode(func(t *testing.T, v results.Verdict) {
-			if len(v.Figures) == 0 || v.Reproduced+v.Refuted+v.Retired != len(v.Figures) {
-				t.Errorf("%d figures, counts %d/%d/%d", len(v.Figures), v.Reproduced, v.Refuted, v.Retired)
+			if len(v.Figures) == 0 || v.Reproduced+v.Refuted+v.Retired+v.NotRederivable != len(v.Figures) || len(v.Silent) > 0 {
+				t.Errorf("%d figures, counts %d/%d/%d/%d, silent %v", len(v.Figures), v.Reproduced, v.Refuted, v.Retired, v.NotRederivable, v.Silent)
 			}
 		})},
 		{"derive json", "", []string{"derive", "--records", "../../results", "--json"}, 0, decode(func(t *testing.T, d deriveJSON) {
@@ -306,8 +306,9 @@ func TestDeriveOpensWithTheVerdict(t *testing.T) {
 	if n := strings.Count(summary, "\n"); n > 48 {
 		t.Errorf("the verdict takes %d lines", n)
 	}
-	for _, want := range []string{"refuted     16,777,216 characters  16,776,824 characters  worstrender.python-raw-codepoint-sdk4mib.class",
-		"reproduced  26,214,400 bytes", "retired     320 KiB"} {
+	for _, want := range []string{"13  refuted  16,777,216 characters",
+		"16,776,824 characters    worstrender.python-raw-codepoint-sdk4mib.class", "reproduced: 1 2 3", "56  retired  320 KiB",
+		"not re-derivable here: 4 5 6"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the verdict lacks %q:\n%s", want, summary)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -552,22 +553,35 @@ func printRecords(w io.Writer, set deriveSet) {
 	}
 }
 
-// printVerdict is derive's first screen: did the seed hold?
+// printVerdict is derive's first screen: did the seed hold? One row per
+// refuted or retired figure of the seed's list (results.Verdict.Rows); the
+// reproduced and the not re-derivable by number (derive --json --summary
+// lists every record of each).
 func printVerdict(w io.Writer, v results.Verdict) {
-	fmt.Fprintf(w, "Did the seed hold? %d of ADR-0031's figures, as the records carry them:\n", len(v.Figures))
-	fmt.Fprintf(w, "  %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed)\n\n",
-		v.Reproduced, v.Refuted, v.Retired)
-	rows := [][]string{{"STATUS", "SEED SAID", "LAB", "RECORD (the counterexample, when refuted)"}}
-	for _, f := range v.Figures {
-		rec, lab := f.Record, f.Lab
-		if f.Counterexample != "" {
-			rec = f.Counterexample
+	printWrapped(w, "", fmt.Sprintf("Did the seed hold? %d of ADR-0031's %d listed figures have a verdict (%d silent %v);",
+		v.Listed-len(v.Silent), v.Listed, len(v.Silent), v.Silent))
+	printWrapped(w, "  ", fmt.Sprintf("over their records: %d reproduced, %d refuted (a record holds another value), %d retired (withdrawn by the seed), %d not re-derivable here",
+		v.Reproduced, v.Refuted, v.Retired, v.NotRederivable))
+	fmt.Fprintln(w)
+	rows := [][]string{{"#", "STATUS", "SEED SAID", "LAB", "RECORD (the counterexample, when refuted)"}}
+	grouped := map[results.Status][]string{}
+	for _, r := range v.Rows() {
+		if r.SeedFigure > 0 && (r.Status == results.FigureReproduced || r.Status == results.FigureNotRederivable) {
+			grouped[r.Status] = append(grouped[r.Status], strconv.Itoa(r.SeedFigure))
+			continue
+		}
+		rec, lab := r.Record, r.Lab
+		if r.Others > 0 {
+			rec = fmt.Sprintf("%s (+%d)", rec, r.Others)
 		}
 		if lab == "" {
 			lab = "-"
 		}
-		rows = append(rows, []string{string(f.Status), f.Seed, lab, rec})
+		rows = append(rows, []string{strconv.Itoa(r.SeedFigure), string(r.Status), r.Seed, lab, rec})
 	}
 	writeFitted(w, "", rows, summaryWidth)
-	fmt.Fprintln(w, "\nA retired claim's wording and correction: docs/records.md, or derive --json --summary.")
+	for _, st := range []results.Status{results.FigureReproduced, results.FigureNotRederivable} {
+		printWrapped(w, "", fmt.Sprintf("%s: %s", st, strings.Join(grouped[st], " ")))
+	}
+	fmt.Fprintln(w, "\nEach figure's records, reasons, a retired claim's wording and correction: derive --json --summary, or docs/records.md.")
 }

@@ -10,6 +10,7 @@ import (
 	// runs of scripts/mutation.sh, registered by the package's init.
 	_ "github.com/theurian/boundlab/mutation"
 	// The strangers' audits: child servers of other SDKs (internal/strangers).
+	_ "github.com/theurian/boundlab/internal/pyseed"
 	_ "github.com/theurian/boundlab/internal/strangers"
 	"github.com/theurian/boundlab/results"
 )
