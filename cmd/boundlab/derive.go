@@ -343,7 +343,8 @@ type deriveSet struct {
 
 // fromPinned reports whether producer n's records are pinned ones.
 func (s deriveSet) fromPinned(n string) bool {
-	return slices.ContainsFunc(s.notRun, func(sk results.Skipped) bool { return sk.Producer == n })
+	is := func(sk results.Skipped) bool { return sk.Producer == n }
+	return slices.ContainsFunc(s.notRun, is) || slices.ContainsFunc(s.skipped, is)
 }
 
 // deriveRecords recomputes the chosen producers' records, or reads them
@@ -408,6 +409,16 @@ func deriveRecords(c *command, f deriveFlags, stderr io.Writer) (deriveSet, int)
 		err, failed := errs[p.Name]
 		if why, un := results.IsUnavailable(err); failed && un {
 			set.skipped = append(set.skipped, results.Skipped{Producer: p.Name, Reason: why})
+			// Its pinned records stand in, as a producer's not run do.
+			if pinned == nil && set.pinnedErr == nil {
+				if pinned, set.pinnedErr = results.Load(dir); set.pinnedErr != nil {
+					pinned = nil
+				}
+			}
+			if rs, ok := pinned[p.Name]; ok && f.out == "" {
+				live[p.Name] = rs
+				set.names = append(set.names, p.Name)
+			}
 			continue
 		}
 		if failed {
