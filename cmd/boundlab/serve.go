@@ -187,7 +187,7 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 	if so.json {
 		writeJSON(stdout, ann)
 	} else {
-		bc := charge.BodyCap(v.Limits(), serveEncoders(so.goClients)...)
+		bc := charge.BodyCap(so.limits, serveEncoders(so.goClients)...)
 		fmt.Fprintf(stdout, "boundlab serve: MCP streamable HTTP at %s\n", url)
 		fmt.Fprintf(stdout, "  tools: %v\n", v.ToolNames())
 		fmt.Fprintf(stdout, "  body cap: %d bytes (multiplier %s over %v)\n", v.MaxBodyBytes(), bc.Multiplier.RatString(), bc.Encoders)
