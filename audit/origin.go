@@ -15,6 +15,8 @@ import (
 // requires a server to answer a foreign Origin with 403; the Host header is
 // what a server on loopback can tell a rebound name by.
 type OriginProbe struct {
+	// Kind is foreign, null or look-alike (Origin), or foreign-host.
+	Kind   string `json:"kind"`
 	Header string `json:"header"` // Origin or Host
 	Sent   string `json:"sent"`   // the header's value
 	// Method is initialize (with no session) or tools/call (the carrier's
@@ -38,7 +40,7 @@ const (
 // originHeaders are the forged headers, as name, value pairs: a foreign
 // origin, the opaque origin "null" (a sandboxed frame, a file), a name that
 // begins with the target's own host, and a foreign Host.
-func originHeaders(target string) [][2]string {
+func originHeaders(target string) [][3]string {
 	host, port := "localhost", ""
 	if u, err := url.Parse(target); err == nil && u.Host != "" {
 		host, port = u.Hostname(), u.Port()
@@ -49,7 +51,8 @@ func originHeaders(target string) [][2]string {
 		look = net.JoinHostPort(look, port)
 		hostSent = net.JoinHostPort(hostForeign, port)
 	}
-	return [][2]string{{"Origin", originForeign}, {"Origin", originNull}, {"Origin", "http://" + look}, {"Host", hostSent}}
+	return [][3]string{{"foreign", "Origin", originForeign}, {"null", "Origin", originNull},
+		{"look-alike", "Origin", "http://" + look}, {"foreign-host", "Host", hostSent}}
 }
 
 // origins sends initialize and the carrier's call with each forged header.
@@ -67,7 +70,8 @@ func (a *auditor) origins(ctx context.Context, s *session, c *toolProbe, b *Boun
 	init := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + ProtocolVersion +
 		`","capabilities":{},"clientInfo":{"name":"boundlab-audit","version":"` + a.canary + `"}}}`)
 	lo := loopback(h.URL)
-	for _, hv := range originHeaders(h.URL) {
+	for _, kv := range originHeaders(h.URL) {
+		kind, hv := kv[0], kv[1:]
 		a.what = hv[0] + " " + hv[1]
 		ans, hdr, err := a.post(ctx, h, http.MethodPost, "", init, hv[0], hv[1])
 		if err != nil {
@@ -84,7 +88,7 @@ func (a *auditor) origins(ctx context.Context, s *session, c *toolProbe, b *Boun
 			}
 		}
 		onLo := lo && hv[0] == "Host"
-		b.Origins = append(b.Origins, OriginProbe{Header: hv[0], Sent: hv[1], Method: "initialize", Verdict: v, Answer: &sh, Loopback: onLo})
+		b.Origins = append(b.Origins, OriginProbe{Kind: kind, Header: hv[0], Sent: hv[1], Method: "initialize", Verdict: v, Answer: &sh, Loopback: onLo})
 
 		id := a.nextID()
 		ans, _, err = a.post(ctx, h, http.MethodPost, session, callBody(id, c.name, a.carrierArgs(c)), hv[0], hv[1])
@@ -92,7 +96,7 @@ func (a *auditor) origins(ctx context.Context, s *session, c *toolProbe, b *Boun
 			return err
 		}
 		sh = ShapeOf(ans, json.RawMessage(strconv.Itoa(id)))
-		b.Origins = append(b.Origins, OriginProbe{Header: hv[0], Sent: hv[1], Method: "tools/call", Verdict: servedOrRefused(sh, b.CarrierBaseline), Answer: &sh, Loopback: onLo})
+		b.Origins = append(b.Origins, OriginProbe{Kind: kind, Header: hv[0], Sent: hv[1], Method: "tools/call", Verdict: servedOrRefused(sh, b.CarrierBaseline), Answer: &sh, Loopback: onLo})
 	}
 	return nil
 }

@@ -47,13 +47,14 @@ func TestLoopback(t *testing.T) {
 // port; the foreign Host keeps the port too.
 func TestOriginHeaders(t *testing.T) {
 	got := originHeaders("http://127.0.0.1:8080/mcp")
-	want := [][2]string{{"Origin", originForeign}, {"Origin", "null"}, {"Origin", "http://127.0.0.1.foreign.example:8080"}, {"Host", "foreign.example:8080"}}
+	want := [][3]string{{"foreign", "Origin", originForeign}, {"null", "Origin", "null"},
+		{"look-alike", "Origin", "http://127.0.0.1.foreign.example:8080"}, {"foreign-host", "Host", "foreign.example:8080"}}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("header %d: %v, want %v", i, got[i], want[i])
 		}
 	}
-	if h := originHeaders("http://in-process/mcp"); h[2][1] != "http://in-process.foreign.example" || h[3][1] != "foreign.example" {
+	if h := originHeaders("http://in-process/mcp"); h[2][2] != "http://in-process.foreign.example" || h[3][2] != "foreign.example" {
 		t.Errorf("no port: %v", h)
 	}
 }
