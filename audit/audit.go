@@ -226,6 +226,9 @@ func (a *auditor) probe(ctx context.Context) error {
 	if s, err = a.envelope(ctx, s, carrier, b); err != nil {
 		return err
 	}
+	if err := a.origins(ctx, s, carrier, b); err != nil {
+		return err
+	}
 	if err := a.bisect(ctx, s, carrier, b); err != nil {
 		return err
 	}

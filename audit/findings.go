@@ -37,6 +37,7 @@ const (
 	RuleTypedDecode       = "BLA018"
 	RuleSessionEnded      = "BLA019"
 	RuleAmplification     = "BLA020"
+	RuleCrossOrigin       = "BLA021"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -73,6 +74,7 @@ func Rules() []Rule {
 		{RuleTypedDecode, "typed-decode", SeverityNote, "a number the tool's schema admits is refused: the handler's type holds less than the schema publishes (past int64, float32 or float64)"},
 		{RuleSessionEnded, "session-ended", SeverityWarning, "the server ends the session on a probe's input (a stdio process exits or closes its stdout) instead of refusing it: one such message ends a client's session"},
 		{RuleAmplification, "amplification", SeverityWarning, "an input costs the server time out of proportion: its answer takes at least 10 times the baseline's and 100 ms more (a crafted string for a backtracking pattern, a long number, a wide array, many duplicate names)"},
+		{RuleCrossOrigin, "cross-origin-served", SeverityWarning, "a request carrying a foreign Origin (or, on loopback, a foreign Host) is served: a page in the user's browser can drive the server's tools"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -133,6 +135,7 @@ func (r *Report) boundaryFindings() []Finding {
 		out = append(out, finding(RuleClosedPastCap, "", fmt.Sprintf("a %d-byte body ends the transport instead of drawing a refusal", *b.BodyCap+1), float64(*b.BodyCap+1), "bytes"))
 	}
 	out = append(out, r.sessionEndFindings()...)
+	out = append(out, b.originFindings()...)
 	limit := charge.DefaultLimits().MaxParamsNesting
 	switch {
 	case b.MaxDepth == nil && b.DepthCeiling > 0 && !r.unmeasured("max_depth", ""):

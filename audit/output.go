@@ -111,6 +111,9 @@ func writeBoundary(w io.Writer, b *Boundary) {
 	} {
 		fmt.Fprintf(w, "%s\t%s\n", kv[0], dash(kv[1]))
 	}
+	for _, o := range b.Origins {
+		fmt.Fprintf(w, "%s %s, %s\t%s (%s)\n", o.Header, cell(o.Sent), o.Method, o.Verdict, o.Answer)
+	}
 	if b.Refusal != nil {
 		fmt.Fprintf(w, "refusal shape\t%s, id echoed: %v\n", b.Refusal, b.Refusal.IDEchoed)
 	}

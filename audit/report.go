@@ -126,11 +126,14 @@ type Boundary struct {
 	Observed *Observed `json:"observed"`
 	// Sessions is the session-cap probe's answer (Config.Sessions); null
 	// when it did not run.
-	Sessions        *SessionCap `json:"sessions"`
-	Carrier         string      `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
-	CarrierBaseline Shape       `json:"carrier_baseline"`
-	UnknownTool     *Shape      `json:"unknown_tool"`
-	Refusal         *Shape      `json:"refusal"`
+	Sessions *SessionCap `json:"sessions"`
+	// Origins are the requests sent with a forged Origin or Host header
+	// (HTTP targets only).
+	Origins         []OriginProbe `json:"origins,omitempty"`
+	Carrier         string        `json:"carrier"` // the tool the target-wide probes call; "" for a tool name no tool has
+	CarrierBaseline Shape         `json:"carrier_baseline"`
+	UnknownTool     *Shape        `json:"unknown_tool"`
+	Refusal         *Shape        `json:"refusal"`
 }
 
 // Severity levels, SARIF's.

@@ -194,6 +194,7 @@ func TestBareGoSDK(t *testing.T) {
 	}
 	wantRule(t, rep, audit.RuleEcho, true)
 	wantRule(t, rep, audit.RuleTrailingBytes, true)
+	wantRule(t, rep, audit.RuleCrossOrigin, true)
 	t.Logf("%s", headline(rep))
 }
 
@@ -231,6 +232,8 @@ func TestDemoMiddlewareOnlyAndGuarded(t *testing.T) {
 	wantRule(t, rg, audit.RuleTrailingBytes, false)
 	wantRule(t, rb, audit.RuleDuplicateNames, true)
 	wantRule(t, rg, audit.RuleDuplicateNames, false)
+	wantRule(t, rb, audit.RuleCrossOrigin, true)
+	wantRule(t, rg, audit.RuleCrossOrigin, false)
 	// mcpvalidate holds every published bound: nothing past one is served
 	for _, c := range both {
 		t.Run("bounds_held_"+c.name, func(t *testing.T) {

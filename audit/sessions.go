@@ -48,9 +48,11 @@ type rawSession struct {
 	opened time.Time
 }
 
-// post sends one body over h with the session id (none: ""), counting it
-// against the request budget, and returns the answer and its headers.
-func (a *auditor) post(ctx context.Context, h *HTTP, method, session string, body []byte) (Answer, http.Header, error) {
+// post sends one body over h with the session id (none: ""), and the
+// headers hdr as name, value pairs ("Host" sets the request's host),
+// counting it against the request budget, and returns the answer and its
+// headers.
+func (a *auditor) post(ctx context.Context, h *HTTP, method, session string, body []byte, hdr ...string) (Answer, http.Header, error) {
 	if a.sent >= a.limits.MaxRequests {
 		return Answer{}, nil, fmt.Errorf("the probe budget of %d requests is spent", a.limits.MaxRequests)
 	}
@@ -71,6 +73,13 @@ func (a *auditor) post(ctx context.Context, h *HTTP, method, session string, bod
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("Mcp-Protocol-Version", ProtocolVersion)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+		} else {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
 	}
 	c := h.Client
 	if c == nil {

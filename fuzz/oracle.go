@@ -70,7 +70,8 @@ func decodeStd(doc []byte, useNumber bool) (any, error) {
 // every limit as charge/reference counts it (charge in the Go dialect, nodes,
 // depth) and as the number tokens' own text gives it (length, exponent), and
 // the tool's published schema, compiled here on its own by jsonschema/v6,
-// accepts the encoding/json decoding.
+// accepts the encoding/json decoding. v is built with charge.DefaultLimits
+// (theValidator), the limits it is held to here.
 func shouldServe(v *mcpvalidate.Validator, tool string, args []byte) (bool, string) {
 	schema := publishedSchema(v, tool)
 	if schema == nil {
@@ -89,7 +90,7 @@ func shouldServe(v *mcpvalidate.Validator, tool string, args []byte) (bool, stri
 	if why := iJSON(args); why != "" {
 		return false, why
 	}
-	l := v.Limits()
+	l := charge.DefaultLimits()
 	if why := numbersWithin(doc, l); why != "" {
 		return false, why // first: the reference renders only numbers within them
 	}

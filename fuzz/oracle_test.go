@@ -3,6 +3,8 @@ package fuzz
 import (
 	"strings"
 	"testing"
+
+	"github.com/theurian/boundlab/charge"
 )
 
 // The oracle itself, on calls whose fate is known: it must be able to say no
@@ -32,7 +34,7 @@ func TestShouldServeOracle(t *testing.T) {
 		})
 	}
 	t.Run("past_nesting", func(t *testing.T) {
-		l := v.Limits()
+		l := charge.DefaultLimits() // theValidator is built with the defaults
 		deep := strings.Repeat(`{"a":`, l.MaxParamsNesting) + "1" + strings.Repeat("}", l.MaxParamsNesting)
 		if got, why := shouldServe(v, "knowledge.search", []byte(`{"projectId":"demo","query":"x","a":`+deep+`}`)); got || why != "nesting" {
 			t.Errorf("past the nesting bound: serve %v (%s)", got, why)

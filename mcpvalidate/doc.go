@@ -24,6 +24,10 @@
 //
 // In order, each stage answering before the next runs:
 //
+//   - the request of a browser page from another origin (403): one not in
+//     [HTTPOptions].AllowedOrigins, as net/http's CrossOriginProtection
+//     judges it; requests without an Origin header (clients that are not
+//     browsers) pass;
 //   - the request: a body past [Validator.MaxBodyBytes] (413), no room in the
 //     in-flight memory budget (503 with Retry-After), a body read too slowly
 //     (408), a JSON-RPC message that is not strict JSON or whose envelope the
@@ -61,6 +65,8 @@
 //
 // # Where it ends
 //
+// The Host header is the SDK's: its handler refuses a non-localhost Host
+// on a loopback listener (DNS rebinding); Protect leaves it to next.
 // It validates arguments, not _meta or other params, which stay the SDK's. It
 // does not authorize, rate-limit per client or judge content. Without the
 // front gate (the middleware alone) the SDK reads and decodes the whole body

@@ -20,7 +20,7 @@ const codeServerBusy = -32000
 // by MaxRefusalBytes and holds no caller value; ID is the request's id
 // token when it passed its check (maxIDBytes), else absent.
 type requestRefusal struct {
-	Status int    // HTTP status: 400, 404, 408, 413, 429 or 503
+	Status int    // HTTP status: 400, 403, 404, 408, 413, 429 or 503
 	Code   int64  // JSON-RPC error code
 	Bound  string // which bound, e.g. duplicate-name, body-bytes, in-flight-budget
 	Where  string // an envelope path, e.g. /params/name, with the gate's pointer beneath it
@@ -159,6 +159,13 @@ func maxRefusalJSONBytes(s Stage) int {
 	// same test).
 	leaf := jsonBytes(tplLeafAt) + maxPointerJSONBytes() + jsonBytes(tplLeafKw) + maxCutJSONBytes(fragmentCut) + jsonBytes(tplLeafWant) + maxCutJSONBytes(fragmentCut)
 	return tool + jsonBytes(tplSchema) + maxLeaves*leaf + (maxLeaves-1)*jsonBytes(tplLeafSep) + jsonBytes(tplMore) + maxIntDigits + jsonBytes(tplMoreEnd)
+}
+
+// originRefusal is the answer to a browser's request from an origin not
+// allowed. Nothing of the request is in it: its Origin is the caller's text,
+// and its body is never read, so it has no id.
+func originRefusal() *requestRefusal {
+	return &requestRefusal{Status: http.StatusForbidden, Code: codeInvalidRequest, Bound: "origin", Offset: -1}
 }
 
 // frontRefusal turns a scan refusal into the answer.

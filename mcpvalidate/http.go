@@ -36,6 +36,13 @@ type HTTPOptions struct {
 	// bounds.ConnCost (default bounds.DefaultConnBytes). Idle connections
 	// are closed first to admit new ones.
 	ConnBytes int64
+	// AllowedOrigins are the browser origins allowed to call, e.g.
+	// "https://app.example" (scheme, host and port, no path). A request a
+	// browser sends from any other origin is refused with 403 before it
+	// is read: a page the user visits must not drive the server's tools.
+	// Requests with no Origin header (clients that are not browsers) and
+	// same-origin requests are served without being listed.
+	AllowedOrigins []string
 	// SDK holds the go-sdk handler's other options (an event store, a
 	// logger, JSON responses). Its Stateless, SessionTimeout and
 	// MaxRequestBodyBytes are overwritten from the fields above, so the SDK
@@ -48,8 +55,9 @@ type HTTPOptions struct {
 // it with ListenAndServe or on a server set up by Harden, which holds the
 // connections to the weight the ceiling assumes.
 type Handler struct {
-	fg   *frontGate
-	opts HTTPOptions // defaults filled
+	fg     *frontGate
+	origin *http.CrossOriginProtection
+	opts   HTTPOptions // defaults filled
 }
 
 // Handler builds the go-sdk's streamable HTTP handler for getServer, with
@@ -93,6 +101,12 @@ func (v *Validator) protect(next http.Handler, opts HTTPOptions) (*Handler, erro
 		return nil, errors.New("mcpvalidate: ConnBytes (" + strconv.FormatInt(opts.ConnBytes, 10) +
 			") cannot admit one connection, which weighs " + strconv.FormatInt(bounds.ConnCost, 10) + " bytes")
 	}
+	origin := http.NewCrossOriginProtection()
+	for _, o := range opts.AllowedOrigins {
+		if err := origin.AddTrustedOrigin(o); err != nil {
+			return nil, errors.New("mcpvalidate: AllowedOrigins: " + err.Error())
+		}
+	}
 	budget, err := v.newInFlight(opts.InFlightBytes)
 	if err != nil {
 		return nil, err
@@ -102,7 +116,7 @@ func (v *Validator) protect(next http.Handler, opts HTTPOptions) (*Handler, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{fg: fg, opts: opts}, nil
+	return &Handler{fg: fg, origin: origin, opts: opts}, nil
 }
 
 // httpDefaults is o with every zero field its default.
@@ -130,8 +144,21 @@ func (v *Validator) httpDefaults(o *HTTPOptions) HTTPOptions {
 	return opts
 }
 
-// ServeHTTP bounds the request, then hands it to the SDK's handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.fg.ServeHTTP(w, r) }
+// ServeHTTP refuses a browser's cross-origin request, then bounds the
+// request and hands it to the SDK's handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// First, before the session table or the in-flight budget is touched:
+	// a page in a browser can reach a server on the user's machine, and
+	// the MCP transport requires a foreign Origin be answered with 403.
+	// The standard library's check passes GET, HEAD and OPTIONS, which
+	// change nothing here: a GET stream needs a session id a foreign page
+	// never sees.
+	if h.origin.Check(r) != nil {
+		h.fg.write(w, r, originRefusal(), nil)
+		return
+	}
+	h.fg.ServeHTTP(w, r)
+}
 
 // Options are the options h was built with, every default filled in.
 func (h *Handler) Options() HTTPOptions { return h.opts }

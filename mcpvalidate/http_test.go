@@ -3,6 +3,7 @@ package mcpvalidate
 import (
 	"net"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -28,12 +29,12 @@ func TestHTTPOptionsDefaults(t *testing.T) {
 	got := v.httpDefaults(nil)
 	want := HTTPOptions{InFlightBytes: v.defaultInFlightBytes(), SessionBytes: bounds.DefaultSessionBytes,
 		SessionIdle: bounds.DefaultSessionIdle, ConnBytes: bounds.DefaultConnBytes}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults %+v, want %+v", got, want)
 	}
 	got = v.httpDefaults(&HTTPOptions{SessionIdle: time.Minute, ConnBytes: 1 << 20})
 	want.SessionIdle, want.ConnBytes = time.Minute, 1<<20
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("partly set %+v, want %+v", got, want)
 	}
 	got = v.httpDefaults(&HTTPOptions{Stateless: true, SessionBytes: 1 << 30})

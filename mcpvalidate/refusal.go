@@ -16,7 +16,7 @@ import (
 type Refusal struct {
 	Stage Stage
 	// Bound names what was exceeded or broken: a bound of the request
-	// (body-bytes, in-flight-budget, duplicate-name, id-bytes...), of the
+	// (origin, body-bytes, in-flight-budget, duplicate-name, id-bytes...), of the
 	// arguments (nesting, nodes, charge, syntax...), or the schema keyword
 	// that failed first (required, maxLength, additionalProperties...);
 	// "" for StageUnknownTool and StageInternal.
@@ -81,7 +81,7 @@ const (
 	// was recovered and the call refused.
 	StageInternal
 	// StageRequest: the front gate refused the request itself before the
-	// SDK read it (the body cap, the in-flight budget, the body's read
+	// SDK read it (a browser's foreign origin, the body cap, the in-flight budget, the body's read
 	// deadline, the JSON-RPC envelope). Only RefusalEvent carries it; the
 	// answer is a *requestRefusal.
 	StageRequest

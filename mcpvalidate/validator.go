@@ -539,7 +539,3 @@ func jsonList(vs []any) string {
 	}
 	return string(b)
 }
-
-// Limits are the bounds the gate holds each call's arguments to, every
-// default filled in.
-func (v *Validator) Limits() charge.Limits { return v.cfg.limits }

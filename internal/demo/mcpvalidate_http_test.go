@@ -410,7 +410,7 @@ func wide(nodes int) []byte {
 func TestNestingAndNodeBoundsOverHTTP(t *testing.T) {
 	s := serve(t, demo.Options{}, nil)
 	r := s.raw(t)
-	l := s.v.Limits()
+	l := charge.DefaultLimits() // serve with nil options: the defaults
 	for _, c := range []struct {
 		name  string
 		args  []byte

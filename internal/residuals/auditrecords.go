@@ -141,6 +141,10 @@ func ReportRecords(prefix, src string, build results.Build, rep *audit.Report) [
 		}
 		rec("verdict."+v[0], "the boundary's "+v[0]+" verdict", VerdictCodes[v[1]], VerdictUnit, v[1], 0)
 	}
+	for _, o := range b.Origins {
+		rec("verdict.origin."+o.Kind+"."+strings.ReplaceAll(o.Method, "/", "-"), "the verdict on "+o.Method+" sent with a "+o.Kind+" "+o.Header+" header (boundary.origins)",
+			VerdictCodes[o.Verdict], VerdictUnit, o.Answer.String(), 0)
+	}
 	rec("requests", "the requests the audit sent, beside the timed probes' (how many of those depends on the server's speed)", float64(rep.Requests-rep.TimedRequests), "requests", fmt.Sprintf("%d tools listed, %d called", len(rep.Tools), probed(rep)), 0)
 	rec("findings", "the findings of the audit, every rule", float64(len(rep.Findings)), "findings", rules(rep), 0)
 	counts := map[string]int{}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/theurian/boundlab/charge"
 	"github.com/theurian/boundlab/mcpvalidate"
 	"github.com/theurian/boundlab/mcpvalidate/bounds"
 	"github.com/theurian/boundlab/results"
@@ -136,7 +137,7 @@ func TestFrontGateProbes(t *testing.T) {
 func TestFrontGateDepthAndControls(t *testing.T) {
 	byID := gateRecords(t)
 	s, gated := open(t, true)
-	limit := s.Validator.Limits().MaxParamsNesting
+	limit := charge.DefaultLimits().MaxParamsNesting // newServer builds its validator with the defaults
 	if v := byID["arguments-max-depth"].Value; v != float64(limit) {
 		t.Errorf("arguments depth %v through the gate, the limit %d", v, limit)
 	}
