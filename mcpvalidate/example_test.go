@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/mcpvalidate"
@@ -154,4 +156,71 @@ func ExampleValidator_CheckRequest() {
 	// <nil>
 	// request duplicate-name /params 400
 	// schema unevaluatedProperties /limit 0
+}
+
+// AddTool is mcp.AddTool that also publishes and enforces what the Go input
+// type can hold: here, the largest number an int member still decodes to
+// after the SDK's float64 round trip.
+func ExampleAddTool() {
+	type pageIn struct {
+		Page int `json:"page"`
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "pages", Version: "v0"}, nil)
+	mcpvalidate.AddTool(server, &mcp.Tool{Name: "page"}, func(ctx context.Context, req *mcp.CallToolRequest, in pageIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.Page)}}}, nil, nil
+	})
+	v, err := mcpvalidate.Install(server, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(v.Check(context.Background(), "page", []byte(`{"page":1e30}`)))
+	// Output:
+	// tool "page": arguments refused by the tool's input schema: at "/page": maximum 9223372036854775000
+}
+
+// A contract kept in schema files: New compiles them, and each tool is
+// registered with the schema the validator enforces.
+func ExampleNew() {
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("testdata/schemas"), "mcp"), nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(v.ToolNames())
+	// Output:
+	// [knowledge.get knowledge.search knowledge.status project.list review.findings review.search system.capabilities]
+}
+
+// Protect puts the front gate in front of a handler built elsewhere, here a
+// stand-in for mcp-go's streamable HTTP server.
+func ExampleValidator_Protect() {
+	v, err := mcpvalidate.New(mcpvalidate.SchemaFiles(os.DirFS("testdata/schemas"), "mcp"), nil)
+	if err != nil {
+		panic(err)
+	}
+	var other http.Handler = http.NotFoundHandler() // e.g. server.NewStreamableHTTPServer(s)
+	h, err := v.Protect(other, &mcpvalidate.HTTPOptions{Stateless: true})
+	if err != nil {
+		panic(err)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}trailing`)))
+	fmt.Println(rec.Code, rec.Body.String())
+	// Output:
+	// 400 {"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"request refused by the front gate: bound trailing-bytes","data":{"bound":"trailing-bytes"}}}
+}
+
+// Over stdio the gate answers a line it refuses itself, and the session
+// goes on; the bare SDK would end it.
+func ExampleValidator_StdioTransport() {
+	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v0"}, nil)
+	v, err := mcpvalidate.Install(server, nil)
+	if err != nil {
+		panic(err)
+	}
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"ping"}` + "\x00\n")
+	var out strings.Builder
+	_ = server.Run(context.Background(), v.StdioTransport(in, &out)) // nil, nil: os.Stdin and os.Stdout
+	fmt.Print(out.String())
+	// Output:
+	// {"jsonrpc":"2.0","id":7,"error":{"code":-32700,"message":"request refused by the front gate: bound trailing-bytes","data":{"bound":"trailing-bytes"}}}
 }

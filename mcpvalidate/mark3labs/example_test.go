@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	m3client "github.com/mark3labs/mcp-go/client"
 	m3 "github.com/mark3labs/mcp-go/mcp"
@@ -82,4 +83,20 @@ func ExampleMiddleware() {
 	fmt.Println(res.IsError, res.Content[0].(m3.TextContent).Text)
 	// Output:
 	// true tool "project.list": arguments refused by the tool's input schema: at "/all": unevaluatedProperties false
+}
+
+// Over stdio the gate answers a line it refuses itself, and mcp-go's
+// session goes on with the next.
+func ExampleListenStdio() {
+	s := m3server.NewMCPServer("example", "v0")
+	v, err := mark3labs.Install(s, nil)
+	if err != nil {
+		panic(err)
+	}
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"ping","id":8}` + "\n")
+	var out strings.Builder
+	_ = mark3labs.ListenStdio(context.Background(), s, v, in, &out) // nil, nil: os.Stdin and os.Stdout
+	fmt.Print(out.String())
+	// Output:
+	// {"jsonrpc":"2.0","id":7,"error":{"code":-32700,"message":"request refused by the front gate: bound duplicate-name","data":{"bound":"duplicate-name"}}}
 }
