@@ -56,7 +56,8 @@ var Baselines = map[string]string{
 	"BenchmarkHTTP": "bare",
 	// The same over stdio pipes: the gated transport against the go-sdk's
 	// bare IOTransport, the middleware behind both.
-	"BenchmarkStdio": "bare",
+	"BenchmarkStdio":     "bare",
+	"BenchmarkStdioRead": "bare", // reading alone, no pipes: the gate's own cost
 }
 
 // Modules are the peers whose versions a saved run records.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -90,6 +91,59 @@ func BenchmarkStdio(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				s.roundTrip(b, call)
+			}
+		})
+	}
+}
+
+// lineLoop yields line over and over, without end.
+type lineLoop struct {
+	line []byte
+	at   int
+}
+
+func (l *lineLoop) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], l.line[l.at:])
+		n += c
+		l.at = (l.at + c) % len(l.line)
+	}
+	return n, nil
+}
+
+// BenchmarkStdioRead: the same call read off the line by the go-sdk's
+// stdio connection, through the gate (impl=gated) or straight
+// (impl=bare), with no pipes, goroutine hand-offs or server behind it:
+// what the gate adds to reading a message, apart from the scheduling noise
+// of a round trip.
+func BenchmarkStdioRead(b *testing.B) {
+	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"` +
+		strings.Repeat("the quick brown fox ", 45) + `"}}}` + "\n")
+	v, err := New(published, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, impl := range []string{"bare", "gated"} {
+		b.Run("call=valid-1kb/impl="+impl, func(b *testing.B) {
+			var r io.ReadCloser = io.NopCloser(&lineLoop{line: call})
+			if impl == "gated" {
+				if r, _, err = v.stdioGate(&lineLoop{line: call}, io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			conn, err := (&mcp.IOTransport{Reader: r, Writer: stdioNopWriter{}, MaxLineLength: int(v.MaxBodyBytes()) + 2}).Connect(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			b.SetBytes(int64(len(call)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := conn.Read(ctx); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
