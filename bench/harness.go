@@ -54,6 +54,10 @@ var Baselines = map[string]string{
 	"BenchmarkFrontGate": "core-gate",
 	// The whole path over loopback HTTP: each wiring against the bare go-sdk.
 	"BenchmarkHTTP": "bare",
+	// The same over stdio pipes: the gated transport against the go-sdk's
+	// bare IOTransport, the middleware behind both.
+	"BenchmarkStdio":     "bare",
+	"BenchmarkStdioRead": "bare", // reading alone, no pipes: the gate's own cost
 }
 
 // Modules are the peers whose versions a saved run records.

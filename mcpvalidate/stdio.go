@@ -23,7 +23,8 @@ import (
 // the middleware's tool result), with the id when it was read and checked,
 // never the caller's bytes — and the session goes on; a line past the cap is
 // skipped to its newline without being held. What the SDK reads is, line for
-// line, what the client sent.
+// line, what the client sent, less any whitespace between a message and its
+// line's end (which the go-sdk's reader would take for trailing data).
 //
 //	err := server.Run(ctx, v.StdioTransport(nil, nil))
 func (v *Validator) StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
@@ -149,6 +150,13 @@ func (g *gatedLines) next() {
 		return
 	}
 	g.pending = g.line
+	if body := bytes.TrimRight(msg, " \t\r"); len(body) < len(msg) {
+		// JSON whitespace after the message is valid, but the go-sdk's
+		// reader takes a space or tab there for trailing data and ends the
+		// session: the SDK gets the message and the line's ending alone.
+		end := copy(g.line[len(body):], g.line[len(msg):])
+		g.pending = g.line[:len(body)+end]
+	}
 }
 
 // grow makes room for n more bytes in b, doubling, never past most: a line

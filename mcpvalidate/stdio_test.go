@@ -242,3 +242,18 @@ func TestStdioAdmittedBytesIntact(t *testing.T) {
 		t.Errorf("hook saw %+v", seen)
 	}
 }
+
+// JSON whitespace after a message is valid JSON, but the go-sdk's stdio
+// reader takes a space or tab after the message for trailing data and ends
+// the session: the gate hands the SDK the message without it, and the
+// session goes on.
+func TestStdioTrailingWhitespace(t *testing.T) {
+	s := startStdio(t)
+	for i, tail := range []string{" ", "\t", " \t \r", "\r"} {
+		s.send(t, fmt.Sprintf(`  {"jsonrpc":"2.0","id":%d,"method":"ping"}%s`, i+1, tail))
+		if a := s.answer(t); !strings.Contains(a, fmt.Sprintf(`"id":%d`, i+1)) || !strings.Contains(a, `"result"`) {
+			t.Fatalf("a ping followed by %q: %.300s", tail, a)
+		}
+		s.alive(t, 100+i)
+	}
+}

@@ -2,6 +2,8 @@ package strangers
 
 import (
 	"strings"
+
+	"github.com/theurian/boundlab/load"
 )
 
 // RSSGuard is the resident set a child may reach before it is killed: the
@@ -14,8 +16,9 @@ const RSSGuard = 1 << 30
 // them. Address space, not resident memory: runtimes reserve space they
 // never touch (glibc's per-thread malloc arenas, Go's heap arenas; a Go
 // stand-in died at 1 GiB on the audit's first deep nesting), so the bound
-// is looser than RSSGuard, and still holds resident memory under it.
-const StdioAddressGuard = 4 << 30
+// is looser than RSSGuard, and still holds resident memory under it. It is
+// the load lab's stdio children's bound, one figure for both.
+const StdioAddressGuard = load.StdioAddressGuard
 
 // bannerPrefix starts the stdout line where every stranger prints its URL
 // (load.StartChild reads it).

@@ -6,7 +6,9 @@
 // installed from npm at TypeScriptSDK into a cache directory outside the
 // repository), and the official Python SDK over streamable HTTP and stdio
 // (./python/server.py, run by the Python that PythonEnv names, with `mcp`
-// importable).
+// importable). Over stdio, the go-sdk's, mcp-go's and `boundlab serve`'s
+// servers are audited bare and with mcpvalidate's stdio gate in front, side
+// by side, each a process per session under an address-space limit.
 //
 // Their audits' headline figures are records of three producers
 // (audit-strangers-go, audit-strangers-typescript, audit-strangers-python),

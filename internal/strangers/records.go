@@ -112,7 +112,7 @@ func Records(runtime string) ([]results.Record, error) {
 func buildOf(ctx context.Context, s Stranger) (results.Build, error) {
 	switch s.Runtime {
 	case RuntimeGo:
-		if s.Key == "mcp-go" {
+		if strings.HasPrefix(s.Key, "mcp-go") {
 			return results.CurrentBuild("github.com/mark3labs/mcp-go"), nil
 		}
 		return results.CurrentBuild("github.com/modelcontextprotocol/go-sdk"), nil

@@ -71,8 +71,18 @@ func Strangers() []Stranger {
 			Runtime: RuntimeGo, start: goChild("gosdk")},
 		{Key: "go-sdk-stdio", Name: "github.com/modelcontextprotocol/go-sdk v1.8.0 bare over stdio: the same two tools on mcp.StdioTransport, a process per session under ulimit -v",
 			Runtime: RuntimeGo, start: goStdio("gosdk")},
+		{Key: "go-sdk-stdio-guarded", Name: "the go-sdk v1.8.0 stdio stranger guarded: the same server and tools, mcpvalidate.Install and its StdioTransport in place of mcp.StdioTransport, a process per session under ulimit -v",
+			Runtime: RuntimeGo, start: goStdio("gosdk", "-gate")},
+		{Key: "boundlab-serve-stdio", Name: "`boundlab serve --stdio` (its defaults: the demo's seven tools behind mcpvalidate, its gated stdio transport in front), a process per session under ulimit -v",
+			Runtime: RuntimeGo, Call: residuals.Calls, start: serveStdio("--stdio")},
+		{Key: "boundlab-serve-stdio-bare", Name: "`boundlab serve --stdio --front-gate=false` (the demo's tools behind mcpvalidate's middleware, the go-sdk's bare IOTransport), a process per session under ulimit -v",
+			Runtime: RuntimeGo, Call: residuals.Calls, start: serveStdio("--stdio", "--front-gate=false")},
 		{Key: "mcp-go", Name: "github.com/mark3labs/mcp-go v1.2.1: two read-only tools, its StreamableHTTPServer, no validator, a child on 127.0.0.1",
 			Runtime: RuntimeGo, start: goChild("mcpgo")},
+		{Key: "mcp-go-stdio", Name: "github.com/mark3labs/mcp-go v1.2.1 over stdio: the same two tools on its StdioServer, no validator, a process per session under ulimit -v",
+			Runtime: RuntimeGo, start: goStdio("mcpgo")},
+		{Key: "mcp-go-stdio-guarded", Name: "the mcp-go v1.2.1 stdio stranger guarded: mark3labs.Install and mark3labs.ListenStdio in front of its StdioServer, a process per session under ulimit -v",
+			Runtime: RuntimeGo, start: goStdio("mcpgo", "-gate")},
 		{Key: "typescript", Name: "@modelcontextprotocol/sdk " + TypeScriptSDK + " (node): two read-only zod tools, createMcpExpressApp and a stateful StreamableHTTPServerTransport, a child on 127.0.0.1",
 			Runtime: RuntimeTypeScript, start: tsChild},
 		{Key: "python-http", Name: "the official Python SDK (`mcp`, the interpreter " + PythonEnv + " names): two read-only tools, streamable HTTP, a child on 127.0.0.1",
@@ -190,18 +200,35 @@ func goChild(dir string) func(context.Context, string) (audit.Target, func() err
 	}
 }
 
-// goStdio builds the Go stranger in dir and makes its -stdio mode the
-// target: the auditor spawns a process per session, outside load's RSS
-// watch, so ulimit -v bounds each one, at StdioAddressGuard.
-func goStdio(dir string) func(context.Context, string) (audit.Target, func() error, error) {
+// goStdio builds the Go stranger in dir and makes its -stdio mode (with
+// flags after it) the target.
+func goStdio(dir string, flags ...string) func(context.Context, string) (audit.Target, func() error, error) {
 	return func(ctx context.Context, work string) (audit.Target, func() error, error) {
 		bin, err := goBuild(ctx, work, "./internal/strangers/"+dir)
 		if err != nil {
 			return nil, nil, err
 		}
-		kib := strconv.Itoa(StdioAddressGuard >> 10)
-		return &audit.Stdio{Command: "sh", Args: []string{"-c", `ulimit -v ` + kib + ` && exec "$0" "$@"`, bin, "-stdio"}},
-			func() error { return nil }, nil
+		return underAddressGuard(bin, append([]string{"-stdio"}, flags...)...), func() error { return nil }, nil
+	}
+}
+
+// underAddressGuard is the stdio target that runs bin with args: the
+// auditor spawns a process per session, outside load's RSS watch, so
+// ulimit -v bounds each one, at StdioAddressGuard.
+func underAddressGuard(bin string, args ...string) *audit.Stdio {
+	kib := strconv.Itoa(StdioAddressGuard >> 10)
+	return &audit.Stdio{Command: "sh", Args: append([]string{"-c", `ulimit -v ` + kib + ` && exec "$0" "$@"`, bin}, args...)}
+}
+
+// serveStdio builds `boundlab serve` and makes `serve ARGS` (--stdio and
+// its flags) the target, its logs (stderr) discarded by the auditor.
+func serveStdio(args ...string) func(context.Context, string) (audit.Target, func() error, error) {
+	return func(ctx context.Context, work string) (audit.Target, func() error, error) {
+		bin, err := goBuild(ctx, work, "./cmd/boundlab")
+		if err != nil {
+			return nil, nil, err
+		}
+		return underAddressGuard(bin, append([]string{"serve"}, args...)...), func() error { return nil }, nil
 	}
 }
 
@@ -339,11 +366,7 @@ func pythonStdio(ctx context.Context, work string) (audit.Target, func() error, 
 	if err != nil {
 		return nil, nil, err
 	}
-	// the auditor spawns a process per session, outside load's RSS watch:
-	// ulimit -v bounds each one instead, at StdioAddressGuard
-	kib := strconv.Itoa(StdioAddressGuard >> 10)
-	return &audit.Stdio{Command: "sh", Args: []string{"-c", `ulimit -v ` + kib + ` && exec "$0" "$@"`, py, script, "stdio"}},
-		func() error { return nil }, nil
+	return underAddressGuard(py, script, "stdio"), func() error { return nil }, nil
 }
 
 // freePort is a port on 127.0.0.1 free a moment ago (Python's server takes

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -274,12 +275,48 @@ func TestStrangers(t *testing.T) {
 			if want := max(2, len(s.Call)); called != want {
 				t.Errorf("%d tools called, want %d", called, want)
 			}
+			checkStdioGuard(t, s.Key, rep)
 			// a protected server passes its default run (exit 0): notes only
 			if s.Key == "boundlab-serve" && audit.Fails(rep.Findings, audit.DefaultFailOn) {
 				t.Errorf("boundlab serve fails the default --fail-on %s: %s", audit.DefaultFailOn, headline(rep))
 			}
 			t.Logf("%s", headline(rep))
 		})
+	}
+}
+
+// stdioGuarded and stdioBare are the stdio strangers served with the gate
+// in front and the same servers without it.
+var (
+	stdioGuarded = []string{"go-sdk-stdio-guarded", "boundlab-serve-stdio", "mcp-go-stdio-guarded"}
+	stdioBare    = map[string][]string{"go-sdk-stdio": {"BLA019"}, "boundlab-serve-stdio-bare": {"BLA019"}}
+)
+
+// checkStdioGuard: a stdio server with the gate in front answers every
+// probe and keeps its session (no BLA019, nothing in session_ended), bounds
+// its frames (no BLA014, BLA016) and echoes no member name (no BLA001); the
+// same go-sdk servers bare end their sessions, which is what the gate is
+// for.
+func checkStdioGuard(t *testing.T, key string, rep *audit.Report) {
+	t.Helper()
+	counts := map[string]int{}
+	for _, f := range rep.Findings {
+		counts[f.Rule]++
+	}
+	if slices.Contains(stdioGuarded, key) {
+		for _, rule := range []string{"BLA001", "BLA014", "BLA016", "BLA019"} {
+			if counts[rule] > 0 {
+				t.Errorf("guarded over stdio, %d findings of %s: %s", counts[rule], rule, headline(rep))
+			}
+		}
+		if len(rep.SessionEnds) > 0 {
+			t.Errorf("guarded over stdio, the session ended on %d probes: %+v", len(rep.SessionEnds), rep.SessionEnds)
+		}
+	}
+	for _, rule := range stdioBare[key] {
+		if counts[rule] == 0 {
+			t.Errorf("bare over stdio, no %s (the control: the gate's absence must show): %s", rule, headline(rep))
+		}
 	}
 }
 

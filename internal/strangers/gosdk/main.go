@@ -7,7 +7,9 @@
 // ("stranger: MCP streamable HTTP at URL") and serves until killed. With
 // -stdio it serves one session over mcp.StdioTransport instead (the SDK's
 // newline-delimited JSON-RPC on stdin and stdout) and exits when that
-// session ends, as a stdio server built by the SDK's README does.
+// session ends, as a stdio server built by the SDK's README does; -stdio
+// -gate serves it through mcpvalidate's gated stdio transport, wired as
+// mcpvalidate's README shows (the guarded stranger beside the bare one).
 //
 // It is a lab program: internal/strangers builds and runs it as a child,
 // and nothing imports it.
@@ -22,6 +24,7 @@ import (
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/mcpvalidate"
 )
 
 type lookupIn struct {
@@ -36,6 +39,7 @@ type countIn struct {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "the loopback address to listen on")
 	stdio := flag.Bool("stdio", false, "serve one session over stdin and stdout instead of HTTP")
+	gate := flag.Bool("gate", false, "with -stdio: serve through mcpvalidate's gated stdio transport")
 	flag.Parse()
 	if host, _, err := net.SplitHostPort(*addr); err != nil || host != "127.0.0.1" {
 		fmt.Fprintln(os.Stderr, "gosdk: -addr must be 127.0.0.1:PORT (loopback only)")
@@ -55,7 +59,16 @@ func main() {
 		// the session's end (the client closed stdin, or the SDK ended it
 		// on a read error) is the process's: exit 0 either way, the error
 		// on stderr
-		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		var t mcp.Transport = &mcp.StdioTransport{}
+		if *gate {
+			v, err := mcpvalidate.Install(srv, nil)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "gosdk:", err)
+				os.Exit(1)
+			}
+			t = v.StdioTransport(nil, nil)
+		}
+		if err := srv.Run(context.Background(), t); err != nil {
 			fmt.Fprintln(os.Stderr, "gosdk:", err)
 		}
 		return
