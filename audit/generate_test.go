@@ -208,7 +208,7 @@ func randomSchema(seed uint64) ([]byte, any) {
 
 // oracle compiles raw afresh with jsonschema/v6, formats asserted: what
 // the generator's values are held to, independent of its own compiler.
-func oracle(t testing.TB, raw []byte) *jsonschema.Schema {
+func oracle(t *testing.T, raw []byte) *jsonschema.Schema {
 	t.Helper()
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
@@ -229,7 +229,7 @@ func oracle(t testing.TB, raw []byte) *jsonschema.Schema {
 }
 
 // roundTrip is v as the server would read it: marshalled, then decoded.
-func roundTrip(t testing.TB, v any) any {
+func roundTrip(t *testing.T, v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +237,7 @@ func roundTrip(t testing.TB, v any) any {
 	return readBack(t, b)
 }
 
-func readBack(t testing.TB, b []byte) any {
+func readBack(t *testing.T, b []byte) any {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var out any
@@ -249,7 +249,7 @@ func readBack(t testing.TB, b []byte) any {
 
 // checkGenerated: the value built for raw, sent as JSON, validates under
 // the oracle; a schema with no value names a keyword the schema holds.
-func checkGenerated(t testing.TB, raw []byte) bool {
+func checkGenerated(t *testing.T, raw []byte) bool {
 	g, err := newValueGen(raw, "zq0123abcd")
 	if err != nil {
 		t.Fatalf("%s: %v", raw, err)

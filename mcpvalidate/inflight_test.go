@@ -85,7 +85,7 @@ func TestBudgetSmallDoNotStarveBehindLarge(t *testing.T) {
 		_, err := b.acquire(ctxFor(t, 2*time.Second), 50)
 		waiting <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitQueued(t, b, 1)
 	for i := 0; i < 2; i++ {
 		rel, err := b.acquire(ctxFor(t, 50*time.Millisecond), 5)
 		if err != nil {
@@ -122,7 +122,7 @@ func TestBudgetLargeDoNotStarveBehindSmall(t *testing.T) {
 		_, err := b.acquire(ctxFor(t, 2*time.Second), 60)
 		granted <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitQueued(t, b, 1)
 	// Churn: each small release is followed by a new small request; the new
 	// ones must not take what the large request waits for.
 	stop := make(chan struct{})
@@ -173,7 +173,7 @@ func TestBudgetCancelledWaiterLeaves(t *testing.T) {
 		_, err := b.acquire(ctx, 60) // waits: 40 left
 		done <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitQueued(t, b, 1)
 	cancel()
 	if err := <-done; !errors.Is(err, errInFlightTimeout) {
 		t.Fatalf("cancelled waiter: %v", err)
@@ -229,14 +229,14 @@ func TestBudgetLanesFillExactly(t *testing.T) {
 		largeDone <- err
 		g.Release()
 	}()
-	time.Sleep(20 * time.Millisecond) // let it queue
+	waitQueued(t, b, 1)
 	smallDone := make(chan error, 1)
 	go func() {
 		g, err := b.acquire(ctxFor(t, 5*time.Second), 5)
 		smallDone <- err
 		g.Release()
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitQueued(t, b, 2)
 	s1.Release()
 	if err := <-smallDone; err != nil {
 		t.Fatalf("a SmallWeight waiter behind a large one, with reserve freed: %v", err)
@@ -314,7 +314,7 @@ func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
 		done <- err
 		g.Release()
 	}()
-	time.Sleep(20 * time.Millisecond) // let it queue
+	waitQueued(t, b, 1)
 	held[4].Release()                 // 3 bytes back: general has 3, the waiter needs 5
 	if got := b.InUse(); got != 97 {
 		t.Fatalf("in use %d after a release short of the waiter's fit, want 97 (nothing granted)", got)
@@ -331,5 +331,24 @@ func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
 	}
 	for _, g := range held[:3] {
 		g.Release()
+	}
+}
+
+// waitQueued waits until n requests wait in b's lanes: a sleep is not enough
+// on a loaded machine, where the waiter may not have queued yet.
+func waitQueued(t *testing.T, b *inFlight, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b.mu.Lock()
+		q := b.large.Len() + b.smallQ.Len()
+		b.mu.Unlock()
+		if q >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued after 5 s, want %d", q, n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -272,7 +272,7 @@ func serveStdio(ctx context.Context, in io.Reader, out, stderr io.Writer, so ser
 	// The memory stated is one frame in flight's (a stdio server reads a
 	// line at a time): the front gate's weight of a request at the frame
 	// cap, and what the process holds besides.
-	ceiling := bounds.Request(v.MaxBodyBytes(), v.Limits()) + bounds.Baseline
+	ceiling := bounds.Request(v.MaxBodyBytes(), so.limits) + bounds.Baseline
 	log.Info("serving over stdio", "tools", len(v.ToolNames()), "frame_cap_bytes", v.MaxBodyBytes(),
 		"memory_ceiling_bytes", ceiling, "front_gate", so.frontGate)
 	err = srv.Run(ctx, t)
