@@ -315,7 +315,7 @@ func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
 		g.Release()
 	}()
 	waitQueued(t, b, 1)
-	held[4].Release()                 // 3 bytes back: general has 3, the waiter needs 5
+	held[4].Release() // 3 bytes back: general has 3, the waiter needs 5
 	if got := b.InUse(); got != 97 {
 		t.Fatalf("in use %d after a release short of the waiter's fit, want 97 (nothing granted)", got)
 	}
