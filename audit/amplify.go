@@ -137,7 +137,11 @@ func redosSteps(b Backtracking, limit int) []int {
 // root member's backtracking pattern, and (target-wide, on the carrier)
 // long digit strings, wide arrays and many duplicate names.
 func (a *auditor) amplify(ctx context.Context, s *session, tp *toolProbe, tr *ToolReport, redos, wide bool) error {
-	a.progress("amplification " + tp.tool.Name)
+	phase := PhaseTools
+	if !redos {
+		phase = PhaseAmplification // the carrier's, target-wide
+	}
+	a.progress(phase, "amplification "+tp.tool.Name)
 	base, _, _, err := a.median(ctx, s, tp, object(tp.base), medianOf)
 	if err != nil {
 		return err

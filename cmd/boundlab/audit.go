@@ -10,7 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/theurian/boundlab/audit"
 )
@@ -75,7 +78,8 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	timeout := c.Duration("timeout", l.Timeout, "the time one request may take")
 	maxRequests := c.Int("max-requests", l.MaxRequests, "the most requests one run sends")
 	failOn := c.String("fail-on", audit.DefaultFailOn, "the least severity that makes the exit status 1: note (any finding), warning (the default: notes pass) or error")
-	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts")
+	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts (a tool by its name, quoted)")
+	quiet := c.Bool("quiet", false, "no progress on stderr (by default a run still going after "+progressAfter.String()+" says its phase and tool there)")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -108,8 +112,13 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, "%v", err)
 	}
 	cfg.Target = target
-	if *verbose {
-		cfg.Progress = func(step string) { fmt.Fprintf(stderr, "boundlab audit: %s\n", step) }
+	switch {
+	case *verbose && *quiet:
+		return c.usageError(stderr, "--verbose and --quiet contradict each other")
+	case *verbose:
+		cfg.Progress = func(p audit.Progress) { fmt.Fprintf(stderr, "boundlab audit: %s\n", quoteStep(p.Step)) }
+	case !*quiet && target != nil:
+		cfg.Progress = newProgressLines(stderr, time.Now).tell
 	}
 	if *schemas != "" {
 		if cfg.Tools, err = audit.LoadSchemas(*schemas); err != nil {
@@ -184,4 +193,52 @@ func auditTarget(url string, headers []string, stdio bool, schemas string, rest 
 		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
 	return &audit.HTTP{URL: url, Header: h}, nil
+}
+
+// progressAfter is how long a run goes before it says where it is: a short
+// audit (a static one, a server of a few tools) prints nothing but its
+// report.
+const progressAfter = 3 * time.Second
+
+// progressLines writes one line on stderr each time a run that has gone
+// on past progressAfter enters a phase or, in the per-tool phases, a tool:
+// at most the phases plus twice the tools called, never a byte the server
+// sent (a tool is its place in the list).
+type progressLines struct {
+	w     io.Writer
+	now   func() time.Time
+	start time.Time
+	last  audit.Progress // the phase and tool of the last line, or of the last step before the first
+}
+
+func newProgressLines(w io.Writer, now func() time.Time) *progressLines {
+	return &progressLines{w: w, now: now, start: now()}
+}
+
+func (p *progressLines) tell(pr audit.Progress) {
+	same := pr.Phase == p.last.Phase && pr.Tool == p.last.Tool
+	p.last = pr
+	took := p.now().Sub(p.start)
+	if same || took < progressAfter {
+		return
+	}
+	where := pr.Phase
+	if pr.Tool > 0 {
+		where += fmt.Sprintf(", tool %d of %d", pr.Tool, pr.Tools)
+	}
+	fmt.Fprintf(p.w, "boundlab audit: %.0f s, %d requests: %s\n", took.Seconds(), pr.Requests, where)
+}
+
+// quoteStep is a probe's name for --verbose: quoted in ASCII and cut, so a
+// tool name the server chose cannot write to the terminal.
+func quoteStep(step string) string {
+	const most = 200
+	if len(step) > most {
+		cut := most
+		for cut > 0 && !utf8.RuneStart(step[cut]) {
+			cut--
+		}
+		step = step[:cut] + "..."
+	}
+	return strconv.QuoteToASCII(step)
 }
