@@ -87,6 +87,14 @@ func (a *auditor) post(ctx context.Context, h *HTTP, method, session string, bod
 	}
 	resp, err := c.Do(req)
 	if err != nil {
+		if connCut(err) {
+			// a measured answer, as on the probes' session; a DELETE is
+			// no probe, so its cut raises nothing
+			if method == http.MethodPost {
+				a.rep.SessionEnds = append(a.rep.SessionEnds, SessionEnd{Probe: a.label(), Tool: a.tool, Cut: true})
+			}
+			return Answer{Closed: true}, http.Header{}, nil
+		}
 		return Answer{}, nil, fmt.Errorf("%s %s: %w", method, h.Name(), scrub(err))
 	}
 	defer resp.Body.Close()
