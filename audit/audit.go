@@ -37,8 +37,11 @@ type Limits struct {
 // 25 MiB cap mcpvalidate derives, so both are found), 16,384 levels (past
 // encoding/json's 10,000 and sonic's 4,096), 64 KiB fillers (the envelope's
 // fixed bytes then move an echo ratio by under 1%), answers read up to 256 MiB
-// (a 5x echo of the largest body sent still fits), 10 s a request, 4,000
-// requests a run (a dozen probed tools need about 800).
+// (a 5x echo of the largest body sent still fits), 10 s a request, 10,000
+// requests a run and 128 tools called: an 80-tool server is called whole
+// (BenchmarkEightyTools: about 4,100 requests, some 50 a tool beside the
+// target-wide few hundred), and 128 tools at that rate fit with half again
+// to spare for tools with more bounds and numbers to probe.
 func DefaultLimits() Limits {
 	return Limits{
 		BodyCeiling:    64 << 20,
@@ -46,10 +49,10 @@ func DefaultLimits() Limits {
 		EchoBytes:      64 << 10,
 		MaxAnswerBytes: 256 << 20,
 		Timeout:        10 * time.Second,
-		MaxRequests:    4000,
+		MaxRequests:    10000,
 		MaxTools:       1024,
 		MaxPages:       64,
-		MaxProbedTools: 64,
+		MaxProbedTools: 128,
 	}
 }
 
