@@ -331,10 +331,18 @@ type Stdio struct {
 
 	maxAnswer int64
 	wait      time.Duration
+	// name, when set, is the command line the target is named by: the
+	// census's, without the shell that bounds it
+	name string
 }
 
 // Name is the command line.
-func (s *Stdio) Name() string { return strings.Join(append([]string{s.Command}, s.Args...), " ") }
+func (s *Stdio) Name() string {
+	if s.name != "" {
+		return s.name
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
 
 // Open starts the process.
 func (s *Stdio) Open(ctx context.Context) (Conn, error) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,8 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"the server's artifact, or with --schemas at its schema file; the driver's version is the build's). Every "+
 		"flag, field and rule, and the reports of real servers: docs/audit.md.")
 	url := c.String("url", "", "the server's streamable HTTP endpoint")
+	targets := c.String("targets", "", "audit each server a census list `FILE` names (a JSON array of {name, url | stdio, env...}; docs/census.md) into one table")
+	sarifDir := c.String("sarif-dir", "", "with --targets: write each server's SARIF into `DIR` as NAME.sarif")
 	var headers, tools, skip, callArgs listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
 	stdio := c.Bool("stdio", false, "spawn CMD ARGS... and speak newline-delimited JSON-RPC on its stdin/stdout")
@@ -106,6 +109,18 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg.Examples = examples
 	if *sessions < 0 || *sessions > audit.MaxSessions || (*sessions > 0 && *url == "") {
 		return c.usageError(stderr, "--sessions takes 0 to %d, with --url", audit.MaxSessions)
+	}
+	if *targets != "" || *sarifDir != "" {
+		if *targets == "" || *url != "" || *stdio || *schemas != "" || c.NArg() > 0 || *sessions > 0 || len(tools)+len(skip)+len(callArgs) > 0 || *callsFile != "" || *allTools {
+			return c.usageError(stderr, "--targets takes the servers and their tools from its list: no --url, --stdio, --schemas, --sessions, --tool, --skip, --call, --calls or --all-tools beside it; --sarif-dir needs --targets")
+		}
+		if *verbose && *quiet {
+			return c.usageError(stderr, "--verbose and --quiet contradict each other")
+		}
+		if *format == "sarif" {
+			return c.usageError(stderr, "--targets writes a SARIF log per server with --sarif-dir DIR, not one on stdout")
+		}
+		return runCensus(c, cfg, *targets, *sarifDir, *format, *failOn, *verbose, *quiet, stdout, stderr)
 	}
 	target, err := auditTarget(*url, headers, *stdio, *schemas, c.Args())
 	if err != nil {
@@ -241,4 +256,90 @@ func quoteStep(step string) string {
 		step = step[:cut] + "..."
 	}
 	return strconv.QuoteToASCII(step)
+}
+
+// runCensus audits each server of a census list in turn and writes the
+// table (or the census as JSON, or every finding as NDJSON), and each
+// server's SARIF into sarifDir. Exit status: 2 when a server could not be
+// audited, else 1 when one has a finding of at least failOn.
+func runCensus(c *command, cfg audit.Config, list, sarifDir, format, failOn string, verbose, quiet bool, stdout, stderr io.Writer) int {
+	targets, err := audit.ReadCensus(list)
+	if err != nil {
+		return c.usageError(stderr, "--targets: %v", err)
+	}
+	if sarifDir != "" {
+		if err := os.MkdirAll(sarifDir, 0o755); err != nil {
+			return c.fail(stderr, err)
+		}
+	}
+	var lines *progressLines
+	started := func(i int, name string) {
+		if !quiet {
+			// the name is the list's, not the server's
+			fmt.Fprintf(stderr, "boundlab audit: server %d of %d: %s\n", i+1, len(targets), name)
+		}
+		if !quiet && !verbose {
+			lines = newProgressLines(stderr, time.Now)
+		}
+	}
+	switch {
+	case verbose:
+		cfg.Progress = func(p audit.Progress) { fmt.Fprintf(stderr, "boundlab audit: %s\n", quoteStep(p.Step)) }
+	case !quiet:
+		cfg.Progress = func(p audit.Progress) { lines.tell(p) }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	census := audit.RunCensus(ctx, targets, cfg, started)
+	code := exitOK
+	for _, s := range census.Servers {
+		if s.Report == nil {
+			fmt.Fprintf(stderr, "boundlab audit: %s: %s\n", s.Name, s.Error)
+			code = exitUsage
+			continue
+		}
+		if sarifDir != "" {
+			if err := writeWhole(filepath.Join(sarifDir, s.Name+".sarif"), func(w io.Writer) error { return audit.WriteSARIF(w, s.Report) }); err != nil {
+				return c.fail(stderr, err)
+			}
+		}
+		if code == exitOK && audit.Fails(s.Report.Findings, failOn) {
+			code = exitNo
+		}
+	}
+	switch format {
+	case "json":
+		err = audit.WriteCensusJSON(stdout, census)
+	case "ndjson":
+		for _, s := range census.Servers {
+			if s.Report != nil && err == nil {
+				err = audit.WriteNDJSON(stdout, s.Report)
+			}
+		}
+	default:
+		err = audit.WriteCensusText(stdout, census)
+	}
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	return code
+}
+
+// writeWhole writes path through write, whole or not at all.
+func writeWhole(path string, write func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
