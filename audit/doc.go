@@ -80,6 +80,10 @@
 // Output: Report (JSON, documented field by field in docs/audit.md),
 // WriteText, WriteJSON and WriteSARIF (SARIF 2.1.0, the stable rule ids of
 // Rules, one result per finding, the tool as a logical location).
+// RunCensus audits the servers of a census list (ReadCensus: URLs, and
+// stdio commands with their environment, each process under an
+// address-space bound) one after another; WriteCensusText writes a row of
+// figures and findings per server (docs/census.md).
 //
 // # Where it ends
 //
