@@ -137,11 +137,16 @@ func redosSteps(b Backtracking, limit int) []int {
 // root member's backtracking pattern, and (target-wide, on the carrier)
 // long digit strings, wide arrays and many duplicate names.
 func (a *auditor) amplify(ctx context.Context, s *session, tp *toolProbe, tr *ToolReport, redos, wide bool) error {
-	a.progress("amplification " + tp.tool.Name)
-	base, _, _, err := a.median(ctx, s, tp, object(tp.base), medianOf)
-	if err != nil {
-		return err
+	phase := PhaseTools
+	if !redos {
+		phase = PhaseAmplification // the carrier's, target-wide
 	}
+	a.progress(phase, "amplification "+tp.tool.Name)
+	type candidate struct {
+		p  prop
+		bt Backtracking
+	}
+	var crafted []candidate
 	for _, p := range tp.props {
 		if !redos {
 			break
@@ -150,10 +155,19 @@ func (a *auditor) amplify(ctx context.Context, s *session, tp *toolProbe, tr *To
 		if !ok || !hasType(p.schema, "string") {
 			continue
 		}
-		bt, ok := backtracking(pat)
-		if !ok {
-			continue
+		if bt, ok := backtracking(pat); ok {
+			crafted = append(crafted, candidate{p, bt})
 		}
+	}
+	if len(crafted) == 0 && !wide {
+		return nil // nothing to time: the baseline's time is not wanted
+	}
+	base, _, _, err := a.median(ctx, s, tp, object(tp.base), medianOf)
+	if err != nil {
+		return err
+	}
+	for _, c := range crafted {
+		p, bt := c.p, c.bt
 		am, err := a.grow(ctx, s, tp, "redos", p.name, base, redosSteps(bt, a.limits.EchoBytes), func(n int) (string, string) {
 			v := bt.Prefix + strings.Repeat(bt.Pump, n) + bt.Suffix
 			return object(with(tp.base, p.name, marshal(v))), fmt.Sprintf("%d x %q after %q, then %q", n, bt.Pump, bt.Prefix, bt.Suffix)

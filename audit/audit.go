@@ -37,8 +37,11 @@ type Limits struct {
 // 25 MiB cap mcpvalidate derives, so both are found), 16,384 levels (past
 // encoding/json's 10,000 and sonic's 4,096), 64 KiB fillers (the envelope's
 // fixed bytes then move an echo ratio by under 1%), answers read up to 256 MiB
-// (a 5x echo of the largest body sent still fits), 10 s a request, 4,000
-// requests a run (a dozen probed tools need about 800).
+// (a 5x echo of the largest body sent still fits), 10 s a request, 10,000
+// requests a run and 128 tools called: an 80-tool server is called whole
+// (BenchmarkEightyTools: about 4,100 requests, some 50 a tool beside the
+// target-wide few hundred), and 128 tools at that rate fit with half again
+// to spare for tools with more bounds and numbers to probe.
 func DefaultLimits() Limits {
 	return Limits{
 		BodyCeiling:    64 << 20,
@@ -46,10 +49,10 @@ func DefaultLimits() Limits {
 		EchoBytes:      64 << 10,
 		MaxAnswerBytes: 256 << 20,
 		Timeout:        10 * time.Second,
-		MaxRequests:    4000,
+		MaxRequests:    10000,
 		MaxTools:       1024,
 		MaxPages:       64,
-		MaxProbedTools: 64,
+		MaxProbedTools: 128,
 	}
 }
 
@@ -83,8 +86,37 @@ type Config struct {
 	// Limits; the zero value means DefaultLimits.
 	Limits Limits
 	// Progress, if set, is told each probe as it starts.
-	Progress func(step string)
+	Progress func(Progress)
 }
+
+// Progress is where a run stands as a probe starts. Phase, Tool, Tools
+// and Requests hold nothing the server sent (a tool is its place among
+// the tools called), so a progress line made of them cannot carry a
+// server's bytes to a terminal; Step names the probe and may hold a tool's
+// name as the server listed it.
+type Progress struct {
+	Phase string
+	// Tool is the tool under way (1-based) among the Tools called, in the
+	// phases that go tool by tool (PhaseBaselines, PhaseTools); else 0.
+	Tool, Tools int
+	// Requests is how many requests the run has sent so far.
+	Requests int
+	Step     string
+}
+
+// The phases of a run, in the order they come.
+const (
+	PhaseList          = "tools/list"
+	PhaseBaselines     = "baselines"
+	PhaseHarvest       = "baselines from other tools' answers"
+	PhaseTools         = "per-tool probes"
+	PhaseAmplification = "amplification"
+	PhaseEnvelope      = "envelope"
+	PhaseOrigin        = "origin and host"
+	PhaseBodyCap       = "body cap"
+	PhaseNesting       = "nesting depth"
+	PhaseSessions      = "sessions"
+)
 
 // ErrTarget wraps every failure to reach or understand the target: the
 // verb's exit status 2.
@@ -110,6 +142,9 @@ type auditor struct {
 	// sessions do not spend the run's)
 	respawns            int
 	capProbe, bisecting bool
+	// toolAt is the tool under way (1-based) of the toolsN called, in the
+	// phases that go tool by tool; 0 elsewhere (Progress)
+	toolAt, toolsN int
 	// typical is the moving average of the small messages' answer times:
 	// the wait for the next one follows it (wait)
 	typical time.Duration
@@ -157,16 +192,20 @@ func setLimits(t Target, l Limits) {
 	}
 }
 
-func (a *auditor) progress(step string) {
+func (a *auditor) progress(phase, step string) {
 	a.step, a.what = step, ""
 	if a.cfg.Progress != nil {
-		a.cfg.Progress(step)
+		p := Progress{Phase: phase, Requests: a.sent, Step: step}
+		if phase == PhaseBaselines || phase == PhaseTools {
+			p.Tool, p.Tools = a.toolAt, a.toolsN
+		}
+		a.cfg.Progress(p)
 	}
 }
 
 // probe runs every probe against the target.
 func (a *auditor) probe(ctx context.Context) error {
-	a.progress("initialize and tools/list")
+	a.progress(PhaseList, "initialize and tools/list")
 	s, err := a.open(ctx, true)
 	if err != nil {
 		return err
@@ -185,8 +224,10 @@ func (a *auditor) probe(ctx context.Context) error {
 	a.staticTools(tools)
 	b := &Boundary{}
 	a.rep.Boundary = b
-	for _, tp := range probed {
-		a.progress("baseline of " + tp.tool.Name)
+	a.toolsN = len(probed)
+	for i, tp := range probed {
+		a.toolAt = i + 1
+		a.progress(PhaseBaselines, "baseline of "+tp.tool.Name)
 		a.tool = tp.tool.Name
 		if err := a.baseline(ctx, s, tp); err != nil {
 			return err
@@ -197,8 +238,9 @@ func (a *auditor) probe(ctx context.Context) error {
 		return err
 	}
 	var carrier *toolProbe
-	for _, tp := range probed {
-		a.progress("tool " + tp.tool.Name)
+	for i, tp := range probed {
+		a.toolAt = i + 1
+		a.progress(PhaseTools, "tool "+tp.tool.Name)
 		a.tool = tp.tool.Name
 		if err := a.probeTool(ctx, s, tp); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 // bisect finds the body cap and the deepest nesting the server answers as
 // it answers a shallow one.
 func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Boundary) error {
-	a.progress("body cap")
+	a.progress(PhaseBodyCap, "body cap")
 	b.BodyCeiling = a.limits.BodyCeiling
 	a.capProbe = true // an ended transport is its past_cap answer
 	err := a.bodyCap(ctx, s, b)
@@ -19,7 +19,7 @@ func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Bound
 	if err != nil {
 		return err
 	}
-	a.progress("nesting depth")
+	a.progress(PhaseNesting, "nesting depth")
 	b.DepthCeiling = a.limits.DepthCeiling
 	a.bisecting = true // its steps bound its new sessions
 	defer func() { a.bisecting = false }()
@@ -216,7 +216,7 @@ func (a *auditor) depth(ctx context.Context, s *session, c *toolProbe, b *Bounda
 	if a.obs == nil {
 		return nil
 	}
-	a.progress("nesting depth that reaches the handler (observed)")
+	a.progress(PhaseNesting, "nesting depth that reaches the handler (observed)")
 	return a.observedDepth(ctx, s, c)
 }
 

@@ -85,7 +85,7 @@ func (a *auditor) boundaryValues(ctx context.Context, s *session, tp *toolProbe,
 		if len(past) == 0 {
 			continue
 		}
-		_, good, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, tp.valid(p, a.canary))))
+		good, err := a.shapeOf(ctx, s, tp, object(with(tp.base, p.name, tp.valid(p, a.canary))))
 		if err != nil {
 			return err
 		}

@@ -47,12 +47,13 @@
 // once, where initialize is refused, whether a session idle for the run
 // expired; each closed with DELETE.
 //
-// A stdio server that exits or closes its stdout on a probe has ended the
-// session on that input, a measured result: the probe's answer is
-// "closed", Report.SessionEnds lists it (BLA019), and a new process
-// (initialize, notifications/initialized) takes the remaining probes. An
-// end found before a message was written is laid to the message before
-// it. A run opens at most MaxRespawns such sessions besides the depth
+// A stdio server that exits or closes its stdout on a probe, or an HTTP
+// server that cuts the connection without an answer, has ended the session
+// on that input, a measured result: the probe's answer is "closed",
+// Report.SessionEnds lists it (BLA019), and a new session (a new process
+// over stdio; initialize, notifications/initialized) takes the remaining
+// probes. An end found before a message was written is laid to the
+// message before it. A run opens at most MaxRespawns such sessions besides the depth
 // bisection's (bounded by its steps); past them the remaining probes are
 // not measured, saying why. The body-cap probe's ends are its past_cap
 // answer (BLA014), not session ends.
@@ -79,6 +80,10 @@
 // Output: Report (JSON, documented field by field in docs/audit.md),
 // WriteText, WriteJSON and WriteSARIF (SARIF 2.1.0, the stable rule ids of
 // Rules, one result per finding, the tool as a logical location).
+// RunCensus audits the servers of a census list (ReadCensus: URLs, and
+// stdio commands with their environment, each process under an
+// address-space bound) one after another; WriteCensusText writes a row of
+// figures and findings per server (docs/census.md).
 //
 // # Where it ends
 //
@@ -97,10 +102,11 @@
 // arguments, and is tried in params._meta before the depth is said not
 // measured. The id echo is measured over HTTP only (over stdio an answer is
 // matched to its request by that id). The session probe sees initialize
-// refused or sessions evicted, not why. An ended session is told only over
-// stdio (over HTTP a cut connection stops the run as a target error), and
-// which message ended it only by timing: a process that answers, then
-// exits, before the next message is written is laid to the one answered. The static figures take the body
+// refused or sessions evicted, not why. Which message ended a session is told
+// only by timing: a process that answers, then exits, before the next
+// message is written is laid to the one answered; an HTTP server that
+// closes an idle connection as a request is written is laid to that
+// request. A refused connection is not a cut: the run stops there. The static figures take the body
 // cap as the only bound: a charge gate in front of the validator
 // (mcpvalidate) bounds the render far lower, which no schema shows.
 // Probing calls tools with arguments they should refuse: a server that

@@ -33,7 +33,7 @@ func differentials() []differential {
 // duplicate names in the envelope, the differentials, trailing bytes, a call
 // before notifications/initialized. It returns the session to go on with.
 func (a *auditor) envelope(ctx context.Context, s *session, c *toolProbe, b *Boundary) (*session, error) {
-	a.progress("envelope")
+	a.progress(PhaseEnvelope, "envelope")
 	if err := a.placeEchoes(ctx, s, c, b); err != nil {
 		return s, err
 	}
@@ -50,12 +50,12 @@ func (a *auditor) envelope(ctx context.Context, s *session, c *toolProbe, b *Bou
 	if b.UnknownParamsMember, b.UnknownParamsAnswer, err = a.unknownParams(ctx, s, c); err != nil {
 		return s, err
 	}
-	a.progress("before initialized")
+	a.progress(PhaseEnvelope, "before initialized")
 	if b.BeforeInitializedAnswer, err = a.beforeInitialized(ctx, c, true); err != nil {
 		return s, err
 	}
 	b.BeforeInitialized = servedOrRefused(*b.BeforeInitializedAnswer, b.CarrierBaseline)
-	a.progress("before initialize")
+	a.progress(PhaseEnvelope, "before initialize")
 	if b.BeforeInitializeAnswer, err = a.beforeInitialized(ctx, c, false); err != nil {
 		return s, err
 	}

@@ -342,3 +342,128 @@ func TestBaselineNoValueNamesTheKeyword(t *testing.T) {
 	}
 	t.Errorf("not_measured does not name the pattern: %+v", rep.NotMeasured)
 }
+
+// cutter serves f on loopback, but cuts the connection (hijacked and
+// closed, no answer) on each POST that cut says to.
+func cutter(t *testing.T, f http.Handler, cut func(r *http.Request, body []byte) bool) *httptest.Server {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+		if r.Method == http.MethodPost && cut(r, body) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			conn.Close()
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// TestHTTPConnectionCut: a server that cuts the connection on a raw
+// control character does not end the audit: each probe that sent one is
+// answered "closed", listed in session_ended as a cut, raised as BLA019
+// once per probe, and the probes after it are measured on a new session.
+func TestHTTPConnectionCut(t *testing.T) {
+	var seen atomic.Int32
+	hs := cutter(t, fakePy{quoteName: true, quoteArg: true}, func(_ *http.Request, body []byte) bool {
+		if bytes.IndexByte(body, 0x01) >= 0 {
+			seen.Add(1)
+			return true
+		}
+		return false
+	})
+	l := audit.DefaultLimits()
+	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 1<<20, 200, 1<<10, 5*time.Second
+	rep, err := audit.Run(context.Background(), audit.Config{Target: &audit.HTTP{URL: hs.URL}, Seed: 7, Limits: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []string
+	for _, e := range rep.SessionEnds {
+		if !e.Cut {
+			t.Errorf("session end %+v not said to be a cut", e)
+		}
+		ends = append(ends, e.Probe)
+	}
+	if len(ends) == 0 || len(ends) != int(seen.Load()) {
+		t.Fatalf("session_ended %q; %d connections cut", ends, seen.Load())
+	}
+	found := 0
+	for _, f := range rep.Findings {
+		if f.Rule == audit.RuleSessionEnded {
+			found++
+			if !strings.HasPrefix(f.Message, "the server cut the connection without an answer on ") {
+				t.Errorf("BLA019 message %q", f.Message)
+			}
+		}
+	}
+	if found != len(ends) {
+		t.Errorf("%d BLA019 findings for %d probes cut (%q)", found, len(ends), ends)
+	}
+	b := rep.Boundary
+	for _, d := range b.Differentials {
+		if d.Probe == "raw_control" && d.Answer.Kind != audit.KindClosed {
+			t.Errorf("raw_control in the %s answered %s, want closed", d.Placement, d.Answer)
+		}
+	}
+	// measured after the cuts, on new sessions (the fake has no cap and
+	// no depth bound: the ceilings are answered)
+	if b.RawControls != audit.VerdictRefused || b.TrailingBytes == "" || b.AtCap == nil || b.BeforeInitialized == "" || b.AtDepth == nil {
+		t.Errorf("raw controls %q, trailing %q, at cap %v, at depth %v, before initialized %q: want refused and the rest measured",
+			b.RawControls, b.TrailingBytes, b.AtCap, b.AtDepth, b.BeforeInitialized)
+	}
+}
+
+// TestHTTPCutRespawnBound: over HTTP too a run opens at most
+// audit.MaxRespawns new sessions: a server that cuts every tools/call
+// leaves the probes past them not measured, saying why, and still reports.
+func TestHTTPCutRespawnBound(t *testing.T) {
+	hs := cutter(t, fakePy{}, func(_ *http.Request, body []byte) bool { return bytes.Contains(body, []byte(`"method":"tools/call"`)) })
+	l := audit.DefaultLimits()
+	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 64<<10, 64, 1<<10, 2*time.Second
+	rep, err := audit.Run(context.Background(), audit.Config{Target: &audit.HTTP{URL: hs.URL}, Seed: 7, Limits: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.SessionEnds) != audit.MaxRespawns+1 {
+		t.Errorf("%d session ends, want %d", len(rep.SessionEnds), audit.MaxRespawns+1)
+	}
+	said := false
+	for _, n := range rep.NotMeasured {
+		said = said || strings.Contains(n.Why, "the server ended the session")
+	}
+	if !said || rep.Boundary.BodyCap != nil {
+		t.Errorf("not measured %+v, body cap %v: want the probes past the bound not run", rep.NotMeasured, rep.Boundary.BodyCap)
+	}
+}
+
+// TestHTTPCutOnOrigin: a server that cuts every request carrying an Origin
+// or a foreign Host refuses it (the origin probes' answers are "closed", no BLA021),
+// each cut is listed in session_ended, and the run goes on to the body cap.
+func TestHTTPCutOnOrigin(t *testing.T) {
+	hs := cutter(t, fakePy{}, func(r *http.Request, _ []byte) bool {
+		return r.Header.Get("Origin") != "" || !strings.HasPrefix(r.Host, "127.0.0.1:")
+	})
+	l := audit.DefaultLimits()
+	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 64<<10, 64, 1<<10, 2*time.Second
+	rep, err := audit.Run(context.Background(), audit.Config{Target: &audit.HTTP{URL: hs.URL}, Seed: 7, Limits: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := 0
+	for _, o := range rep.Boundary.Origins {
+		if o.Verdict != audit.VerdictRefused || o.Answer.Kind != audit.KindClosed {
+			t.Errorf("%s %s on %s: %s (%s), want refused, closed", o.Header, o.Sent, o.Method, o.Verdict, o.Answer)
+		}
+		closed++
+	}
+	if closed == 0 || len(rep.SessionEnds) != closed || rep.Boundary.AtCap == nil {
+		t.Errorf("%d origin probes closed, session ends %+v, at cap %v", closed, rep.SessionEnds, rep.Boundary.AtCap)
+	}
+	wantRule(t, rep, audit.RuleCrossOrigin, false)
+}

@@ -72,7 +72,7 @@ func Rules() []Rule {
 		{RuleSilentPastCap, "silent-past-cap", SeverityWarning, "one byte past the body cap the message draws no answer (dropped, or the server answers nothing after it): the caller waits out its timeout"},
 		{RuleBoundNotEnforced, "bound-not-enforced", SeverityWarning, "a value just past a bound the tool's schema publishes is answered as a valid one"},
 		{RuleTypedDecode, "typed-decode", SeverityNote, "a number the tool's schema admits is refused: the handler's type holds less than the schema publishes (past int64, float32 or float64)"},
-		{RuleSessionEnded, "session-ended", SeverityWarning, "the server ends the session on a probe's input (a stdio process exits or closes its stdout) instead of refusing it: one such message ends a client's session"},
+		{RuleSessionEnded, "session-ended", SeverityWarning, "the server ends the session on a probe's input (a stdio process exits or closes its stdout, an HTTP connection is cut without an answer) instead of refusing it: one such message ends a client's session"},
 		{RuleAmplification, "amplification", SeverityWarning, "an input costs the server time out of proportion: its answer takes at least 10 times the baseline's and 100 ms more (a crafted string for a backtracking pattern, a long number, a wide array, many duplicate names)"},
 		{RuleCrossOrigin, "cross-origin-served", SeverityWarning, "a request carrying a foreign Origin (or, on loopback, a foreign Host) is served: a page in the user's browser can drive the server's tools"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
@@ -185,7 +185,11 @@ func (r *Report) sessionEndFindings() []Finding {
 			continue
 		}
 		at[e] = len(out)
-		out = append(out, finding(RuleSessionEnded, e.Tool, "the server ended the session (its process exited or closed its stdout) on "+e.Probe, 1, "sessions ended"))
+		how := "the server ended the session (its process exited or closed its stdout) on "
+		if e.Cut {
+			how = "the server cut the connection without an answer on "
+		}
+		out = append(out, finding(RuleSessionEnded, e.Tool, how+e.Probe, 1, "sessions ended"))
 	}
 	return out
 }

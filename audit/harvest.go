@@ -158,7 +158,7 @@ func (a *auditor) rebase(ctx context.Context, s *session, probed []*toolProbe) e
 			if tp.given || tp.gen == nil || !tp.baseShape.Refused() || a.rep.Tools[tp.idx].BaselineFrom != BaselineSchema {
 				continue
 			}
-			a.progress("baseline of " + tp.tool.Name + " from other tools' answers")
+			a.progress(PhaseHarvest, "baseline of "+tp.tool.Name+" from other tools' answers")
 			a.tool = tp.tool.Name
 			ok, err := a.tryHarvested(ctx, s, tp, h)
 			a.tool = ""
@@ -205,7 +205,7 @@ func (a *auditor) explore(ctx context.Context, s *session, probed []*toolProbe, 
 			if !tp.gen.admits(json.RawMessage(args)) {
 				continue
 			}
-			a.progress("values from " + tp.tool.Name)
+			a.progress(PhaseHarvest, "values from "+tp.tool.Name)
 			ans, sh, err := a.callArgs(ctx, s, tp, args)
 			if err != nil {
 				return err

@@ -71,7 +71,7 @@ func (a *auditor) numbers(ctx context.Context, s *session, tp *toolProbe, tr *To
 		if p == nil {
 			continue
 		}
-		_, good, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, tp.valid(*p, a.canary))))
+		good, err := a.shapeOf(ctx, s, tp, object(with(tp.base, p.name, tp.valid(*p, a.canary))))
 		if err != nil {
 			return err
 		}

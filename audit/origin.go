@@ -62,7 +62,7 @@ func (a *auditor) origins(ctx context.Context, s *session, c *toolProbe, b *Boun
 	if !ok {
 		return nil // no Origin or Host over stdio: nothing to measure
 	}
-	a.progress("origin and host")
+	a.progress(PhaseOrigin, "origin and host")
 	session := ""
 	if hc, ok := s.conn.(*httpConn); ok {
 		session = hc.session

@@ -27,6 +27,12 @@ type toolProbe struct {
 	// such values
 	baseAnswer []byte
 	harvested  bool
+	// answered holds the shape of each arguments object the tool answered
+	// (a result or a refusal; not silence, nor an end): the probes that
+	// set a member at its valid value beside a bad one often send the
+	// same arguments as the baseline or as each other, and the answer
+	// they compare against is the one already drawn
+	answered map[string]Shape
 }
 
 func (a *auditor) nextID() int { return 100 + a.sent }
@@ -38,7 +44,29 @@ func callBody(id int, name, args string) []byte {
 // callArgs calls the tool with args and returns the answer and its shape.
 func (a *auditor) callArgs(ctx context.Context, s *session, tp *toolProbe, args string) (Answer, Shape, error) {
 	id := a.nextID()
-	return s.call(ctx, callBody(id, tp.name, args), id)
+	ans, sh, err := s.call(ctx, callBody(id, tp.name, args), id)
+	if err == nil && sh.Kind != KindSilent && sh.Kind != KindClosed && len(args) <= maxAnsweredArgs {
+		if tp.answered == nil {
+			tp.answered = map[string]Shape{}
+		}
+		tp.answered[args] = sh
+	}
+	return ans, sh, err
+}
+
+// maxAnsweredArgs bounds the arguments whose answer's shape a tool keeps:
+// the valid values the probes compare against are small; the over-long
+// ones are never sent twice.
+const maxAnsweredArgs = 4 << 10
+
+// shapeOf is the shape of the tool's answer to args: the one it drew
+// already, else a call's.
+func (a *auditor) shapeOf(ctx context.Context, s *session, tp *toolProbe, args string) (Shape, error) {
+	if sh, ok := tp.answered[args]; ok {
+		return sh, nil
+	}
+	_, sh, err := a.callArgs(ctx, s, tp, args)
+	return sh, err
 }
 
 // absentCarrier is the carrier when no tool may be called: a tool name the
@@ -210,11 +238,11 @@ const (
 func (a *auditor) argDuplicates(ctx context.Context, s *session, tp *toolProbe) (string, error) {
 	good := tp.valid(*tp.key, a.canary)
 	bad := mismatchValue(tp.key.schema, a.canary)
-	_, goodSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, good)))
+	goodSh, err := a.shapeOf(ctx, s, tp, object(with(tp.base, tp.key.name, good)))
 	if err != nil {
 		return "", err
 	}
-	_, badSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, tp.key.name, bad)))
+	badSh, err := a.shapeOf(ctx, s, tp, object(with(tp.base, tp.key.name, bad)))
 	if err != nil {
 		return "", err
 	}
@@ -295,7 +323,7 @@ func (a *auditor) integralFloat(ctx context.Context, s *session, tp *toolProbe) 
 		if strings.ContainsAny(v, ".eE") || p.schema["enum"] != nil || p.schema["const"] != nil {
 			continue
 		}
-		_, intSh, err := a.callArgs(ctx, s, tp, object(with(tp.base, p.name, v)))
+		intSh, err := a.shapeOf(ctx, s, tp, object(with(tp.base, p.name, v)))
 		if err != nil {
 			return "", err
 		}
@@ -327,9 +355,15 @@ func (a *auditor) toolEcho(ctx context.Context, s *session, tp *toolProbe, tr *T
 	}
 	places := []place{{"unknown member value", func(val string) string { return object(with(tp.base, a.canary+"ux", val)) }}}
 	if k := tp.key; k != nil {
-		places = append(places, place{fmt.Sprintf("member %q", k.name), func(val string) string { return object(with(tp.base, k.name, val)) }})
+		where := fmt.Sprintf("member %q", k.name)
+		if !hasType(k.schema, "string") && len(types(k.schema)) > 0 {
+			where += " (a string for " + strings.Join(types(k.schema), "/") + ")"
+		}
+		places = append(places, place{where, func(val string) string { return object(with(tp.base, k.name, val)) }})
 	}
-	if p := tp.mismatchProp(); p != nil {
+	// a key member that takes no string is itself the wrong-type place:
+	// the same bytes are not swept twice
+	if p := tp.mismatchProp(); p != nil && (p != tp.key || hasType(p.schema, "string")) {
 		wrap := func(val string) string { return val }
 		what := "a string for " + strings.Join(types(p.schema), "/")
 		if hasType(p.schema, "string") {

@@ -25,8 +25,9 @@ type Report struct {
 	// null and raise nothing.
 	NotMeasured []NotMeasured `json:"not_measured"`
 	// SessionEnds are the probes on which the server ended the session
-	// (over stdio: its process exited or closed its stdout), in order; the
-	// probe's answer is "closed" and a new session went on. The body-cap
+	// (over stdio: its process exited or closed its stdout; over HTTP: it
+	// cut the connection without an answer), in order; the probe's answer
+	// is "closed" and a new session went on. The body-cap
 	// probe's ends are its past_cap answer (closed-past-cap), not listed.
 	SessionEnds []SessionEnd `json:"session_ended"`
 }
@@ -35,6 +36,9 @@ type Report struct {
 type SessionEnd struct {
 	Probe string `json:"probe"` // the probe's step and, where it names one, its message
 	Tool  string `json:"tool,omitempty"`
+	// Cut says the server cut the HTTP connection without an answer; else
+	// a stdio process exited or closed its stdout.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // ToolReport is one tool: probed or skipped, what the probes saw, and its

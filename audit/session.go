@@ -111,12 +111,12 @@ func (s *session) sendLabelled(ctx context.Context, body []byte, id json.RawMess
 	var ended *endedError
 	if errors.As(err, &ended) && s.live && !s.a.capProbe {
 		if ended.before { // the last message ended it: this one goes to a new session
-			if err := s.ended(ctx, s.last); err != nil {
+			if err := s.ended(ctx, s.last, ended.cut); err != nil {
 				return Answer{}, err
 			}
 			return s.sendLabelled(ctx, body, id, wait, label)
 		}
-		if err := s.ended(ctx, label); err != nil {
+		if err := s.ended(ctx, label, ended.cut); err != nil {
 			return Answer{}, err
 		}
 		return Answer{Closed: true}, nil
@@ -132,8 +132,9 @@ func (s *session) sendLabelled(ctx context.Context, body []byte, id json.RawMess
 }
 
 // MaxRespawns bounds the sessions a run replaces after the server ended
-// one (SessionEnd): each is a new process over stdio, and a server that
-// ends the session on most probes would otherwise cost a start per probe.
+// one (SessionEnd): each is a new process over stdio (a new initialize over
+// HTTP), and a server that ends the session on most probes would otherwise
+// cost a start per probe.
 // Past it the probes not yet run are not measured.
 const MaxRespawns = 16
 
@@ -141,13 +142,14 @@ const MaxRespawns = 16
 // the report says which were not run.
 var errRespawns = errors.New("respawn budget spent")
 
-// ended records that the server ended the session on probe and, for the
-// probes' session, opens a new one in its place (initialize, and
-// notifications/initialized when the old one had sent it).
-func (s *session) ended(ctx context.Context, probe string) error {
+// ended records that the server ended the session on probe (cut: by
+// cutting an HTTP connection) and, for the probes' session, opens a new
+// one in its place (initialize, and notifications/initialized when the old
+// one had sent it).
+func (s *session) ended(ctx context.Context, probe string, cut bool) error {
 	a := s.a
 	s.conn.Close()
-	a.rep.SessionEnds = append(a.rep.SessionEnds, SessionEnd{Probe: probe, Tool: a.tool})
+	a.rep.SessionEnds = append(a.rep.SessionEnds, SessionEnd{Probe: probe, Tool: a.tool, Cut: cut})
 	if !s.respawn {
 		return nil
 	}

@@ -87,6 +87,14 @@ func (a *auditor) post(ctx context.Context, h *HTTP, method, session string, bod
 	}
 	resp, err := c.Do(req)
 	if err != nil {
+		if connCut(err) {
+			// a measured answer, as on the probes' session; a DELETE is
+			// no probe, so its cut raises nothing
+			if method == http.MethodPost {
+				a.rep.SessionEnds = append(a.rep.SessionEnds, SessionEnd{Probe: a.label(), Tool: a.tool, Cut: true})
+			}
+			return Answer{Closed: true}, http.Header{}, nil
+		}
 		return Answer{}, nil, fmt.Errorf("%s %s: %w", method, h.Name(), scrub(err))
 	}
 	defer resp.Body.Close()
@@ -123,7 +131,7 @@ func (a *auditor) startSessions(ctx context.Context) (*rawSession, error) {
 		a.notMeasured("sessions", "", "the session cap is probed over HTTP only")
 		return nil, nil
 	}
-	a.progress("sessions: the idle session")
+	a.progress(PhaseSessions, "sessions: the idle session")
 	s, ans, _, ok, err := a.openRaw(ctx, h)
 	if err != nil {
 		return nil, err
@@ -142,7 +150,7 @@ func (a *auditor) sessionCap(ctx context.Context, idle *rawSession) error {
 	h := a.target.(*HTTP)
 	sc := &SessionCap{Asked: a.cfg.Sessions}
 	a.rep.Boundary.Sessions = sc
-	a.progress("sessions: the idle session's expiry")
+	a.progress(PhaseSessions, "sessions: the idle session's expiry")
 	open := []rawSession{*idle}
 	defer func() {
 		for _, s := range open {
@@ -161,7 +169,7 @@ func (a *auditor) sessionCap(ctx context.Context, idle *rawSession) error {
 	}
 	sh := ShapeOf(ans, json.RawMessage("1"))
 	sc.IdleAnswer, sc.IdleExpired = &sh, sh.Refused()
-	a.progress("sessions: the cap")
+	a.progress(PhaseSessions, "sessions: the cap")
 	for i := 1; i <= a.cfg.Sessions; i++ {
 		s, ans, hdr, ok, err := a.openRaw(ctx, h)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -222,6 +223,9 @@ func (c *httpConn) Send(ctx context.Context, body []byte, id json.RawMessage) (A
 		if errors.Is(err, context.DeadlineExceeded) {
 			return Answer{Silent: true}, nil // no answer within the request's time
 		}
+		if connCut(err) {
+			return Answer{}, &endedError{cut: true, msg: "the server cut the connection without an answer"}
+		}
 		return Answer{}, fmt.Errorf("POST %s: %w", c.t.Name(), scrub(err))
 	}
 	defer resp.Body.Close()
@@ -241,6 +245,9 @@ func (c *httpConn) Send(ctx context.Context, body []byte, id json.RawMessage) (A
 		if errors.Is(err, context.DeadlineExceeded) {
 			a.Silent = true
 			return a, nil
+		}
+		if connCut(err) {
+			return Answer{}, &endedError{cut: true, msg: "the server cut the connection in the middle of its answer"}
 		}
 		return a, fmt.Errorf("reading the answer from %s: %w", c.t.Name(), scrub(err))
 	}
@@ -264,6 +271,18 @@ func (c *httpConn) Close() error {
 		resp.Body.Close()
 	}
 	return nil
+}
+
+// connCut reports whether err is the connection ending under a request: the
+// server closed or reset it instead of answering (a refused connection is
+// not one: the server is not there to have read the message).
+func connCut(err error) bool {
+	for _, e := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // scrub keeps a transport error's kind and drops the URL error's quoting of
@@ -312,10 +331,18 @@ type Stdio struct {
 
 	maxAnswer int64
 	wait      time.Duration
+	// name, when set, is the command line the target is named by: the
+	// census's, without the shell that bounds it
+	name string
 }
 
 // Name is the command line.
-func (s *Stdio) Name() string { return strings.Join(append([]string{s.Command}, s.Args...), " ") }
+func (s *Stdio) Name() string {
+	if s.name != "" {
+		return s.name
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
 
 // Open starts the process.
 func (s *Stdio) Open(ctx context.Context) (Conn, error) {
@@ -448,12 +475,14 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 // bytes is never split.
 const pipeAtomic = 512
 
-// endedError is a stdio transport that ended: the process exited, or closed
-// its stdin or stdout. before says the end came before this message could
-// have caused it (the previous message's doing).
+// endedError is a transport that ended: a stdio process exited, or closed
+// its stdin or stdout; an HTTP connection was cut without an answer (cut).
+// before says the end came before this message could have caused it (the
+// previous message's doing; over HTTP each message has its own exchange,
+// so never).
 type endedError struct {
-	before bool
-	msg    string
+	before, cut bool
+	msg         string
 }
 
 func (e *endedError) Error() string { return e.msg }

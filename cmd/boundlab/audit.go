@@ -9,8 +9,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/theurian/boundlab/audit"
 )
@@ -54,6 +58,8 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		"the server's artifact, or with --schemas at its schema file; the driver's version is the build's). Every "+
 		"flag, field and rule, and the reports of real servers: docs/audit.md.")
 	url := c.String("url", "", "the server's streamable HTTP endpoint")
+	targets := c.String("targets", "", "audit each server a census list `FILE` names (a JSON array of {name, url | stdio, env...}; docs/census.md) into one table")
+	sarifDir := c.String("sarif-dir", "", "with --targets: write each server's SARIF into `DIR` as NAME.sarif")
 	var headers, tools, skip, callArgs listFlag
 	c.Var(&headers, "header", "an HTTP header `K:V` to send with every request (repeatable)")
 	stdio := c.Bool("stdio", false, "spawn CMD ARGS... and speak newline-delimited JSON-RPC on its stdin/stdout")
@@ -75,7 +81,8 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	timeout := c.Duration("timeout", l.Timeout, "the time one request may take")
 	maxRequests := c.Int("max-requests", l.MaxRequests, "the most requests one run sends")
 	failOn := c.String("fail-on", audit.DefaultFailOn, "the least severity that makes the exit status 1: note (any finding), warning (the default: notes pass) or error")
-	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts")
+	verbose := c.Bool("verbose", false, "name each probe on stderr as it starts (a tool by its name, quoted)")
+	quiet := c.Bool("quiet", false, "no progress on stderr (by default a run still going after "+progressAfter.String()+" says its phase and tool there)")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -103,13 +110,30 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *sessions < 0 || *sessions > audit.MaxSessions || (*sessions > 0 && *url == "") {
 		return c.usageError(stderr, "--sessions takes 0 to %d, with --url", audit.MaxSessions)
 	}
+	if *targets != "" || *sarifDir != "" {
+		if *targets == "" || *url != "" || *stdio || *schemas != "" || c.NArg() > 0 || *sessions > 0 || len(tools)+len(skip)+len(callArgs) > 0 || *callsFile != "" || *allTools {
+			return c.usageError(stderr, "--targets takes the servers and their tools from its list: no --url, --stdio, --schemas, --sessions, --tool, --skip, --call, --calls or --all-tools beside it; --sarif-dir needs --targets")
+		}
+		if *verbose && *quiet {
+			return c.usageError(stderr, "--verbose and --quiet contradict each other")
+		}
+		if *format == "sarif" {
+			return c.usageError(stderr, "--targets writes a SARIF log per server with --sarif-dir DIR, not one on stdout")
+		}
+		return runCensus(c, cfg, *targets, *sarifDir, *format, *failOn, *verbose, *quiet, stdout, stderr)
+	}
 	target, err := auditTarget(*url, headers, *stdio, *schemas, c.Args())
 	if err != nil {
 		return c.usageError(stderr, "%v", err)
 	}
 	cfg.Target = target
-	if *verbose {
-		cfg.Progress = func(step string) { fmt.Fprintf(stderr, "boundlab audit: %s\n", step) }
+	switch {
+	case *verbose && *quiet:
+		return c.usageError(stderr, "--verbose and --quiet contradict each other")
+	case *verbose:
+		cfg.Progress = func(p audit.Progress) { fmt.Fprintf(stderr, "boundlab audit: %s\n", quoteStep(p.Step)) }
+	case !*quiet && target != nil:
+		cfg.Progress = newProgressLines(stderr, time.Now).tell
 	}
 	if *schemas != "" {
 		if cfg.Tools, err = audit.LoadSchemas(*schemas); err != nil {
@@ -184,4 +208,138 @@ func auditTarget(url string, headers []string, stdio bool, schemas string, rest 
 		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
 	return &audit.HTTP{URL: url, Header: h}, nil
+}
+
+// progressAfter is how long a run goes before it says where it is: a short
+// audit (a static one, a server of a few tools) prints nothing but its
+// report.
+const progressAfter = 3 * time.Second
+
+// progressLines writes one line on stderr each time a run that has gone
+// on past progressAfter enters a phase or, in the per-tool phases, a tool:
+// at most the phases plus twice the tools called, never a byte the server
+// sent (a tool is its place in the list).
+type progressLines struct {
+	w     io.Writer
+	now   func() time.Time
+	start time.Time
+	last  audit.Progress // the phase and tool of the last line, or of the last step before the first
+}
+
+func newProgressLines(w io.Writer, now func() time.Time) *progressLines {
+	return &progressLines{w: w, now: now, start: now()}
+}
+
+func (p *progressLines) tell(pr audit.Progress) {
+	same := pr.Phase == p.last.Phase && pr.Tool == p.last.Tool
+	p.last = pr
+	took := p.now().Sub(p.start)
+	if same || took < progressAfter {
+		return
+	}
+	where := pr.Phase
+	if pr.Tool > 0 {
+		where += fmt.Sprintf(", tool %d of %d", pr.Tool, pr.Tools)
+	}
+	fmt.Fprintf(p.w, "boundlab audit: %.0f s, %d requests: %s\n", took.Seconds(), pr.Requests, where)
+}
+
+// quoteStep is a probe's name for --verbose: quoted in ASCII and cut, so a
+// tool name the server chose cannot write to the terminal.
+func quoteStep(step string) string {
+	const most = 200
+	if len(step) > most {
+		cut := most
+		for cut > 0 && !utf8.RuneStart(step[cut]) {
+			cut--
+		}
+		step = step[:cut] + "..."
+	}
+	return strconv.QuoteToASCII(step)
+}
+
+// runCensus audits each server of a census list in turn and writes the
+// table (or the census as JSON, or every finding as NDJSON), and each
+// server's SARIF into sarifDir. Exit status: 2 when a server could not be
+// audited, else 1 when one has a finding of at least failOn.
+func runCensus(c *command, cfg audit.Config, list, sarifDir, format, failOn string, verbose, quiet bool, stdout, stderr io.Writer) int {
+	targets, err := audit.ReadCensus(list)
+	if err != nil {
+		return c.usageError(stderr, "--targets: %v", err)
+	}
+	if sarifDir != "" {
+		if err := os.MkdirAll(sarifDir, 0o755); err != nil {
+			return c.fail(stderr, err)
+		}
+	}
+	var lines *progressLines
+	started := func(i int, name string) {
+		if !quiet {
+			// the name is the list's, not the server's
+			fmt.Fprintf(stderr, "boundlab audit: server %d of %d: %s\n", i+1, len(targets), name)
+		}
+		if !quiet && !verbose {
+			lines = newProgressLines(stderr, time.Now)
+		}
+	}
+	switch {
+	case verbose:
+		cfg.Progress = func(p audit.Progress) { fmt.Fprintf(stderr, "boundlab audit: %s\n", quoteStep(p.Step)) }
+	case !quiet:
+		cfg.Progress = func(p audit.Progress) { lines.tell(p) }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	census := audit.RunCensus(ctx, targets, cfg, started)
+	code := exitOK
+	for _, s := range census.Servers {
+		if s.Report == nil {
+			fmt.Fprintf(stderr, "boundlab audit: %s: %s\n", s.Name, s.Error)
+			code = exitUsage
+			continue
+		}
+		if sarifDir != "" {
+			if err := writeWhole(filepath.Join(sarifDir, s.Name+".sarif"), func(w io.Writer) error { return audit.WriteSARIF(w, s.Report) }); err != nil {
+				return c.fail(stderr, err)
+			}
+		}
+		if code == exitOK && audit.Fails(s.Report.Findings, failOn) {
+			code = exitNo
+		}
+	}
+	switch format {
+	case "json":
+		err = audit.WriteCensusJSON(stdout, census)
+	case "ndjson":
+		for _, s := range census.Servers {
+			if s.Report != nil && err == nil {
+				err = audit.WriteNDJSON(stdout, s.Report)
+			}
+		}
+	default:
+		err = audit.WriteCensusText(stdout, census)
+	}
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	return code
+}
+
+// writeWhole writes path through write, whole or not at all.
+func writeWhole(path string, write func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
