@@ -36,27 +36,43 @@ func TestPatchLines(t *testing.T) {
 	}
 }
 
-// TestGoplsPatch holds the committed patch to what the docs say of it: it
-// touches only gopls's MCP package and its module files, its Go change is
-// at most 15 lines, and it names no path outside a clone beside gopls.
-func TestGoplsPatch(t *testing.T) {
-	a := Gopls()
-	diff, err := os.ReadFile(filepath.Join("..", "..", a.Patch))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := PatchLines(diff)
-	files := slices.Sorted(maps.Keys(lines))
-	if want := []string{"go.mod", "go.sum", "internal/mcp/mcp.go"}; !slices.Equal(files, want) {
-		t.Errorf("the patch changes %v, want %v", files, want)
-	}
-	if n := lines["internal/mcp/mcp.go"]; n > 15 || n == 0 {
-		t.Errorf("the patch changes %d lines of Go, want 1 to 15", n)
-	}
-	for _, l := range strings.Split(string(diff), "\n") {
-		if strings.HasPrefix(l, "+replace ") && !strings.Contains(l, "=> ../boundlab/") {
-			t.Errorf("a replace not to a clone beside the module: %s", l)
-		}
+// TestPatches holds each committed patch to what the docs say of it: it
+// touches only the server's MCP wiring and its module files, its Go change
+// is at most 15 lines, and its replace lines point at a clone beside the
+// server's source.
+func TestPatches(t *testing.T) {
+	for _, tc := range []struct {
+		patch, code string
+	}{
+		{Gopls().Patch, "internal/mcp/mcp.go"},
+		{"adopters/mcp-grafana-v1.6.3.patch", "cmd/mcp-grafana/main.go"},
+	} {
+		t.Run(filepath.Base(tc.patch), func(t *testing.T) {
+			diff, err := os.ReadFile(filepath.Join("..", "..", tc.patch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := PatchLines(diff)
+			files := slices.Sorted(maps.Keys(lines))
+			if want := []string{tc.code, "go.mod", "go.sum"}; !slices.Equal(files, slices.Sorted(slices.Values(want))) {
+				t.Errorf("the patch changes %v, want %v", files, want)
+			}
+			if n := lines[tc.code]; n > 15 || n == 0 {
+				t.Errorf("the patch changes %d lines of Go, want 1 to 15", n)
+			}
+			replaces := 0
+			for _, l := range strings.Split(string(diff), "\n") {
+				if strings.HasPrefix(l, "+replace ") {
+					replaces++
+					if !strings.Contains(l, "=> ../boundlab/") {
+						t.Errorf("a replace not to a clone beside the module: %s", l)
+					}
+				}
+			}
+			if replaces == 0 {
+				t.Error("no replace line: the patch would need the product published")
+			}
+		})
 	}
 }
 
