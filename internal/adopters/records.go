@@ -18,7 +18,7 @@ import (
 )
 
 // Producer is the gopls producer's name.
-const Producer = "audit-adopters-gopls"
+const Producer = "adopters-gopls"
 
 func init() {
 	a := Gopls()
