@@ -9,6 +9,8 @@ import (
 	// The mutation records have no verb of their own: they come from saved
 	// runs of scripts/mutation.sh, registered by the package's init.
 	_ "github.com/theurian/boundlab/mutation"
+	// Real servers before and after their patch (internal/adopters).
+	_ "github.com/theurian/boundlab/internal/adopters"
 	// The strangers' audits: child servers of other SDKs (internal/strangers).
 	_ "github.com/theurian/boundlab/internal/pyseed"
 	_ "github.com/theurian/boundlab/internal/strangers"

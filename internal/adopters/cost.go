@@ -1,0 +1,279 @@
+package adopters
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// RSSGuard is the resident set a cost child may reach before it is killed:
+// a language server holding a one-package workspace needs a few tens of
+// MiB; past 1 GiB it is hurting the machine, not answering.
+const RSSGuard = 1 << 30
+
+// client speaks newline-delimited JSON-RPC to one server process it
+// started, watching its RSS.
+type client struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	next   int
+	killed atomic.Int64 // the RSS the guard killed it at; 0: not killed
+	exited chan struct{}
+}
+
+// dial starts bin in ws and opens an MCP session on it. The process ends
+// when ctx does.
+func (a Adopter) dial(ctx context.Context, bin, ws string) (*client, error) {
+	cmd := exec.CommandContext(ctx, bin, a.Args...)
+	cmd.Dir, cmd.Env = ws, childEnv()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &client{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(c.exited) }()
+	go c.watch()
+	if _, err := c.call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"boundlab-adopters","version":"v0"}}`); err != nil {
+		c.close()
+		return nil, err
+	}
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// watch samples the process's RSS every 50 ms and kills it past RSSGuard.
+func (c *client) watch() {
+	path := fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid)
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if data, err := os.ReadFile(path); err == nil {
+			if rss := vmRSS(data); rss > RSSGuard {
+				c.killed.Store(rss)
+				_ = c.cmd.Process.Kill()
+				return
+			}
+		}
+		select {
+		case <-c.exited:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func vmRSS(status []byte) int64 {
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n << 10
+			}
+		}
+	}
+	return 0
+}
+
+// call sends one request and returns its answer, skipping the server's
+// notifications and requests on the way.
+func (c *client) call(method, params string) ([]byte, error) {
+	c.next++
+	id := strconv.Itoa(c.next)
+	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + "}\n"
+	if _, err := io.WriteString(c.in, msg); err != nil {
+		return nil, c.ended(err)
+	}
+	for {
+		line, err := c.out.ReadBytes('\n')
+		if err != nil {
+			return nil, c.ended(err)
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &m) == nil && m.Method == "" && string(m.ID) == id {
+			return line, nil
+		}
+	}
+}
+
+// cpu is the CPU time the process has used, user and system, in clock
+// ticks (/proc/PID/stat fields 14 and 15): a ratio of two needs no tick
+// length.
+func (c *client) cpu() (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// the command name, field 2, is parenthesised and may hold spaces
+	_, rest, ok := bytes.Cut(data, []byte(") "))
+	f := strings.Fields(string(rest))
+	if !ok || len(f) < 13 {
+		return 0, errors.New("unreadable /proc stat line")
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("unreadable /proc stat times")
+	}
+	return u + s, nil
+}
+
+func (c *client) ended(err error) error {
+	if rss := c.killed.Load(); rss > 0 {
+		return fmt.Errorf("killed by the RSS guard at %d bytes (guard %d)", rss, int64(RSSGuard))
+	}
+	return fmt.Errorf("the server's process ended: %w", err)
+}
+
+func (c *client) close() {
+	_ = c.in.Close()
+	select {
+	case <-c.exited:
+	case <-time.After(5 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	}
+}
+
+// Cost is the throughput of one real tool call, unpatched and patched,
+// side by side in one run.
+type Cost struct {
+	Tool      string
+	Arguments string
+	// Calls is how many calls each variant answered in each round.
+	Calls, Rounds int
+	// Before and After are calls per second of wall time over all rounds.
+	Before, After float64
+	// Ratio is the throughput the server's own CPU allows, patched over
+	// unpatched: the unpatched server's CPU time for all the timed calls
+	// over the patched one's (user and system, from /proc; BeforeCPU and
+	// AfterCPU, in clock ticks). It is the figure, since the wall time of a
+	// round moves with whatever else the machine runs. The whole run's
+	// ticks, not a median of the rounds': a round's few dozen ticks make
+	// its ratio coarse. CPURatios are the rounds' ratios, in round order.
+	Ratio               float64
+	CPURatios           []float64
+	BeforeCPU, AfterCPU int64
+	// WallRatios are the rounds' after/before wall-time throughput ratios,
+	// in round order, and WallRatio their median.
+	WallRatio  float64
+	WallRatios []float64
+	// Answer is the answer's length in bytes, the same for both.
+	Answer int
+}
+
+// CostCall is the tool call Cost times: gopls's package summary of the
+// workspace's one package, answered from its own cache with nothing from
+// outside.
+const (
+	CostTool      = "go_package_api"
+	CostArguments = `{"packagePaths":["example.com/ws"]}`
+)
+
+// MeasureCost starts both binaries in ws and, in each of rounds rounds,
+// times calls calls of CostTool on each (the order alternating round to
+// round, so the machine's drift falls on both), after a warm-up that lets
+// the server load the workspace. Both variants must answer the call with
+// the same bytes, and not as a tool error.
+func (a Adopter) MeasureCost(ctx context.Context, before, after, ws string, rounds, calls int) (Cost, error) {
+	cost := Cost{Tool: CostTool, Arguments: CostArguments, Calls: calls, Rounds: rounds}
+	params := `{"name":"` + CostTool + `","arguments":` + CostArguments + `}`
+	var cs [2]*client
+	var answers [2][]byte
+	for i, bin := range []string{before, after} {
+		c, err := a.dial(ctx, bin, ws)
+		if err != nil {
+			return cost, fmt.Errorf("%s: %w", bin, err)
+		}
+		defer c.close()
+		cs[i] = c
+		for range 20 { // the first calls load the workspace
+			if answers[i], err = c.call("tools/call", params); err != nil {
+				return cost, err
+			}
+		}
+	}
+	for i, ans := range answers {
+		var r struct {
+			Result *struct {
+				IsError bool `json:"isError"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(ans, &r); err != nil || r.Result == nil || r.Result.IsError {
+			return cost, fmt.Errorf("variant %d did not answer %s with a result: %s", i, CostTool, firstLine(string(ans)))
+		}
+	}
+	if !bytes.Equal(answers[0], answers[1]) {
+		return cost, errors.New("the patched server answered the call differently: " + firstLine(string(answers[1])))
+	}
+	cost.Answer = len(answers[0])
+	var ratios, cpuRatios []float64
+	var took [2]time.Duration
+	var cpuAll [2]int64
+	for r := range rounds {
+		var t [2]time.Duration
+		var ticks [2]int64
+		for k := range 2 {
+			i := (k + r) % 2
+			c0, err := cs[i].cpu()
+			if err != nil {
+				return cost, err
+			}
+			start := time.Now()
+			for range calls {
+				if _, err := cs[i].call("tools/call", params); err != nil {
+					return cost, err
+				}
+			}
+			t[i] = time.Since(start)
+			c1, err := cs[i].cpu()
+			if err != nil {
+				return cost, err
+			}
+			ticks[i] = c1 - c0
+			took[i] += t[i]
+			cpuAll[i] += ticks[i]
+		}
+		ratios = append(ratios, t[0].Seconds()/t[1].Seconds())
+		if ticks[0] > 0 && ticks[1] > 0 {
+			cpuRatios = append(cpuRatios, float64(ticks[0])/float64(ticks[1]))
+		}
+	}
+	if len(cpuRatios) < rounds/2+1 {
+		return cost, fmt.Errorf("CPU time counted in only %d of %d rounds: too few calls a round", len(cpuRatios), rounds)
+	}
+	cost.BeforeCPU, cost.AfterCPU = cpuAll[0], cpuAll[1]
+	cost.CPURatios = cpuRatios
+	cost.Ratio = float64(cpuAll[0]) / float64(cpuAll[1])
+	cost.WallRatios = slices.Clone(ratios)
+	slices.Sort(ratios)
+	cost.WallRatio = ratios[len(ratios)/2]
+	n := float64(rounds * calls)
+	cost.Before, cost.After = n/took[0].Seconds(), n/took[1].Seconds()
+	return cost, nil
+}
