@@ -138,6 +138,10 @@ type Producer struct {
 	// process"). Such a producer takes seconds to minutes, so derive and
 	// verify run it only when asked (Select); empty: it runs every time.
 	Remeasures string
+	// OnDemand keeps the producer out of --all too: it runs only when named
+	// (--only), for a measurement that builds or installs outside software
+	// for minutes and has no place in every CI run.
+	OnDemand bool
 }
 
 var (

@@ -8,7 +8,7 @@ import (
 )
 
 func TestSelect(t *testing.T) {
-	ps := []Producer{{Name: "a"}, {Name: "b", Remeasures: "audits b"}, {Name: "c"}}
+	ps := []Producer{{Name: "a"}, {Name: "b", Remeasures: "audits b"}, {Name: "c"}, {Name: "d", Remeasures: "builds d", OnDemand: true}}
 	names := func(ps []Producer) (out []string) {
 		for _, p := range ps {
 			out = append(out, p.Name)
@@ -23,9 +23,10 @@ func TestSelect(t *testing.T) {
 		notRun    []Skipped
 		wantError bool
 	}{
-		{"default", nil, false, []string{"a", "c"}, []Skipped{{Producer: "b", Reason: "audits b"}}, false},
-		{"all", nil, true, []string{"a", "b", "c"}, nil, false},
-		{"only", []string{"b"}, false, []string{"b"}, []Skipped{{Producer: "a", Reason: NotAsked}, {Producer: "c", Reason: NotAsked}}, false},
+		{"default", nil, false, []string{"a", "c"}, []Skipped{{Producer: "b", Reason: "audits b"}, {Producer: "d", Reason: "builds d"}}, false},
+		{"all", nil, true, []string{"a", "b", "c"}, []Skipped{{Producer: "d", Reason: "builds d"}}, false},
+		{"only", []string{"b"}, false, []string{"b"}, []Skipped{{Producer: "a", Reason: NotAsked}, {Producer: "c", Reason: NotAsked}, {Producer: "d", Reason: NotAsked}}, false},
+		{"only on demand", []string{"d"}, true, []string{"d"}, []Skipped{{Producer: "a", Reason: NotAsked}, {Producer: "b", Reason: NotAsked}, {Producer: "c", Reason: NotAsked}}, false},
 		{"unknown", []string{"a", "z"}, false, nil, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -72,6 +72,8 @@ func Select(ps []Producer, only []string, all bool) (run []Producer, notRun []Sk
 			run = append(run, p)
 		case len(only) > 0:
 			notRun = append(notRun, Skipped{Producer: p.Name, Reason: NotAsked})
+		case p.OnDemand:
+			notRun = append(notRun, Skipped{Producer: p.Name, Reason: p.Remeasures})
 		case all || p.Remeasures == "":
 			run = append(run, p)
 		default:

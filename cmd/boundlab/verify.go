@@ -212,7 +212,7 @@ func printNotRun(w io.Writer, verb, indent, kept string, nr []results.Skipped) i
 		printWrapped(w, indent, fmt.Sprintf("not run (not named by --only): %s", strings.Join(notAsked, ", ")))
 	}
 	if len(remeasure) > 0 {
-		printWrapped(w, indent, fmt.Sprintf("to re-measure them: boundlab %s --all, or --only %s", verb, strings.Join(remeasure, ",")))
+		printWrapped(w, indent, fmt.Sprintf("to re-measure them: boundlab %s --only NAMES, of %s (--all runs every one not kept on demand)", verb, strings.Join(remeasure, ", ")))
 	}
 	return total
 }

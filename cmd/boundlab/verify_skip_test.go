@@ -65,7 +65,7 @@ func TestVerifyNamesWhatItDoesNotRun(t *testing.T) {
 			continue
 		}
 		for _, want := range []string{"not re-measured [stranger] (1 pinned records kept, not compared): audits 1 server as a child",
-			"to re-measure them: boundlab verify --all, or --only stranger", "1 producers not run (1 pinned records not compared)"} {
+			"to re-measure them: boundlab verify --only NAMES, of stranger (--all runs every one not kept on demand)", "1 producers not run (1 pinned records not compared)"} {
 			if code != exitOK || !strings.Contains(out, want) {
 				t.Errorf("verify: exit %d, want 0 and %q:\n%s", code, want, out)
 			}

@@ -24,7 +24,7 @@ func init() {
 	a := Gopls()
 	results.Register(results.Producer{Name: Producer, Records: func() ([]results.Record, error) { return Records(a) },
 		Remeasures: fmt.Sprintf("builds %s@%s unpatched and patched from the module proxy (GOTOOLCHAIN=%s; cached after the first run), "+
-			"audits both over stdio and times a tool call on each", a.Module, a.Version, a.Toolchain)})
+			"audits both over stdio and times a tool call on each", a.Module, a.Version, a.Toolchain), OnDemand: true})
 }
 
 // TargetRules are the findings a protected server must not raise: echo,
