@@ -98,3 +98,13 @@ func BenchmarkEightyTools(b *testing.B) {
 		b.ReportMetric(float64(len(rep.NotMeasured)), "not-measured/op")
 	}
 }
+
+// BenchmarkDozenTools is the time of an audit of twelve read-only tools
+// over HTTP on 127.0.0.1 with the default limits (the target: within a
+// minute).
+func BenchmarkDozenTools(b *testing.B) {
+	for b.Loop() {
+		rep := dozenAudit(b)
+		b.ReportMetric(float64(rep.Requests), "requests/op")
+	}
+}
