@@ -29,7 +29,7 @@ func init() {
 // StdioResult is what a stdio stream measured of the child.
 type StdioResult struct {
 	// FrameCap and Ceiling are what the child announced: its frame cap and
-	// the memory it states for one frame in flight.
+	// the memory it states (bounds.Stdio plus bounds.Baseline).
 	FrameCap, Ceiling int64
 	// Idle is the child's peak RSS (VmHWM) after initialize and one valid
 	// call; OneFrame what one ping padded to the frame cap, alone, added to
@@ -39,6 +39,10 @@ type StdioResult struct {
 	// hostile shape was answered with (cut).
 	Lines  int
 	Shapes []StdioShape
+	// Pipelined is how many lines at the cap were sent back to back without
+	// waiting for answers; Busy how many of them the in-flight budget
+	// answered -32000 instead of admitting.
+	Pipelined, Busy int
 }
 
 // StdioShape is one hostile line of the stream and what answered it.
@@ -226,8 +230,61 @@ func (s *stdioSession) run() error {
 			}
 		}
 	}
+	// A client that does not wait: calls at the cap sent back to back, each
+	// admitted when the one before it has been answered (or answered busy).
+	r.Pipelined = 8
+	got, err := s.pipelined(r.Pipelined, func() io.Reader { return stdioShapes(r.FrameCap)[1].line(fill) })
+	if err != nil {
+		return err
+	}
+	for _, a := range got {
+		switch {
+		case strings.Contains(a, `"in-flight-budget"`):
+			r.Busy++
+		case !strings.Contains(a, "maxLength"):
+			return fmt.Errorf("a call at the cap sent without waiting was answered %.300s", a)
+		}
+	}
+	if err := s.valid("calls sent without waiting"); err != nil {
+		return err
+	}
+	if hwm, err := VmHWM(s.pid); err == nil {
+		r.Shapes = append(r.Shapes, StdioShape{Name: fmt.Sprintf("%d calls at the cap sent without waiting", r.Pipelined), Answer: cut(strings.TrimSpace(got[len(got)-1]), 200), HWM: hwm})
+	}
 	r.Peak, err = VmHWM(s.pid)
 	return err
+}
+
+// pipelined writes n lines back to back, not waiting for answers, while it
+// reads their n answers.
+func (s *stdioSession) pipelined(n int, line func() io.Reader) ([]string, error) {
+	errc := make(chan error, 1)
+	go func() {
+		for range n {
+			if _, err := io.Copy(s.in, io.MultiReader(line(), strings.NewReader("\n"))); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	var got []string
+	for len(got) < n {
+		select {
+		case a, ok := <-s.answers:
+			if !ok {
+				return nil, s.ended("calls sent without waiting", errors.New("its stdout closed"))
+			}
+			s.r.Lines++
+			got = append(got, a)
+		case <-s.ctx.Done():
+			return nil, fmt.Errorf("calls sent without waiting: %d of %d answered: %w", len(got), n, s.ctx.Err())
+		}
+	}
+	if err := <-errc; err != nil {
+		return nil, s.ended("calls sent without waiting", err)
+	}
+	return got, nil
 }
 
 type stdioLine struct {
@@ -371,8 +428,8 @@ func StdioRecords(r *StdioResult, build results.Build) []results.Record {
 	for _, s := range r.Shapes {
 		shapes = append(shapes, s.Name)
 	}
-	inst := fmt.Sprintf("`boundlab serve --stdio` (default limits) as a child under ulimit -v, one line in flight: a ping padded to the %d-byte frame cap, then twice over %s, each followed by a valid project.list call (%d lines answered)",
-		r.FrameCap, strings.Join(shapes, ", "), r.Lines)
+	inst := fmt.Sprintf("`boundlab serve --stdio` (default limits) as a child under ulimit -v: a ping padded to the %d-byte frame cap, then twice over %s, each followed by a valid project.list call, then %d calls at the cap sent without waiting (%d lines answered)",
+		r.FrameCap, strings.Join(shapes[:min(len(shapes), len(stdioShapes(0)))], ", "), r.Pipelined, r.Lines)
 	src := "load.StdioStream: VmHWM from /proc/PID/status"
 	// The tolerances are fixed by what the child announced, not by the
 	// value measured, so that a re-run compares against the same reach.
@@ -383,7 +440,7 @@ func StdioRecords(r *StdioResult, build results.Build) []results.Record {
 	}
 	return []results.Record{
 		rec("frame-cap", "the frame cap `boundlab serve --stdio` announces (its body cap)", r.FrameCap, 0),
-		rec("ceiling", "the memory `boundlab serve --stdio` states for one frame in flight: bounds.Request at the frame cap plus bounds.Baseline", r.Ceiling, 0),
+		rec("ceiling", "the memory `boundlab serve --stdio` states: bounds.Stdio at the frame cap (its in-flight budget, the line the gate holds, the SDK's line buffer) plus bounds.Baseline", r.Ceiling, 0),
 		rec("idle-rss", "its peak RSS after initialize and one valid call", r.Idle, idle),
 		rec("one-frame-rss", "what one ping padded to the frame cap, alone, adds to its peak RSS", r.OneFrame, rss),
 		rec("peak-rss", "its peak RSS (VmHWM) after the whole stream of hostile and valid lines", r.Peak, rss),

@@ -14,6 +14,6 @@ func init() {
 	inspect.TypeDomain = domainOf
 	inspect.ListTools = listTools
 	inspect.StdioGate = func(v any, in io.Reader, out io.Writer) (io.ReadCloser, io.WriteCloser, error) {
-		return v.(*Validator).stdioGate(in, out)
+		return v.(*Validator).stdioGate(in, out, 0)
 	}
 }

@@ -4,14 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // StdioTransport is the go-sdk's transport over newline-delimited JSON-RPC
@@ -26,6 +31,18 @@ import (
 // line, what the client sent, less any whitespace between a message and its
 // line's end (which the go-sdk's reader would take for trailing data).
 //
+// A client may send requests without waiting for answers, so a connection
+// admits them under an in-flight budget, as the HTTP front gate does: each
+// request is weighed by its line's length (bounds.Request) and holds its
+// weight until the server writes the answer with its id; one that finds no
+// room within bounds.DefaultMaxWait is answered -32000 (bound
+// in-flight-budget) and the connection goes on. The budget is one request at
+// the frame cap and bounds.DefaultSmallReserve of small ones, so a
+// connection holds at most bounds.Stdio(v.MaxBodyBytes(), limits) beside the
+// process's own bounds.Baseline. Connect sets the Go runtime's soft memory
+// limit to that sum unless GOMEMLIMIT (or an earlier call) set one: at the
+// ceiling the collector returns freed memory, so RSS follows what is held.
+//
 //	err := server.Run(ctx, v.StdioTransport(nil, nil))
 func (v *Validator) StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
 	if in == nil {
@@ -38,14 +55,15 @@ func (v *Validator) StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
 }
 
 type stdioTransport struct {
-	v   *Validator
-	in  io.Reader
-	out io.Writer
+	v    *Validator
+	in   io.Reader
+	out  io.Writer
+	wait time.Duration // how long a request waits for room; 0: bounds.DefaultMaxWait
 }
 
 // Connect starts a connection over the transport's reader and writer.
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	r, w, err := t.v.stdioGate(t.in, t.out)
+	r, w, err := t.v.stdioGate(t.in, t.out, t.wait)
 	if err != nil {
 		return nil, err
 	}
@@ -58,13 +76,32 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // stdioGate is the gated pair a stdio server reads and writes through: the
 // lines the gate admits, and out shared by the gate's answers and the
 // server's, one whole message a write.
-func (v *Validator) stdioGate(in io.Reader, out io.Writer) (io.ReadCloser, io.WriteCloser, error) {
+func (v *Validator) stdioGate(in io.Reader, out io.Writer, wait time.Duration) (io.ReadCloser, io.WriteCloser, error) {
 	env, err := v.envelopeGate()
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &lockedWriter{w: out}
-	return &gatedLines{v: v, env: env, in: in, rd: bufio.NewReaderSize(in, stdioChunk), out: w}, w, nil
+	budget, err := v.newInFlight(v.defaultInFlightBytes())
+	if err != nil {
+		return nil, nil, err
+	}
+	if debug.SetMemoryLimit(-1) == maxMemoryLimit {
+		debug.SetMemoryLimit(v.stdioCeiling())
+	}
+	if wait <= 0 {
+		wait = defaultMaxWait
+	}
+	s := &stdioSession{budget: budget, wait: wait, held: map[string][]inFlightGrant{}}
+	w := &answerWriter{w: out, s: s}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &gatedLines{v: v, env: env, in: in, rd: bufio.NewReaderSize(in, stdioChunk), out: w, s: s, ctx: ctx, cancel: cancel}
+	return g, w, nil
+}
+
+// stdioCeiling is the most a process serving one stdio connection holds:
+// the connection's share and the process's baseline.
+func (v *Validator) stdioCeiling() int64 {
+	return bounds.Stdio(v.body.Cap, v.cfg.limits) + bounds.Baseline
 }
 
 // stdioChunk is how much of a line is read at once: a line longer than the
@@ -78,7 +115,10 @@ type gatedLines struct {
 	env     *charge.Gate
 	in      io.Reader
 	rd      *bufio.Reader
-	out     *lockedWriter
+	out     *answerWriter
+	s       *stdioSession
+	ctx     context.Context // ends when the connection closes: a wait for room ends with it
+	cancel  context.CancelFunc
 	line    []byte // the line being read, then handed over
 	pending []byte // what is left of an admitted line for the SDK to read
 	err     error  // the input's end, returned once pending is read
@@ -99,6 +139,7 @@ func (g *gatedLines) Read(p []byte) (int, error) {
 
 // Close closes the input when it can be closed.
 func (g *gatedLines) Close() error {
+	g.cancel()
 	if c, ok := g.in.(io.Closer); ok {
 		return c.Close()
 	}
@@ -149,6 +190,9 @@ func (g *gatedLines) next() {
 		g.refuse(frontRefusal(serr, &e), &e)
 		return
 	}
+	if e.method.ok() && e.id.ok() && !g.admit(&e, len(msg)) {
+		return
+	}
 	g.pending = g.line
 	if body := bytes.TrimRight(msg, " \t\r"); len(body) < len(msg) {
 		// JSON whitespace after the message is valid, but the go-sdk's
@@ -186,10 +230,38 @@ func crlf(chunk []byte) []byte {
 	return nil
 }
 
+// admit takes in-flight room for a request of n bytes, waiting up to
+// bounds.DefaultMaxWait, and holds it until the server answers its id; with
+// no room it answers the request itself.
+func (g *gatedLines) admit(e *envelope, n int) bool {
+	weight := requestWeight(int64(n), g.v.cfg.limits)
+	grant, ok := g.s.budget.tryAcquire(weight)
+	if !ok {
+		ctx, cancel := context.WithTimeout(g.ctx, g.s.wait)
+		var err error
+		grant, err = g.s.budget.acquire(ctx, weight)
+		cancel()
+		if err != nil {
+			f := &requestRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
+				Bound: "in-flight-budget", Limit: g.s.budget.Total(), Unit: "bytes", Offset: -1}
+			f.id = e.body[e.id.at:e.id.end]
+			g.refuse(f, e)
+			return false
+		}
+	}
+	requested := ""
+	if e.Method() == "initialize" {
+		requested = requestedVersion(e.body[e.params.at:e.params.end])
+	}
+	g.s.hold(idKey(e.body[e.id.at:e.id.end]), e.Method() == "initialize", requested, grant)
+	return true
+}
+
 // refuse answers f on the output, as the front gate answers over HTTP.
 func (g *gatedLines) refuse(f *requestRefusal, e *envelope) {
+	f.complete = g.s.stampsComplete()
 	g.v.noteFront(context.Background(), f, e)
-	_, _ = g.out.Write(append(f.AppendJSON(nil), '\n'))
+	g.out.writeRefusal(append(f.AppendJSON(nil), '\n'))
 }
 
 // shrink lets a buffer grown by one large line go before the next line, so
@@ -201,19 +273,160 @@ func (g *gatedLines) shrink() {
 	}
 }
 
-// lockedWriter makes each Write whole on a writer two goroutines share: the
-// SDK writes a message a call, and so does the gate.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// stdioSession is what a gated connection keeps between its lines and its
+// answers: the in-flight room each request holds until its answer is
+// written, and the protocol version the server negotiated.
+type stdioSession struct {
+	budget *inFlight
+	wait   time.Duration // how long a request waits for room
+
+	mu        sync.Mutex
+	held      map[string][]inFlightGrant // by id key, oldest first
+	initID    string                     // the id key of an initialize awaiting its answer
+	requested string                     // the protocol version that initialize asked for
+	version   string                     // the version asked for, once the server accepted it
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+// hold keeps grant until the answer to the request with id key is written.
+func (s *stdioSession) hold(key string, initialize bool, requested string, grant inFlightGrant) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held[key] = append(s.held[key], grant)
+	if initialize {
+		s.initID, s.requested = key, requested
+	}
+}
+
+// stampsComplete says whether a tool result answered now carries resultType
+// "complete": the go-sdk stamps it when the version the client asked for in
+// initialize has it (mcp/mrtr.go, clientSupportsMultiRoundTrip); before
+// initialize is answered, not, as the HTTP front gate without a version
+// header.
+func (s *stdioSession) stampsComplete() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version >= multiRoundTripVersion
+}
+
+// answered releases what the request msg answers held. msg is one whole
+// message the server wrote; the go-sdk and mcp-go write a response's id
+// before its result or error, so only its first members are read.
+func (s *stdioSession) answered(msg []byte) {
+	s.mu.Lock()
+	waiting := len(s.held) > 0
+	s.mu.Unlock()
+	if !waiting {
+		return
+	}
+	id, result, ok := responseID(msg)
+	if !ok {
+		return
+	}
+	key := idKey(id)
+	s.mu.Lock()
+	grants := s.held[key]
+	var grant inFlightGrant
+	if len(grants) > 0 {
+		grant = grants[0]
+		if len(grants) == 1 {
+			delete(s.held, key)
+		} else {
+			s.held[key] = grants[1:]
+		}
+	}
+	if key == s.initID && s.initID != "" {
+		if result {
+			s.version = s.requested
+		}
+		s.initID = ""
+	}
+	s.mu.Unlock()
+	grant.Release()
+}
+
+// requestedVersion is the protocolVersion an initialize's params ask for.
+func requestedVersion(params []byte) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.ProtocolVersion
+}
+
+// responseID is the id of msg when msg is a response (an id, then a result
+// or an error, before any method), and whether it is a result; read token
+// by token so that a large result is not scanned.
+func responseID(msg []byte) (id json.RawMessage, result, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false, false
+		}
+		switch t {
+		case "id":
+			if dec.Decode(&id) != nil {
+				return nil, false, false
+			}
+		case "result", "error":
+			return id, t == "result", len(id) > 0
+		case "method":
+			return nil, false, false // a request or notification of the server's
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, false, false
+			}
+		}
+	}
+	return nil, false, false
+}
+
+// idKey is an id's identity whatever its spelling: a number's value, a
+// string's decoded text (the SDK writes the id back as it decoded it).
+func idKey(tok []byte) string {
+	if len(tok) > 0 && tok[0] == '"' {
+		var s string
+		if json.Unmarshal(tok, &s) == nil {
+			return "s" + s
+		}
+		return "r" + string(tok)
+	}
+	if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
+		return "n" + strconv.FormatInt(n, 10)
+	}
+	return "r" + string(tok)
+}
+
+// answerWriter makes each Write whole on a writer two goroutines share —
+// the SDK writes a message a call, and so does the gate — and releases
+// what a request held as the server's answer to it is written.
+type answerWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	s  *stdioSession
+}
+
+func (a *answerWriter) Write(p []byte) (int, error) {
+	// Before the write: a client that reads this answer finds its request's
+	// room, and the version initialize agreed, already taken into account.
+	a.s.answered(p)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.w.Write(p)
+}
+
+// writeRefusal writes the gate's own answer, which releases nothing: the
+// request it answers was never admitted.
+func (a *answerWriter) writeRefusal(p []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, _ = a.w.Write(p)
 }
 
 // Close leaves the output open: it is the process's, as the SDK's
 // StdioTransport leaves os.Stdout.
-func (l *lockedWriter) Close() error { return nil }
+func (a *answerWriter) Close() error { return nil }

@@ -128,7 +128,7 @@ func BenchmarkStdioRead(b *testing.B) {
 		b.Run("call=valid-1kb/impl="+impl, func(b *testing.B) {
 			var r io.ReadCloser = io.NopCloser(&lineLoop{line: call})
 			if impl == "gated" {
-				if r, _, err = v.stdioGate(&lineLoop{line: call}, io.Discard); err != nil {
+				if r, _, err = v.stdioGate(&lineLoop{line: call}, io.Discard, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

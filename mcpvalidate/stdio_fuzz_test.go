@@ -88,7 +88,7 @@ func FuzzStdioGateAgreesWithSDK(f *testing.F) {
 			return // one line: the gate's framing is tested apart
 		}
 		var out bytes.Buffer
-		r, _, err := v.stdioGate(bytes.NewReader(append(line[:len(line):len(line)], '\n')), &out)
+		r, _, err := v.stdioGate(bytes.NewReader(append(line[:len(line):len(line)], '\n')), &out, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -173,7 +173,7 @@ func TestStdioLongLineNotHeld(t *testing.T) {
 	in := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`),
 		io.LimitReader(repeatReader('a'), long), strings.NewReader("\"}}\n"+`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n"))
 	var out strings.Builder
-	r, _, err := v.stdioGate(in, &out)
+	r, _, err := v.stdioGate(in, &out, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestStdioAdmittedBytesIntact(t *testing.T) {
 		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
 	}
 	var out strings.Builder
-	r, _, err := v.stdioGate(strings.NewReader(strings.Join(lines, "")), &out)
+	r, _, err := v.stdioGate(strings.NewReader(strings.Join(lines, "")), &out, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

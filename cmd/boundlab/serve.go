@@ -269,10 +269,10 @@ func serveStdio(ctx context.Context, in io.Reader, out, stderr io.Writer, so ser
 	if !so.frontGate {
 		t = &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}, MaxLineLength: int(v.MaxBodyBytes()) + 2}
 	}
-	// The memory stated is one frame in flight's (a stdio server reads a
-	// line at a time): the front gate's weight of a request at the frame
-	// cap, and what the process holds besides.
-	ceiling := bounds.Request(v.MaxBodyBytes(), so.limits) + bounds.Baseline
+	// The memory stated is the connection's (its in-flight budget, the line
+	// the gate holds, the SDK's line buffer) and what the process holds
+	// besides; the gated transport sets the runtime's soft limit to it.
+	ceiling := bounds.Stdio(v.MaxBodyBytes(), so.limits) + bounds.Baseline
 	log.Info("serving over stdio", "tools", len(v.ToolNames()), "frame_cap_bytes", v.MaxBodyBytes(),
 		"memory_ceiling_bytes", ceiling, "front_gate", so.frontGate)
 	err = srv.Run(ctx, t)

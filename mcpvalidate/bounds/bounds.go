@@ -59,6 +59,19 @@ func Request(n int64, l charge.Limits) int64 {
 // measures the real peak against the ceiling (records load.*).
 const Baseline = 64 << 20
 
+// Stdio is the most memory one stdio connection with frame cap frameCap
+// holds under limits l, beside Baseline: its in-flight budget (the requests
+// handed to the SDK and not yet answered — one at the frame cap and
+// DefaultSmallReserve of small ones — weighed as Request weighs them), the
+// line the gate holds while it waits for room, and the go-sdk's line
+// decoder (encoding/json's), which keeps a buffer of up to twice its
+// longest line and 512 bytes for the connection's life. A line is at most
+// frameCap bytes and a CRLF.
+func Stdio(frameCap int64, l charge.Limits) int64 {
+	line := frameCap + 2
+	return Request(frameCap, l) + DefaultSmallReserve + 3*line + 512
+}
+
 // Envelope bounds: what the front gate holds a JSON-RPC message's frame to.
 // The go-sdk decodes the frame with case-sensitive member matching, last
 // duplicate winning; the gate refuses every duplicate, so the two read one
