@@ -91,7 +91,7 @@ func (v *Validator) stdioGate(in io.Reader, out io.Writer, wait time.Duration) (
 	if wait <= 0 {
 		wait = defaultMaxWait
 	}
-	s := &stdioSession{budget: budget, wait: wait, held: map[string][]inFlightGrant{}}
+	s := &stdioSession{budget: budget, wait: wait, held: map[string]heldGrants{}}
 	w := &answerWriter{w: out, s: s}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &gatedLines{v: v, env: env, in: in, rd: bufio.NewReaderSize(in, stdioChunk), out: w, s: s, ctx: ctx, cancel: cancel}
@@ -281,17 +281,30 @@ type stdioSession struct {
 	wait   time.Duration // how long a request waits for room
 
 	mu        sync.Mutex
-	held      map[string][]inFlightGrant // by id key, oldest first
+	held      map[string]heldGrants // by id key
 	initID    string                     // the id key of an initialize awaiting its answer
 	requested string                     // the protocol version that initialize asked for
 	version   string                     // the version asked for, once the server accepted it
+}
+
+// heldGrants are the grants of the requests in flight under one id, oldest
+// first: one, unless a client reused an id before its answer.
+type heldGrants struct {
+	first inFlightGrant
+	more  []inFlightGrant
 }
 
 // hold keeps grant until the answer to the request with id key is written.
 func (s *stdioSession) hold(key string, initialize bool, requested string, grant inFlightGrant) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.held[key] = append(s.held[key], grant)
+	h, dup := s.held[key]
+	if dup {
+		h.more = append(h.more, grant)
+	} else {
+		h.first = grant
+	}
+	s.held[key] = h
 	if initialize {
 		s.initID, s.requested = key, requested
 	}
@@ -324,14 +337,13 @@ func (s *stdioSession) answered(msg []byte) {
 	}
 	key := idKey(id)
 	s.mu.Lock()
-	grants := s.held[key]
 	var grant inFlightGrant
-	if len(grants) > 0 {
-		grant = grants[0]
-		if len(grants) == 1 {
+	if h, ok := s.held[key]; ok {
+		grant = h.first
+		if len(h.more) == 0 {
 			delete(s.held, key)
 		} else {
-			s.held[key] = grants[1:]
+			s.held[key] = heldGrants{first: h.more[0], more: h.more[1:]}
 		}
 	}
 	if key == s.initID && s.initID != "" {
@@ -357,6 +369,9 @@ func requestedVersion(params []byte) string {
 // or an error, before any method), and whether it is a result; read token
 // by token so that a large result is not scanned.
 func responseID(msg []byte) (id json.RawMessage, result, ok bool) {
+	if id, result, ok := sdkResponseID(msg); ok {
+		return id, result, true
+	}
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, false, false
@@ -381,6 +396,40 @@ func responseID(msg []byte) (id json.RawMessage, result, ok bool) {
 				return nil, false, false
 			}
 		}
+	}
+	return nil, false, false
+}
+
+// sdkResponseID reads the id of a response written the way the go-sdk and
+// mcp-go write one — `{"jsonrpc":"2.0","id":` an integer or a string
+// without escapes, then `,"result"` or `,"error"` — without a decoder. Any
+// other spelling is not ok, and responseID decodes it.
+func sdkResponseID(msg []byte) (id []byte, result, ok bool) {
+	const head = `{"jsonrpc":"2.0","id":`
+	rest, found := bytes.CutPrefix(msg, []byte(head))
+	if !found || len(rest) == 0 {
+		return nil, false, false
+	}
+	n := 0
+	if rest[0] == '"' {
+		end := bytes.IndexByte(rest[1:], '"')
+		if end < 0 || bytes.IndexByte(rest[1:1+end], '\\') >= 0 {
+			return nil, false, false
+		}
+		n = end + 2
+	} else {
+		for n < len(rest) && (rest[n] == '-' || '0' <= rest[n] && rest[n] <= '9') {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, false, false
+	}
+	switch after := rest[n:]; {
+	case bytes.HasPrefix(after, []byte(`,"result":`)):
+		return rest[:n], true, true
+	case bytes.HasPrefix(after, []byte(`,"error":`)):
+		return rest[:n], false, true
 	}
 	return nil, false, false
 }

@@ -3,12 +3,14 @@ package mcpvalidate
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -114,9 +116,10 @@ func (l *lineLoop) Read(p []byte) (int, error) {
 
 // BenchmarkStdioRead: the same call read off the line by the go-sdk's
 // stdio connection, through the gate (impl=gated) or straight
-// (impl=bare), with no pipes, goroutine hand-offs or server behind it:
-// what the gate adds to reading a message, apart from the scheduling noise
-// of a round trip.
+// (impl=bare), and its answer written back, with no pipes, goroutine
+// hand-offs or server behind it: what the gate adds to reading a message
+// and to writing its answer (which gives the call's in-flight room back),
+// apart from the scheduling noise of a round trip.
 func BenchmarkStdioRead(b *testing.B) {
 	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"` +
 		strings.Repeat("the quick brown fox ", 45) + `"}}}` + "\n")
@@ -127,24 +130,37 @@ func BenchmarkStdioRead(b *testing.B) {
 	for _, impl := range []string{"bare", "gated"} {
 		b.Run("call=valid-1kb/impl="+impl, func(b *testing.B) {
 			var r io.ReadCloser = io.NopCloser(&lineLoop{line: call})
+			var w io.WriteCloser = stdioNopWriter{}
 			if impl == "gated" {
-				if r, _, err = v.stdioGate(&lineLoop{line: call}, io.Discard, 0); err != nil {
+				if r, w, err = v.stdioGate(&lineLoop{line: call}, io.Discard, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
 			ctx := context.Background()
-			conn, err := (&mcp.IOTransport{Reader: r, Writer: stdioNopWriter{}, MaxLineLength: int(v.MaxBodyBytes()) + 2}).Connect(ctx)
+			conn, err := (&mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: int(v.MaxBodyBytes()) + 2}).Connect(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer conn.Close()
+			answer := &jsonrpc.Response{ID: mustID(b, 1), Result: json.RawMessage(`{"content":[{"type":"text","text":"900 bytes"}]}`)}
 			b.SetBytes(int64(len(call)))
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := conn.Read(ctx); err != nil {
 					b.Fatal(err)
 				}
+				if err := conn.Write(ctx, answer); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
+}
+
+func mustID(b *testing.B, n int64) jsonrpc.ID {
+	id, err := jsonrpc.MakeID(float64(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return id
 }

@@ -188,10 +188,23 @@ func TestResponseID(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, ``, false},
 		{`{"jsonrpc":"2.0","result":{}}`, ``, false},
 		{`[{"jsonrpc":"2.0","id":1,"result":{}}]`, ``, false},
+		{`{"id":5,"jsonrpc":"2.0","result":{}}`, `5`, true},
+		{`{ "jsonrpc": "2.0", "id": "s", "result": {} }`, `"s"`, true},
+		{`{"jsonrpc":"2.0","id":"a\"b","result":{}}`, `"a\"b"`, true},
+		{`{"jsonrpc":"2.0","id":-12,"error":{"code":1,"message":"m"}}`, `-12`, true},
+		{`{"jsonrpc":"2.0","id":7,"method":"ping"}`, ``, false},
 	} {
-		id, _, ok := responseID([]byte(c.msg))
+		id, result, ok := responseID([]byte(c.msg))
 		if ok != c.ok || string(id) != c.id {
 			t.Errorf("%s: id %s %v, want %s %v", c.msg, id, ok, c.id, c.ok)
+		}
+		if ok && result != strings.Contains(c.msg, `"result"`) {
+			t.Errorf("%s: result %v", c.msg, result)
+		}
+		// The fast path for the SDKs' own spelling agrees with the decoder
+		// wherever it answers.
+		if fid, fresult, fok := sdkResponseID([]byte(c.msg)); fok && (string(fid) != string(id) || fresult != result || !ok) {
+			t.Errorf("%s: fast path %s %v, decoder %s %v", c.msg, fid, fresult, id, result)
 		}
 	}
 }
