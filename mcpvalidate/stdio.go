@@ -282,9 +282,9 @@ type stdioSession struct {
 
 	mu        sync.Mutex
 	held      map[string]heldGrants // by id key
-	initID    string                     // the id key of an initialize awaiting its answer
-	requested string                     // the protocol version that initialize asked for
-	version   string                     // the version asked for, once the server accepted it
+	initID    string                // the id key of an initialize awaiting its answer
+	requested string                // the protocol version that initialize asked for
+	version   string                // the version asked for, once the server accepted it
 }
 
 // heldGrants are the grants of the requests in flight under one id, oldest
