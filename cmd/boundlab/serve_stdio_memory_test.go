@@ -23,9 +23,9 @@ func TestMain(m *testing.M) {
 
 // TestServeStdioMemory streams hostile lines — at the frame cap, past it
 // (64 MiB), deep, malformed — each followed by a valid call that must be
-// served, through a child `boundlab serve --stdio`, one line in flight at a
-// time, and holds its peak RSS (VmHWM) under the ceiling it announces for
-// one frame in flight (bounds.Request at the frame cap plus
+// served, then calls at the cap sent without waiting, through a child
+// `boundlab serve --stdio`, and holds its peak RSS (VmHWM) under the
+// ceiling it announces (bounds.Stdio at the frame cap plus
 // bounds.Baseline). The producer load-stdio pins the same run's figures.
 func TestServeStdioMemory(t *testing.T) {
 	if testing.Short() {
