@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -91,9 +93,11 @@ func BenchmarkStdio(b *testing.B) {
 			}
 			b.SetBytes(int64(len(call)))
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				s.roundTrip(b, call)
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -145,6 +149,7 @@ func BenchmarkStdioRead(b *testing.B) {
 			answer := &jsonrpc.Response{ID: mustID(b, 1), Result: json.RawMessage(`{"content":[{"type":"text","text":"900 bytes"}]}`)}
 			b.SetBytes(int64(len(call)))
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := conn.Read(ctx); err != nil {
 					b.Fatal(err)
@@ -153,6 +158,7 @@ func BenchmarkStdioRead(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -163,4 +169,21 @@ func mustID(b *testing.B, n int64) jsonrpc.ID {
 		b.Fatal(err)
 	}
 	return id
+}
+
+// processCPU is the CPU time the process has used, user and system, from
+// getrusage: a machine busy with other work stretches wall time per call
+// far more than the CPU time this process spends on it.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since start (both ends of
+// the pipes, the server and its client, are this process) as cpu-ns/op.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 }
