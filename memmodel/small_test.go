@@ -2,8 +2,13 @@ package memmodel
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/theurian/boundlab/results"
 )
 
 // Every shape's and kind's body is valid JSON, at most the size asked,
@@ -112,5 +117,43 @@ func TestPinnedSmallRowsHold(t *testing.T) {
 	}
 	if atCap == 0 {
 		t.Error("no at-cap row pinned")
+	}
+}
+
+// The pinned rows are the bodies internal/pyseed measures through the same
+// instrument: each checked row's parse peak is its pyseed record's value,
+// within that record's tolerance, so the model is held to the pyseed
+// measurements.
+func TestPinnedSmallRowsAreThePyseedMeasurements(t *testing.T) {
+	pinned, err := results.Load(filepath.Join("..", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]results.Record{}
+	for _, r := range pinned["pyseed"] {
+		byID[r.ID] = r
+	}
+	cal, err := PinnedCalibration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for _, r := range cal.Small {
+		if r.Role != SmallRoleCheck {
+			continue
+		}
+		id := fmt.Sprintf("pyseed.small.%s.%s.%s.peak", shortParser(r.Measured.Parser), r.Shape, r.Scale)
+		rec, ok := byID[id]
+		if !ok {
+			t.Errorf("%s: no pyseed record %s", r.Shape, id)
+			continue
+		}
+		if d := math.Abs(rec.Value - float64(r.Measured.Moments["parse"])); d > rec.Tolerance {
+			t.Errorf("%s: pinned %d, pyseed measured %.0f (±%.0f)", id, r.Measured.Moments["parse"], rec.Value, rec.Tolerance)
+		}
+		matched++
+	}
+	if matched == 0 {
+		t.Error("no checked row matched a pyseed record")
 	}
 }
