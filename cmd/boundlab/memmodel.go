@@ -24,7 +24,7 @@ func init() {
 
 var memmodelSynopsis = []string{
 	"memmodel [--dialect python|go] [--wire N] [--json] [LIMITS]",
-	"memmodel calibrate --python PATH [--small] [--div N] [--out FILE] [--json]",
+	"memmodel calibrate --python PATH [--small] [--div N]\n                [--out FILE] [--json]",
 	"memmodel measure-go [--div N] [--shapes NAMES] [--out FILE]\n                [--json]",
 	"memmodel measure-go --row SHAPE [--path check|http|guarded]\n                [--div N]",
 	measureStateSynopsis,
