@@ -22,6 +22,8 @@ type Calibration struct {
 	Cap    int64           `json:"cap"`
 	Budget int64           `json:"budget"`
 	Rows   []CalibratedRow `json:"rows"`
+	// Small are the small-values family's rows (CalibrateSmall).
+	Small []SmallRow `json:"small,omitempty"`
 }
 
 // PinnedCalibration reads the embedded calibration.

@@ -40,6 +40,7 @@ type Measurement struct {
 	CodePoints    int64            `json:"code_points"`
 	MessageChars  int64            `json:"message_chars,omitempty"`
 	MaxRSSKiB     int64            `json:"ru_maxrss_kib"`
+	Values        int64            `json:"values,omitempty"` // the small-values family: the array's members
 }
 
 // CalibratedRow is one shape through one parser on one interpreter: measured
@@ -157,6 +158,85 @@ func Calibrate(ctx context.Context, python string, shapes []Shape, l charge.Limi
 			if progress != nil {
 				progress(r)
 			}
+		}
+	}
+	return rows, nil
+}
+
+// MeasureSmall runs one small-values body through one parser in a fresh
+// interpreter: the transport and parse moments, and the values the
+// interpreter counted.
+func MeasureSmall(ctx context.Context, python string, s SmallShape, wire int64, p Parser) (Measurement, int64, error) {
+	body, n := s.Body(wire)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-I", "-c", CalibrationScript, p.Name, "small", strconv.Itoa(TransportChunk))
+	cmd.Stdin = bytes.NewReader(body)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := stderr.String()
+		if len(msg) > 400 {
+			msg = msg[len(msg)-400:]
+		}
+		return Measurement{}, 0, fmt.Errorf("%s %s on %s: %w: %s", s.Name, p.Name, python, err, strings.TrimSpace(msg))
+	}
+	var m Measurement
+	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil {
+		return Measurement{}, 0, fmt.Errorf("%s %s: unreadable calibration output: %w", s.Name, p.Name, err)
+	}
+	if m.Wire != int64(len(body)) || m.Values != n {
+		return Measurement{}, 0, fmt.Errorf("%s: the interpreter saw %d bytes and %d values; the lab built %d and %d", s.Name, m.Wire, m.Values, len(body), n)
+	}
+	return m, n, nil
+}
+
+// CalibrateSmall measures the small-values family through every parser the
+// interpreter has: each kind at SmallCalibrationWire (the costs), every
+// shape at SmallSampleWire, and, when atCap, each parser's worst shape by
+// the freshly calibrated model at the cap. One fresh process per row.
+func CalibrateSmall(ctx context.Context, python string, sc Scale, atCap bool, progress func(SmallRow)) ([]SmallRow, error) {
+	parsers, err := ParsersAvailable(ctx, python)
+	if err != nil {
+		return nil, err
+	}
+	var rows []SmallRow
+	add := func(s SmallShape, role, scale string, wire int64, p Parser) error {
+		m, n, err := MeasureSmall(ctx, python, s, wire, p)
+		if err != nil {
+			return err
+		}
+		r := SmallRow{Shape: s.Name, Role: role, Scale: scale, Values: n, Measured: m}
+		rows = append(rows, r)
+		if progress != nil {
+			progress(r)
+		}
+		return nil
+	}
+	for _, p := range parsers {
+		for _, k := range SmallKinds() {
+			if err := add(k, SmallRoleCost, "calibration", SmallCalibrationWire, p); err != nil {
+				return rows, err
+			}
+		}
+		for _, s := range SmallShapes() {
+			if err := add(s, SmallRoleCheck, "sample", SmallSampleWire, p); err != nil {
+				return rows, err
+			}
+		}
+		if !atCap {
+			continue
+		}
+		costs, err := CostsFrom(rows)
+		if err != nil {
+			return rows, err
+		}
+		worst, err := WorstSmall(p, costs[costsKey(rows[len(rows)-1].Measured)])
+		if err != nil {
+			return rows, err
+		}
+		if err := add(worst, SmallRoleCheck, "at-cap", sc.Cap, p); err != nil {
+			return rows, err
 		}
 	}
 	return rows, nil

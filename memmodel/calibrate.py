@@ -3,7 +3,9 @@
 # The Go side (memmodel.Calibrate) writes the request body on stdin and reads
 # one JSON object from stdout. argv: PARSER FAMILY CHUNK
 #   PARSER  pydantic_core.from_json | json.loads
-#   FAMILY  i | ii | iii  (ii runs the render moment)
+#   FAMILY  i | ii | iii  (ii runs the render moment) | small (a body of many
+#           small values: the transport and parse moments only, and the
+#           count of values in the arguments' one array)
 #   CHUNK   the transport's read size in bytes
 # Every moment's peak is tracemalloc's traced peak since the previous
 # reset_peak(), absolute: the transport's buffers stay live throughout, as
@@ -72,8 +74,17 @@ def main():
     obj = parse(body)
     moments["parse"] = tracemalloc.get_traced_memory()[1] - base
 
-    tracemalloc.reset_peak()
     args = obj["params"]["arguments"]
+    if family == "small":
+        out["moments"] = moments
+        out["peak"] = max(moments.values())
+        out["values"] = len(args["query"])
+        out["ru_maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        tracemalloc.stop()
+        json.dump(out, sys.stdout)
+        return
+
+    tracemalloc.reset_peak()
     total = sum(rendered_width(v) for v in args.values() if isinstance(v, str))
     moments["charge"] = tracemalloc.get_traced_memory()[1] - base
 

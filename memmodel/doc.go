@@ -25,6 +25,16 @@
 // and worst absolute peak at a cap and budget. SeedModel and SeedAdditive are
 // the seed's own expressions, kept to set beside ours.
 //
+// # Bodies of many small values
+//
+// A body whose arguments hold an array of many small values pays CPython's
+// per-object overhead, not a multiple of one leaf's width. PredictSmall
+// prices its parse moment as the transport, the parser's body term, the
+// outer array's slots (Slots: CPython's list growth under json.loads) and
+// each value's cost, composed from the costs CalibrateSmall measures for
+// each SmallKinds kind in the interpreter. SmallHolds is its promise: at or
+// above every pinned measurement, and within SmallMargin of it.
+//
 // # Calibration
 //
 // Calibrate runs calibrate.py (embedded) in one fresh CPython process per row
@@ -65,11 +75,10 @@
 // large-leaf bodies, the shape the cap is sized for. tracemalloc does not see
 // memory a native extension allocates outside CPython's allocators (jiter's
 // Rust buffers inside pydantic_core), nor the interpreter's own baseline;
-// ru_maxrss is recorded beside it and answers a different question. A body of
-// many small values pays CPython's per-object overhead, which the model does
-// not price; internal/pyseed measures that family, and its worst body at the
-// cap peaks several times above the model's largest row, so these rows are no
-// ceiling for a server that parses a whole body before it counts nodes. Printability is Unicode 15.1 (CPython 3.13); an interpreter on an
+// ru_maxrss is recorded beside it and answers a different question. Bodies
+// of many small values are priced per value for the kinds SmallKinds
+// calibrates and no others, with costs that belong to the interpreter they
+// were calibrated on. Printability is Unicode 15.1 (CPython 3.13); an interpreter on an
 // older Unicode (3.11 is on 14.0) reprs the code points assigned since then
 // differently, and the shapes avoid them. The Go fits are fitted to this
 // machine's rows (go1.26.8, go-sdk v1.8.0, sonic v1.15.5, jsonschema/v6

@@ -179,6 +179,11 @@ func Records() ([]results.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	small, err := smallRecords(cal, sc)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, small...)
 	seedRecs, err := seedFigureRecords(cal, byName, sc)
 	if err != nil {
 		return nil, err

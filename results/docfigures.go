@@ -207,7 +207,7 @@ func scanParagraph(file string, para paragraph, byID map[string]Record, allowed 
 			continue // a link to a record that quotes no figure
 		}
 		for _, f := range figs {
-			if !f.value.Holds(math.Abs(r.Value), 0) {
+			if !f.value.Holds(math.Abs(r.Value)) {
 				probs = append(probs, Problem{Kind: "doc-figure", ID: r.ID,
 					Detail: fmt.Sprintf("%s quotes %s; the record holds %s", at, f.text, FormatValue(r))})
 				continue
@@ -307,7 +307,7 @@ func idPattern(id string) *regexp.Regexp {
 
 func holdsAny(f docFigure, recs []Record) (Record, bool) {
 	for _, r := range recs {
-		if f.value.Holds(math.Abs(r.Value), 0) {
+		if f.value.Holds(math.Abs(r.Value)) {
 			return r, true
 		}
 	}
@@ -316,7 +316,7 @@ func holdsAny(f docFigure, recs []Record) (Record, bool) {
 
 func isAllowed(f docFigure, allowed []DocConstant) bool {
 	for _, a := range allowed {
-		if f.value.Holds(a.Value, 0) {
+		if f.value.Holds(a.Value) {
 			return true
 		}
 	}

@@ -12,8 +12,8 @@ import (
 type Status string
 
 const (
-	// FigureReproduced: the lab's value, printed to the seed's precision (and
-	// within a measured record's tolerance), is the seed's figure.
+	// FigureReproduced: the lab's value, printed to the seed's precision, is
+	// the seed's figure.
 	FigureReproduced Status = "reproduced"
 	// FigureRefuted: a live record holds a different value, the counterexample.
 	FigureRefuted Status = "refuted"
@@ -137,10 +137,10 @@ func compareSeed(r Record) (Figure, error) {
 		f.Lab = withUnit(sv.Format(r.Value), unit)
 		sv.Decimals -= 2
 	}
-	if tol := r.tolerance(); tol > 0 {
-		f.Lab = withUnit(sv.Format(r.Value)+" ±"+strconv.FormatFloat(tol/sv.factor, 'f', max(sv.Decimals, 1), 64), unit)
-	}
-	if !sv.Holds(r.Value, r.tolerance()) {
+	// Judged at the seed's printed precision alone, in whatever unit the
+	// seed printed it: a measured record's tolerance is how far the lab's own
+	// re-measurement may move, not a disagreement allowed with the seed.
+	if !sv.Holds(r.Value) {
 		f.Status, f.Counterexample = FigureRefuted, r.ID
 	}
 	return f, nil
@@ -265,17 +265,16 @@ func allDigits(s string) bool {
 }
 
 // Holds reports whether lab, printed to the seed's precision, is the seed's
-// figure (or falls in its range, or within its bound), allowing a measured
-// record's tolerance besides.
-func (s SeedValue) Holds(lab, tolerance float64) bool {
-	half := 0.5*math.Pow10(-s.Decimals)*s.factor + tolerance
+// figure (or falls in its range, or within its bound).
+func (s SeedValue) Holds(lab float64) bool {
+	half := 0.5 * math.Pow10(-s.Decimals) * s.factor
 	switch s.Bound {
 	case "<":
-		return lab < s.Value+tolerance
+		return lab < s.Value
 	case "<=":
 		return lab <= s.Value+half
 	case ">":
-		return lab > s.Value-tolerance
+		return lab > s.Value
 	case ">=":
 		return lab >= s.Value-half
 	}

@@ -80,45 +80,43 @@ func TestClassifyRetired(t *testing.T) {
 	}
 }
 
-// A seed figure holds to the digits the seed printed, plus a measured
-// record's tolerance, and no further.
+// A seed figure holds to the digits the seed printed, and no further.
 func TestSeedValueHoldsToItsPrecision(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		seed     string
-		lab, tol float64
-		holds    bool
+		name  string
+		seed  string
+		lab   float64
+		holds bool
 	}{
-		{"integer_at", "26,214,400", 26214400, 0, true},
-		{"integer_one_past", "26,214,400", 26214401, 0, false},
-		{"two_places_rounding_down", "1.33", 1.3349, 0, true},
-		{"two_places_rounding_up", "1.33", 1.3351, 0, false},
-		{"one_place_rounding_up", "3.2", 3.1876, 0, true},
-		{"MiB_rounding_down", "75.1 MiB", 75.1499 * (1 << 20), 0, true},
-		{"MiB_rounding_up", "75.1 MiB", 75.1501 * (1 << 20), 0, false},
-		{"MiB_rounding_up_within_tolerance", "75.1 MiB", 75.1501 * (1 << 20), 1000, true},
-		{"negative", "-14.88", -14.884, 0, true},
-		{"negative_past", "-14.88", -14.92, 0, false},
-		{"millions", "8.9 M", 8912847, 0, true},
-		{"millions_past", "8.9 M", 8951000, 0, false},
-		{"range_inside", "194-200 MiB", 197 * (1 << 20), 0, true},
-		{"range_top_rounding", "194\u2013200 MiB", 200.2 * (1 << 20), 0, true},
-		{"range_above", "194-200 MiB", 200.6 * (1 << 20), 0, false},
-		{"range_below", "194-200 MiB", 193.4 * (1 << 20), 0, false},
-		{"at_most_rounding", "<= 8.00", 8.004, 0, true},
-		{"at_most_past", "<= 8.00", 8.01, 0, false},
-		{"below_strict", "< 10 MiB", 9.99 * (1 << 20), 0, true},
-		{"below_strict_past", "< 10 MiB", 600 * (1 << 20), 0, false},
-		{"above_zero", "> 0", 1, 0, true},
-		{"above_zero_at", "> 0", 0, 0, false},
+		{"integer_at", "26,214,400", 26214400, true},
+		{"integer_one_past", "26,214,400", 26214401, false},
+		{"two_places_rounding_down", "1.33", 1.3349, true},
+		{"two_places_rounding_up", "1.33", 1.3351, false},
+		{"one_place_rounding_up", "3.2", 3.1876, true},
+		{"MiB_rounding_down", "75.1 MiB", 75.1499 * (1 << 20), true},
+		{"MiB_rounding_up", "75.1 MiB", 75.1501 * (1 << 20), false},
+		{"negative", "-14.88", -14.884, true},
+		{"negative_past", "-14.88", -14.92, false},
+		{"millions", "8.9 M", 8912847, true},
+		{"millions_past", "8.9 M", 8951000, false},
+		{"range_inside", "194-200 MiB", 197 * (1 << 20), true},
+		{"range_top_rounding", "194\u2013200 MiB", 200.2 * (1 << 20), true},
+		{"range_above", "194-200 MiB", 200.6 * (1 << 20), false},
+		{"range_below", "194-200 MiB", 193.4 * (1 << 20), false},
+		{"at_most_rounding", "<= 8.00", 8.004, true},
+		{"at_most_past", "<= 8.00", 8.01, false},
+		{"below_strict", "< 10 MiB", 9.99 * (1 << 20), true},
+		{"below_strict_past", "< 10 MiB", 600 * (1 << 20), false},
+		{"above_zero", "> 0", 1, true},
+		{"above_zero_at", "> 0", 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sv, err := ParseSeedValue(c.seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := sv.Holds(c.lab, c.tol); got != c.holds {
-				t.Errorf("%s against %v ±%v: holds %v, want %v", c.seed, c.lab, c.tol, got, c.holds)
+			if got := sv.Holds(c.lab); got != c.holds {
+				t.Errorf("%s against %v: holds %v, want %v", c.seed, c.lab, got, c.holds)
 			}
 		})
 	}
@@ -204,5 +202,26 @@ func TestSeedFigureCatalogueChecks(t *testing.T) {
 		if c.ok && (len(v.Silent) != len(list)-v.NotRederivable-1 || slices.Contains(v.Silent, required)) {
 			t.Errorf("%s: silent %v", c.name, v.Silent)
 		}
+	}
+}
+
+// A measured figure is judged at the seed's precision like a derived one:
+// its re-measurement tolerance does not widen the window, so a peak in MiB
+// and a ratio of it get the same verdict.
+func TestMeasuredToleranceDoesNotWidenTheVerdict(t *testing.T) {
+	peak := Record{ID: "peak", Value: 75.2 * (1 << 20), Unit: "bytes", Method: Measured, Tolerance: 1 << 20, SeedValue: "75.1 MiB"}
+	ratio := Record{ID: "ratio", Value: 3.01, Unit: "x wire bytes", Method: Derived, SeedValue: "3.00"}
+	v, err := Classify(map[string][]Record{"p": {peak, ratio}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range v.Figures {
+		if f.Record != "" && f.Status != FigureRefuted {
+			t.Errorf("%s: %s (lab %s against %s), want refuted", f.Record, f.Status, f.Lab, f.Seed)
+		}
+	}
+	peak.Value = 75.14 * (1 << 20)
+	if v, _ := Classify(map[string][]Record{"p": {peak}}); v.Figures[0].Record != "peak" || v.Figures[0].Status != FigureReproduced {
+		t.Errorf("75.14 MiB against 75.1 MiB: %s", v.Figures[0].Status)
 	}
 }

@@ -24,7 +24,7 @@ func init() {
 
 var memmodelSynopsis = []string{
 	"memmodel [--dialect python|go] [--wire N] [--json] [LIMITS]",
-	"memmodel calibrate --python PATH [--div N] [--out FILE] [--json]",
+	"memmodel calibrate --python PATH [--small] [--div N]\n                [--out FILE] [--json]",
 	"memmodel measure-go [--div N] [--shapes NAMES] [--out FILE]\n                [--json]",
 	"memmodel measure-go --row SHAPE [--path check|http|guarded]\n                [--div N]",
 	measureStateSynopsis,
@@ -130,6 +130,7 @@ func memmodelCalibrate(args []string, stdout, stderr io.Writer) int {
 	div := c.Int64("div", 1, "build the bodies at cap/N and budget/N (1 to 4096)")
 	out := c.String("out", "", "merge the rows into `FILE` (full scale only; the pinned file is "+memmodel.CalibrationFile+")")
 	asJSON := c.Bool("json", false, "print the rows as JSON when done, instead of the table")
+	small := c.Bool("small", false, "calibrate the small-values family instead: each value kind's cost, every shape at 2 MiB and, at full scale, each parser's worst at the cap")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -144,6 +145,9 @@ func memmodelCalibrate(args []string, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, "--out pins full-scale rows only; drop --div")
 	}
 	sc := memmodel.FullScale().Scaled(*div)
+	if *small {
+		return memmodelCalibrateSmall(c, *python, sc, *div == 1, *out, *asJSON, stdout, stderr)
+	}
 	var failed []error
 	n := 0
 	rows, err := memmodel.Calibrate(context.Background(), *python, memmodel.CalibrationShapes(sc, *div == 1), sc.Limits,
@@ -209,4 +213,62 @@ func writeCalibrationTable(w io.Writer, rows []memmodel.CalibratedRow) {
 			float64(r.PredPeak)/wire, float64(r.SeedPeak)/wire, holds)
 	}
 	tw.Flush()
+}
+
+// memmodelCalibrateSmall is calibrate --small: the kinds' costs, then every
+// checked row beside the model those costs make.
+func memmodelCalibrateSmall(c *command, python string, sc memmodel.Scale, atCap bool, out string, asJSON bool, stdout, stderr io.Writer) int {
+	n := 0
+	rows, err := memmodel.CalibrateSmall(context.Background(), python, sc, atCap, func(r memmodel.SmallRow) {
+		n++
+		fmt.Fprintf(stderr, "calibrate --small: row %d, %s %s (%s) through %s: %.2fx wire\n", n, r.Role, r.Shape, r.Scale, r.Measured.Parser,
+			float64(r.Measured.Moments["parse"])/float64(r.Measured.Wire))
+	})
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	checked, err := memmodel.CheckSmall(rows, sc)
+	if err != nil {
+		return c.fail(stderr, err)
+	}
+	failed := 0
+	if !asJSON {
+		tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "shape\tscale\tparser\tpython\twire B\tvalues\tmeasured MiB\tpredicted MiB\tpredicted/measured\tholds\t")
+		for _, ck := range checked {
+			holds := "yes"
+			if ck.Err != nil {
+				holds, failed = "NO", failed+1
+			}
+			m := ck.Row.Measured
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.4f\t%s\t\n", ck.Row.Shape, ck.Row.Scale, m.Parser, m.Python, results.Thousands(m.Wire),
+				results.Thousands(ck.Row.Values), mib(m.Moments["parse"]), mib(ck.Pred.Parse), float64(ck.Pred.Parse)/float64(m.Moments["parse"]), holds)
+		}
+		tw.Flush()
+	}
+	for _, ck := range checked {
+		if ck.Err != nil {
+			fmt.Fprintln(stderr, "model misses:", ck.Err)
+		}
+	}
+	if out != "" {
+		cal, err := memmodel.ReadCalibrationFile(out)
+		if err != nil {
+			return c.fail(stderr, err)
+		}
+		cal.MergeSmall(rows)
+		if err := cal.WriteFile(out); err != nil {
+			return c.fail(stderr, err)
+		}
+		fmt.Fprintf(stderr, "wrote %d small-values rows to %s (%d in all)\n", len(rows), out, len(cal.Small))
+	}
+	if asJSON {
+		if err := writeJSON(stdout, rows); err != nil {
+			return c.fail(stderr, err)
+		}
+	}
+	if failed > 0 {
+		return exitNo
+	}
+	return exitOK
 }

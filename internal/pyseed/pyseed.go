@@ -4,13 +4,15 @@
 // unknown keys and its derived schemas, validate_python's cost, which
 // jsonschema keywords name the instance, Decision 1's composition table,
 // the repr-kind rule, the chunked transient, and what a body of many small
-// values costs the parse. Its records are the producer "pyseed".
+// values costs the parse (through memmodel's instrument, over memmodel's
+// shapes). Its records are the producer "pyseed"; the seed's server shape,
+// run for real behind streamable HTTP, is the producer "pyserver".
 //
 // Where it ends: it needs a CPython with pydantic_core, jsonschema,
 // referencing and the Python MCP SDK (2.x) importable; without one the
-// producer is results.Unavailable and verify keeps the pinned records. The
-// SDK is exercised in process (its middleware as ASGI, its tool manager),
-// not behind a real HTTP server.
+// producer is results.Unavailable and verify keeps the pinned records.
+// "pyserver" also needs uvicorn and starlette, and Linux's /proc for the
+// child's resident sizes.
 package pyseed
 
 import (
@@ -104,15 +106,4 @@ type Chunk struct {
 	Python          string  `json:"python"`
 	ChunkCodePoints int     `json:"chunk_code_points"`
 	Readings        []int64 `json:"readings"`
-}
-
-// Small is one small-values body through one parser.
-type Small struct {
-	Python        string `json:"python"`
-	Parser        string `json:"parser"`
-	ParserVersion string `json:"parser_version"`
-	Wire          int64  `json:"wire"`
-	Values        int64  `json:"values"`
-	Transport     int64  `json:"transport"`
-	Parse         int64  `json:"parse"`
 }

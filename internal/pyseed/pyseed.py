@@ -2,8 +2,8 @@
 # jsonschema and the Python MCP SDK, measured in CPython. One fresh process per
 # question; one JSON object on stdout. argv: QUESTION [ARGS]
 #   facts            the SDK's and jsonschema's facts (no heavy allocation)
-#   small PARSER     stdin is a request body; tracemalloc moments as calibrate.py
 #   chunk N          the seed's chunked repr transient over N code points
+#   versions         the installed versions of what the server runs on
 import gc
 import json
 import sys
@@ -175,31 +175,6 @@ def chunk(out, n):
     out["chunk_code_points"], out["readings"] = CHUNK_CODE_POINTS, readings
 
 
-def small(out, parser):
-    if parser == "pydantic_core.from_json":
-        import pydantic_core
-        parse = pydantic_core.from_json
-    else:
-        parse = json.loads
-    source = sys.stdin.buffer.read()
-    wire = len(source)
-    gc.collect()
-    gc.disable()
-    tracemalloc.start()
-    base = tracemalloc.get_traced_memory()[0]
-    buf = bytearray()
-    for i in range(0, wire, 64 << 10):
-        buf += source[i:i + (64 << 10)]
-    body = bytes(buf)
-    transport = tracemalloc.get_traced_memory()[1] - base
-    tracemalloc.reset_peak()
-    obj = parse(body)
-    out["parse"] = tracemalloc.get_traced_memory()[1] - base
-    out["transport"], out["wire"] = transport, wire
-    out["values"] = len(obj["params"]["arguments"]["query"])
-    tracemalloc.stop()
-
-
 def main():
     import platform
     out = {"python": platform.python_version(), "implementation": sys.implementation.name}
@@ -207,13 +182,11 @@ def main():
     if q == "facts":
         jsonschema_facts(out)
         sdk_facts(out)
+    elif q == "versions":
+        import importlib.metadata as md
+        out["versions"] = {m: md.version(m) for m in ("mcp", "pydantic_core", "uvicorn", "starlette", "jsonschema")}
     elif q == "chunk":
         chunk(out, int(sys.argv[2]))
-    elif q == "small":
-        import importlib.metadata as md
-        out["parser"] = sys.argv[2]
-        out["parser_version"] = md.version("pydantic_core") if "pydantic" in sys.argv[2] else out["python"]
-        small(out, sys.argv[2])
     else:
         raise SystemExit("unknown question " + q)
     json.dump(out, sys.stdout)

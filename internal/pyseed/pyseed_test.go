@@ -2,39 +2,11 @@ package pyseed
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/theurian/boundlab/results"
 )
-
-// Every shape's body is valid JSON, at most the size asked, within one
-// value of it, and holds the values Body counts.
-func TestSmallShapeBodies(t *testing.T) {
-	const wire = 64 << 10
-	for _, s := range SmallShapes() {
-		t.Run(s.Name, func(t *testing.T) {
-			body, n := s.Body(wire)
-			if int64(len(body)) > wire || int64(len(body)) < wire-int64(len(s.Value(0)))-8 {
-				t.Errorf("%d bytes for %d asked", len(body), wire)
-			}
-			var v struct {
-				Params struct {
-					Arguments struct {
-						Query []json.RawMessage `json:"query"`
-					} `json:"arguments"`
-				} `json:"params"`
-			}
-			if err := json.Unmarshal(body, &v); err != nil {
-				t.Fatal(err)
-			}
-			if int64(len(v.Params.Arguments.Query)) != n || n == 0 {
-				t.Errorf("Body counts %d values, the body holds %d", n, len(v.Params.Arguments.Query))
-			}
-		})
-	}
-}
 
 // Without an interpreter the producer is unavailable, saying what to
 // provide, so verify keeps its pinned records.

@@ -1,13 +1,13 @@
 package pyseed
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
 	"strings"
 
 	"github.com/theurian/boundlab/charge"
+	"github.com/theurian/boundlab/memmodel"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -20,73 +20,9 @@ func init() {
 	}})
 }
 
-// SmallShape is a body of many small values: the arguments' one member an
-// array of values, each Value(i), filling the body to a size.
-type SmallShape struct {
-	Name, What string
-	Value      func(i int) string
-}
-
-// nested is depth one-member containers around a zero: deep enough that the
-// containers dominate, shallow enough for pydantic_core's recursion limit.
-func nested(open, close string, depth int) string {
-	return strings.Repeat(open, depth) + "0" + strings.Repeat(close, depth)
-}
-
-// SmallShapes are the small-value bodies the lab measures: the seed names
-// short strings; the rest are the other kinds a JSON body can be dense in,
-// and chains of one-member containers, which pay a container per two wire
-// bytes (arrays) or five (objects).
-func SmallShapes() []SmallShape {
-	arr, obj := nested("[", "]", 64), nested(`{"":`, "}", 64)
-	return []SmallShape{
-		{"empty-arrays", "[] repeated", func(int) string { return "[]" }},
-		{"empty-objects", "{} repeated", func(int) string { return "{}" }},
-		{"short-strings", "distinct 7-digit strings", func(i int) string { return fmt.Sprintf(`"%07d"`, i) }},
-		{"zeros", "0 repeated", func(int) string { return "0" }},
-		{"floats", "0.5 repeated", func(int) string { return "0.5" }},
-		{"mixed", "[], {}, a distinct string, 0 and 0.5 in turn", func(i int) string {
-			return [...]string{"[]", "{}", fmt.Sprintf(`"%07d"`, i), "0", "0.5"}[i%5]
-		}},
-		{"array-chains", "64 nested one-element arrays around 0, repeated", func(int) string { return arr }},
-		{"object-chains", "64 nested one-member objects (member \"\") around 0, repeated", func(int) string { return obj }},
-	}
-}
-
-const (
-	smallHead = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"knowledge.search","arguments":{"query":[`
-	smallTail = `]}}}`
-)
-
-// Body fills a tools/call body of at most wire bytes with the shape's
-// values, and says how many it holds.
-func (s SmallShape) Body(wire int64) ([]byte, int64) {
-	var b bytes.Buffer
-	b.WriteString(smallHead)
-	room := wire - int64(len(smallHead)+len(smallTail))
-	var n int64
-	for i := 0; ; i++ {
-		v := s.Value(i)
-		add := int64(len(v))
-		if n > 0 {
-			add++
-		}
-		if int64(b.Len()-len(smallHead))+add > room {
-			break
-		}
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(v)
-		n++
-	}
-	b.WriteString(smallTail)
-	return b.Bytes(), n
-}
-
 // SampleWire is the size every shape is measured at; the worst per parser
 // is measured again at the cap.
-const SampleWire = 2 << 20
+const SampleWire = memmodel.SmallSampleWire
 
 var parsers = []string{"pydantic_core.from_json", "json.loads"}
 
@@ -201,26 +137,27 @@ func chunkRecord(c Chunk, python string) results.Record {
 
 func smallRecords(ctx context.Context, py string) ([]results.Record, error) {
 	var out []results.Record
-	worst := map[string]SmallShape{}
+	worst := map[string]memmodel.SmallShape{}
 	worstPer := map[string]float64{}
-	measure := func(s SmallShape, p string, wire int64, scale string, seedPer, seedPeak string) error {
-		body, n := s.Body(wire)
-		var m Small
-		if err := run(ctx, py, body, &m, "small", p); err != nil {
+	measure := func(s memmodel.SmallShape, p string, wire int64, scale string, seedPer, seedPeak string) error {
+		parser, err := memmodel.ParserNamed(p)
+		if err != nil {
 			return err
 		}
-		if m.Wire != int64(len(body)) || m.Values != n {
-			return fmt.Errorf("pyseed: %s: the interpreter saw %d bytes, %d values; the lab built %d, %d", s.Name, m.Wire, m.Values, len(body), n)
+		m, n, err := memmodel.MeasureSmall(ctx, py, s, wire, parser)
+		if err != nil {
+			return err
 		}
 		b := build(map[string]string{"cpython": m.Python, shortParser(p): m.ParserVersion})
 		id := fmt.Sprintf("pyseed.small.%s.%s.%s", shortParser(p), s.Name, scale)
 		inst := fmt.Sprintf("a tools/call whose arguments' one member is an array of %s values: %s; %s wire bytes", results.Thousands(n), s.What, results.Thousands(m.Wire))
-		src := "internal/pyseed/pyseed.py small " + p + ": tracemalloc, the transport's bytearray and bytes (64 KiB reads), then the parse; one fresh process"
-		parseOnly := m.Parse - m.Transport
+		src := "memmodel.MeasureSmall (memmodel/calibrate.py, family small) through " + p + ": tracemalloc, the transport's bytearray and bytes (64 KiB reads), then the parse; one fresh process"
+		parse, transport := m.Moments["parse"], m.Moments["transport"]
+		parseOnly := parse - transport
 		per := float64(parseOnly) / float64(n)
 		out = append(out,
-			results.Record{ID: id + ".peak", Title: "a body of many small values: the parse moment's peak (transport buffers included)", Value: float64(m.Parse),
-				Unit: "bytes (tracemalloc peak)", Instance: inst, Method: results.Measured, Tolerance: float64(m.Parse / 100), Source: src, SeedValue: seedPeak, SeedFigure: figIf(seedPeak), Build: b},
+			results.Record{ID: id + ".peak", Title: "a body of many small values: the parse moment's peak (transport buffers included)", Value: float64(parse),
+				Unit: "bytes (tracemalloc peak)", Instance: inst, Method: results.Measured, Tolerance: float64(parse / 100), Source: src, SeedValue: seedPeak, SeedFigure: figIf(seedPeak), Build: b},
 			results.Record{ID: id + ".per-value", Title: "what the parse holds per value, beyond the transport's buffers", Value: per,
 				Unit: "bytes per value", Instance: inst, Method: results.Measured, Tolerance: per / 100, Source: src, SeedValue: seedPer, SeedFigure: figIf(seedPer), Build: b},
 			results.Record{ID: id + ".parse-ratio", Title: "the parse's own peak over the wire bytes (the transport's 2x comes on top)", Value: float64(parseOnly) / float64(m.Wire),
@@ -231,7 +168,7 @@ func smallRecords(ctx context.Context, py string) ([]results.Record, error) {
 		}
 		return nil
 	}
-	for _, s := range SmallShapes() {
+	for _, s := range memmodel.SmallShapes() {
 		for _, p := range parsers {
 			seedPer := ""
 			if s.Name == "short-strings" && strings.HasPrefix(p, "pydantic") {
