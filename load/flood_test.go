@@ -343,6 +343,9 @@ func TestAllBudgetsSmall(t *testing.T) {
 	if r, ok := got["load.all.guarded.peak-over-printed-ceiling"]; !ok || r <= 0 || r > 1 {
 		t.Errorf("peak over ceiling %v, %v", r, ok)
 	}
+	if f, ok := got["load.all.guarded.rss-file-at-peak"]; !ok || f <= 0 {
+		t.Errorf("file-backed RSS at the peak %v, %v", f, ok)
+	}
 	if _, ok := got["load.all.guarded.rss-per-conn"]; ok {
 		t.Error("RSS per connection recorded for connections held beside the attack")
 	}

@@ -94,6 +94,17 @@ func (r *FloodRun) Targets() []Verdict {
 	return out
 }
 
+// peakPoint is the curve's point of largest VmRSS; false for an empty curve.
+func (r FloodResult) peakPoint() (CurvePoint, bool) {
+	var at CurvePoint
+	for _, p := range r.Curve {
+		if p.RSS > at.RSS {
+			at = p
+		}
+	}
+	return at, at.RSS > 0
+}
+
 // attack is the flood's attack phase as a lab run's variant, for the
 // figures the two share.
 func (r FloodResult) attack() VariantResult {
@@ -172,6 +183,10 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 			if r.Settings.HeaderBytes > 0 {
 				held = fmt.Sprintf("connections opened that sent %d bytes of a header block and never the rest, of %d asked", r.Settings.HeaderBytes, r.Settings.Conns)
 			}
+			if r.Settings.HeaderBytes > 0 && v.Ran(PhaseHostile) {
+				held = fmt.Sprintf("connections opened that sent %d bytes of a header block and never the rest, %d held at once, each re-opened when the server closed it until the attack ended",
+					r.Settings.HeaderBytes, r.Settings.Conns)
+			}
 			rec("conns-held", held, float64(v.Conns), "connections", tenth(v.Conns))
 			rec("conns-alive-at-end", "of those, still held open by the server after the hold", float64(v.ConnsAlive), "connections", tenth(v.ConnsAlive))
 			// Beside the attack, the phase's growth is mostly the attack's.
@@ -195,6 +210,10 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 					rec(t.id, t.title+", as serve printed it", float64(b), "bytes", 0)
 				}
 			}
+		}
+		if at, ok := v.peakPoint(); ok && at.RSSFile > 0 {
+			rec("rss-file-at-peak", "the file-backed part (RssFile: the executable's pages, which the Go runtime's memory limit does not count) of the largest VmRSS sampled once a second",
+				float64(at.RSSFile), "bytes", math.Max(8<<20, float64(at.RSSFile)/4))
 		}
 		if v.Ran(PhaseHostile) {
 			a := v.attack()
