@@ -25,10 +25,11 @@ func floodList() string {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "  %s: %d sessions, %d streams, %d connections", s.Name, s.Sessions, s.Streams, s.Conns+s.IdleConns)
+		what := s.What
 		if s.Hostile > 0 {
-			fmt.Fprintf(&b, ", %d at-cap requests of each hostile shape", s.Hostile)
+			what += fmt.Sprintf(" (%d at-cap requests of each hostile shape, %d in flight)", s.Hostile, s.HostileInFlight)
 		}
-		for _, line := range wrap(s.What, helpWidth, "      ") {
+		for _, line := range wrap(what, helpWidth, "      ") {
 			b.WriteString("\n" + line)
 		}
 	}
