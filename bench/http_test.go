@@ -1,14 +1,17 @@
 package bench
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +33,10 @@ import (
 // tools/list, an initialize (a new session, then its DELETE) — made by
 // httpClients clients at once, each with its own session. ns/op is the
 // wall time per request over all clients (its inverse the throughput);
-// p50-µs and p99-µs are each request's own latency.
+// p50-µs and p99-µs are each request's own latency; cpu-µs/op is the
+// process's CPU time (user and system, server and clients together) per
+// request: what bounds the throughput on a machine with no idle core, and
+// far less moved than wall time by other work sharing the machine.
 
 // httpClients is how many clients call at once.
 const httpClients = 4
@@ -194,6 +200,7 @@ func BenchmarkHTTP(b *testing.B) {
 				)
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu0 := cpuTime(b)
 				for _, cs := range sessions {
 					wg.Add(1)
 					go func() {
@@ -219,10 +226,12 @@ func BenchmarkHTTP(b *testing.B) {
 				}
 				close(next)
 				wg.Wait()
+				cpu := cpuTime(b) - cpu0
 				b.StopTimer()
 				if first != nil {
 					b.Fatal(first)
 				}
+				b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 				slices.Sort(lat)
 				if len(lat) > 0 {
 					b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
@@ -239,4 +248,123 @@ func cmpOr(a, b error) error {
 		return a
 	}
 	return b
+}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// stdioServer serves the same typed tool as httpServer over OS pipes
+// (newline-delimited JSON-RPC), wired as impl: bare, the go-sdk's
+// IOTransport alone; middleware, mcpvalidate.Install on the same transport;
+// guarded, Install and v.StdioTransport, as the README wires stdio. It
+// returns the client's ends, the session initialized.
+func stdioServer(tb testing.TB, impl string) (*os.File, *bufio.Reader) {
+	tb.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench-stdio", Version: "0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "search the notes"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in httpIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var t mcp.Transport = &mcp.IOTransport{Reader: inR, Writer: outW}
+	switch impl {
+	case "bare":
+	case "middleware", "guarded":
+		v, err := mcpvalidate.Install(srv, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		t = &mcp.IOTransport{Reader: inR, Writer: outW, MaxLineLength: int(v.MaxBodyBytes()) + 2}
+		if impl == "guarded" {
+			t = v.StdioTransport(inR, outW)
+		}
+	default:
+		tb.Fatalf("unknown impl %q", impl)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx, t); close(done) }()
+	tb.Cleanup(func() {
+		cancel()
+		inW.Close()
+		<-done
+		inR.Close()
+		outW.Close()
+		outR.Close()
+	})
+	out := bufio.NewReaderSize(outR, 64<<10)
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"0"}}}`
+	if a := stdioRoundTrip(tb, inW, out, init+"\n"); !strings.Contains(a, `"result"`) {
+		tb.Fatalf("initialize: %.200s", a)
+	}
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"); err != nil {
+		tb.Fatal(err)
+	}
+	return inW, out
+}
+
+// stdioRoundTrip writes one line and reads the answer's line.
+func stdioRoundTrip(tb testing.TB, in *os.File, out *bufio.Reader, line string) string {
+	if _, err := in.WriteString(line); err != nil {
+		tb.Fatal(err)
+	}
+	a, err := out.ReadString('\n')
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// stdioCall is BenchmarkStdio's call: the typical 1 KB tools/call.
+var stdioCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"` + httpQuery + `","limit":5}}}` + "\n"
+
+// The three stdio wirings serve the typical call.
+func TestStdioWiringsServeTheCall(t *testing.T) {
+	for _, impl := range httpImpls {
+		t.Run(impl, func(t *testing.T) {
+			in, out := stdioServer(t, impl)
+			if a := stdioRoundTrip(t, in, out, stdioCall); !strings.Contains(a, `"id":1`) || !strings.Contains(a, `"text":"ok"`) || strings.Contains(a, `"isError":true`) {
+				t.Fatalf("the call: %.300s", a)
+			}
+		})
+	}
+}
+
+// BenchmarkStdio: the typical 1 KB tools/call's round trip over OS pipes,
+// one in flight, the three wirings side by side: ns/op is a call's time
+// (its inverse the throughput), p50-µs the median round trip, cpu-µs/op
+// the process's CPU time per call.
+func BenchmarkStdio(b *testing.B) {
+	for _, impl := range httpImpls {
+		b.Run("op=call-1KB/impl="+impl, func(b *testing.B) {
+			in, out := stdioServer(b, impl)
+			lat := make([]time.Duration, 0, 1<<16)
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				t0 := time.Now()
+				stdioRoundTrip(b, in, out, stdioCall)
+				lat = append(lat, time.Since(t0))
+			}
+			cpu := cpuTime(b) - cpu0
+			b.StopTimer()
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		})
+	}
 }

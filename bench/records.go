@@ -106,6 +106,20 @@ func Headlines() []Headline {
 			})
 		}
 	}
+	stdioInst := "BenchmarkStdio/op=call-1KB: " + httpWhat["call-1KB"] + ", " + stdioSetup
+	for _, impl := range []string{"middleware", "guarded"} {
+		hs = append(hs, Headline{
+			Family: "BenchmarkStdio", Group: "op=call-1KB", Impl: "bare", Baseline: impl,
+			ID:       "bench.stdio.call-1kb." + impl + "-over-bare-throughput",
+			Title:    stdioTitle[impl] + " calls per second over the bare go-sdk's, call-1KB over stdio",
+			Instance: stdioInst,
+		}, Headline{
+			Family: "BenchmarkStdio", Group: "op=call-1KB", Impl: impl, Baseline: "bare", RatioOf: "p50-µs",
+			ID:       "bench.stdio.call-1kb." + impl + "-over-bare-p50",
+			Title:    stdioTitle[impl] + " median round trip over the bare go-sdk's, call-1KB over stdio",
+			Instance: stdioInst,
+		})
+	}
 	for _, body := range []string{"call-1KB", "at-cap-ascii", "at-cap-escaped"} {
 		inst := "mcpvalidate BenchmarkFrontGate/shape=" + body + ": " + frontWhat[body]
 		for _, impl := range []string{"front-gate", "serve"} {
@@ -152,6 +166,13 @@ var httpWhat = map[string]string{
 	"call-1KB":   "a tools/call whose query is 1 KB of prose (served)",
 	"tools-list": "a tools/list",
 	"initialize": "a new session (initialize, notifications/initialized) and its DELETE",
+}
+
+const stdioSetup = "the same typed tool served over OS pipes (newline-delimited JSON-RPC), one call in flight"
+
+var stdioTitle = map[string]string{
+	"middleware": "mcpvalidate.Install alone:",
+	"guarded":    "mcpvalidate.Install and StdioTransport (the README's wiring):",
 }
 
 var httpTitle = map[string]string{
@@ -257,7 +278,7 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 			return nil, fmt.Errorf("%s: %s has no %s/%s sample against %s", source, h.Family, h.Group, h.Impl, base)
 		}
 		instance := fmt.Sprintf("%s, %s bytes; %s", h.Instance, size, machine)
-		if h.Family == "BenchmarkFrontGate" || h.Family == "BenchmarkCheck" || h.Family == "BenchmarkHTTP" {
+		if h.Family == "BenchmarkFrontGate" || h.Family == "BenchmarkCheck" || h.Family == "BenchmarkHTTP" || h.Family == "BenchmarkStdio" {
 			instance = fmt.Sprintf("%s; %s", h.Instance, machine) // sized by the body cap, not -bytes
 		}
 		switch h.Unit {
@@ -352,6 +373,8 @@ var Targets = []Target{
 	{"bench.valid.*.jsontext-over-gate", 1, 0, "the gate at least as fast as jsontext on every shape of the suite (issue 27)"},
 	{"bench.http.call-1kb.guarded-over-bare-throughput", 0.95, 0, "the README's wiring (Install + FrontGate) keeps 95% of the bare go-sdk's throughput on a typical call (issue 27)"},
 	{"bench.http.call-1kb.guarded-over-bare-p50", 0, 1.1, "and at most 1.1x its median latency (issue 27)"},
+	{"bench.stdio.call-1kb.guarded-over-bare-throughput", 0.95, 0, "over stdio, Install + StdioTransport keeps 95% of the bare go-sdk's throughput on a typical call (issue 35)"},
+	{"bench.stdio.call-1kb.guarded-over-bare-p50", 0, 1.1, "and at most 1.1x its median round trip (issue 35)"},
 }
 
 // CheckTargets returns an error naming every record that matches a target's

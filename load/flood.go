@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +22,9 @@ const (
 	StreamFlood     = "stream-flood"
 	ConnectionFlood = "connection-flood"
 	HeaderFlood     = "header-flood"
+	// AllBudgets fills every budget serve states its ceiling from at once:
+	// the session table, the connection bound and the in-flight budget.
+	AllBudgets = "all-budgets"
 )
 
 // FloodShape is a flood's default sizes; flags may change each.
@@ -40,6 +44,13 @@ type FloodShape struct {
 	// block and nothing after (a slowloris: never a complete request).
 	Conns       int
 	HeaderBytes int
+	// IdleConns: idle keep-alive connections held beside header-block ones
+	// (Conns with HeaderBytes), opened before them.
+	IdleConns int
+	// Hostile: at-cap requests of each hostile shape of the attack mix
+	// (Shapes), sent HostileInFlight at a time on sessions of their own once
+	// everything else is held, with ValidClients sending valid calls beside.
+	Hostile, HostileInFlight, ValidClients int
 }
 
 // FloodShapes are the three floods at their default sizes: issue 24's
@@ -51,6 +62,9 @@ func FloodShapes() []FloodShape {
 		{Name: StreamFlood, What: "sessions each holding a standalone GET stream on a connection of its own", Sessions: 5_000, Streams: 5_000},
 		{Name: ConnectionFlood, What: "idle keep-alive connections: one GET each, answered, then nothing", Conns: 10_000},
 		{Name: HeaderFlood, What: "connections each sending 1 KiB of a header block and never the rest", Conns: 10_000, HeaderBytes: 1 << 10},
+		{Name: AllBudgets, What: "every budget at once: sessions past the session table's size, GET streams held on the newest, " +
+			"idle connections and connections holding a header block just under the cap, then at-cap hostile calls with valid calls beside them, everything still held",
+			Sessions: 20_000, Streams: 2_000, IdleConns: 500, Conns: 1_500, HeaderBytes: 16_000, Hostile: 16, HostileInFlight: 64, ValidClients: 2},
 	}
 }
 
@@ -100,14 +114,18 @@ type FloodConfig struct {
 	// v1.8.0 holds one and answers the others 409).
 	StreamsPerSession int
 	Conns             int
-	HeaderBytes       int           // > 0: each connection sends this much of a header block, never the rest
-	Concurrency       int           // connections carrying the session flood's POSTs
-	Hold              time.Duration // everything held this long after it is open, probes running
-	ProbeEvery        time.Duration // a new client's conversation this often
-	ProbeTimeout      time.Duration
-	Duration          time.Duration // the whole flood's bound, per variant
-	GuardBytes        int64
-	Sample            time.Duration
+	HeaderBytes       int // > 0: each connection sends this much of a header block, never the rest
+	IdleConns         int // with HeaderBytes: idle keep-alive connections held beside, opened first
+	// Hostile at-cap requests per hostile shape, HostileInFlight at a time,
+	// and ValidClients sending valid calls beside them (FloodShape.Hostile).
+	Hostile, HostileInFlight, ValidClients int
+	Concurrency                            int           // connections carrying the session flood's POSTs
+	Hold                                   time.Duration // everything held this long after it is open, probes running
+	ProbeEvery                             time.Duration // a new client's conversation this often
+	ProbeTimeout                           time.Duration
+	Duration                               time.Duration // the whole flood's bound, per variant
+	GuardBytes                             int64
+	Sample                                 time.Duration
 }
 
 // DefaultFloodConfig is shape's flood at its default sizes: 16 connections
@@ -117,6 +135,7 @@ func DefaultFloodConfig(shape FloodShape) FloodConfig {
 	return FloodConfig{
 		Variants: StatefulVariants(), Shape: shape.Name,
 		Sessions: shape.Sessions, Streams: shape.Streams, StreamsPerSession: 1, Conns: shape.Conns, HeaderBytes: shape.HeaderBytes,
+		IdleConns: shape.IdleConns, Hostile: shape.Hostile, HostileInFlight: shape.HostileInFlight, ValidClients: shape.ValidClients,
 		Concurrency: 16, Hold: 10 * time.Second, ProbeEvery: time.Second, ProbeTimeout: 10 * time.Second,
 		Duration: 15 * time.Minute, GuardBytes: 2 << 30, Sample: 20 * time.Millisecond,
 	}
@@ -124,7 +143,7 @@ func DefaultFloodConfig(shape FloodShape) FloodConfig {
 
 // Check reports the first bound the config breaks.
 func (c FloodConfig) Check() error {
-	held := c.Streams*c.StreamsPerSession + c.Conns
+	held := c.Streams*c.StreamsPerSession + c.Conns + c.IdleConns + c.HostileInFlight + c.ValidClients
 	switch {
 	case c.Bin == "":
 		return errors.New("no binary to run")
@@ -136,11 +155,20 @@ func (c FloodConfig) Check() error {
 		return fmt.Errorf("streams %d: want 0..sessions (%d): each stream is on a session of the flood", c.Streams, c.Sessions)
 	case c.StreamsPerSession < 1 || c.StreamsPerSession > MaxStreamsPer:
 		return fmt.Errorf("streams per session %d: want 1..%d", c.StreamsPerSession, MaxStreamsPer)
-	case c.Conns < 0 || held > MaxFloodHeld:
-		return fmt.Errorf("%d streams x %d + %d connections held: want at most %d", c.Streams, c.StreamsPerSession, c.Conns, MaxFloodHeld)
+	case c.Conns < 0 || c.IdleConns < 0 || c.HostileInFlight < 0 || c.ValidClients < 0 || held > MaxFloodHeld:
+		return fmt.Errorf("%d streams x %d + %d connections + %d idle + %d hostile in flight + %d valid clients held: want at most %d",
+			c.Streams, c.StreamsPerSession, c.Conns, c.IdleConns, c.HostileInFlight, c.ValidClients, MaxFloodHeld)
 	case c.HeaderBytes < 0 || c.HeaderBytes > MaxFloodHeaderBytes:
 		return fmt.Errorf("header bytes %d: want 0..%d", c.HeaderBytes, MaxFloodHeaderBytes)
-	case c.Sessions+c.Conns == 0:
+	case c.IdleConns > 0 && c.HeaderBytes == 0:
+		return errors.New("idle connections beside others are held only when those send a header block (--header-bytes); without, --conns are idle ones")
+	case c.Hostile < 0 || c.Hostile > MaxRequests:
+		return fmt.Errorf("hostile requests %d per shape: want 0..%d", c.Hostile, MaxRequests)
+	case c.Hostile > 0 && (c.HostileInFlight < 1 || c.HostileInFlight > MaxConcurrency):
+		return fmt.Errorf("hostile requests in flight %d: want 1..%d", c.HostileInFlight, MaxConcurrency)
+	case c.ValidClients > MaxConcurrency:
+		return fmt.Errorf("valid clients %d: want 0..%d", c.ValidClients, MaxConcurrency)
+	case c.Sessions+c.Conns+c.IdleConns+c.Hostile == 0:
 		return errors.New("nothing to flood with")
 	case c.Concurrency < 1 || c.Concurrency > MaxFloodConcurrency:
 		return fmt.Errorf("concurrency %d: want 1..%d", c.Concurrency, MaxFloodConcurrency)
@@ -177,6 +205,10 @@ type FloodSettings struct {
 	StreamsPerSession int    `json:"streams_per_session"`
 	Conns             int    `json:"conns"`
 	HeaderBytes       int    `json:"header_bytes,omitempty"`
+	IdleConns         int    `json:"idle_conns,omitempty"`
+	Hostile           int    `json:"hostile_per_shape,omitempty"`
+	HostileInFlight   int    `json:"hostile_in_flight,omitempty"`
+	ValidClients      int    `json:"valid_clients,omitempty"`
 	Concurrency       int    `json:"concurrency"`
 	HoldMS            int64  `json:"hold_ms"`
 	ProbeEveryMS      int64  `json:"probe_every_ms"`
@@ -198,6 +230,8 @@ const (
 	PhaseSessions = "sessions"
 	PhaseStreams  = "streams"
 	PhaseConns    = "conns"
+	PhaseIdle     = "idle-conns" // beside header-block connections, before them
+	PhaseHostile  = "hostile"    // at-cap requests in flight, everything else held
 	PhaseHold     = "hold"
 )
 
@@ -209,9 +243,10 @@ type FloodResult struct {
 	// Opened, held: what the server took. Sessions counts initialize +
 	// initialized that both succeeded; streams and connections are counted
 	// when the server answered them (200 event stream; the 400 read whole).
-	Sessions int `json:"sessions_opened"`
-	Streams  int `json:"streams_held"`
-	Conns    int `json:"conns_held"`
+	Sessions  int `json:"sessions_opened"`
+	Streams   int `json:"streams_held"`
+	Conns     int `json:"conns_held"`
+	IdleConns int `json:"idle_conns_held,omitempty"`
 	// At the end, after the hold: how many of them the server still holds
 	// open (a stream or connection it closed reads as an end of file).
 	StreamsAlive int `json:"streams_alive_at_end"`
@@ -231,7 +266,12 @@ type FloodResult struct {
 	Phases      []PhaseSpan  `json:"phases"`
 	Curve       []CurvePoint `json:"curve"`  // once a second
 	Probes      []Probe      `json:"probes"` // new clients' conversations during the flood
-	ElapsedMS   int64        `json:"elapsed_ms"`
+	// Hostile: the attack's rows (the hostile shapes and the valid calls
+	// beside them), and the body cap serve printed, which they were built
+	// one byte under.
+	Hostile   []ShapeResult `json:"hostile,omitempty"`
+	BodyCap   int64         `json:"body_cap,omitempty"`
+	ElapsedMS int64         `json:"elapsed_ms"`
 }
 
 // PhaseSpan is when a phase ran, from the flood's start.
@@ -250,6 +290,9 @@ type CurvePoint struct {
 	Streams  int   `json:"streams"`
 	Conns    int   `json:"conns"`
 	RSS      int64 `json:"rss"`
+	// RSSFile is the part of RSS that is file-backed pages (RssFile): the
+	// executable's own, which the Go runtime's memory limit does not count.
+	RSSFile int64 `json:"rss_file,omitempty"`
 }
 
 // Probe is one new client's conversation (initialize, initialized,
@@ -330,7 +373,7 @@ func (r FloodResult) Ran(phase string) bool {
 // phase did not run, opened nothing or did not grow the RSS. A phase cut by
 // the kill ends at the last sample.
 func (r FloodResult) RSSPer(phase string) (float64, bool) {
-	units := map[string]int{PhaseSessions: r.Sessions, PhaseStreams: r.Streams, PhaseConns: r.Conns}[phase]
+	units := map[string]int{PhaseSessions: r.Sessions, PhaseStreams: r.Streams, PhaseConns: r.Conns, PhaseIdle: r.IdleConns}[phase]
 	for _, p := range r.Phases {
 		if p.Phase == phase && units > 0 && p.RSSEnd > p.RSSAt {
 			return float64(p.RSSEnd-p.RSSAt) / float64(units), true
@@ -348,7 +391,8 @@ func Flood(c FloodConfig, progress func(string)) (*FloodRun, error) {
 		progress = func(string) {}
 	}
 	run := &FloodRun{Lab: lab(), Settings: FloodSettings{Shape: c.Shape, Sessions: c.Sessions, Streams: c.Streams,
-		StreamsPerSession: c.StreamsPerSession, Conns: c.Conns, HeaderBytes: c.HeaderBytes, Concurrency: c.Concurrency,
+		StreamsPerSession: c.StreamsPerSession, Conns: c.Conns, HeaderBytes: c.HeaderBytes, IdleConns: c.IdleConns,
+		Hostile: c.Hostile, HostileInFlight: c.HostileInFlight, ValidClients: c.ValidClients, Concurrency: c.Concurrency,
 		HoldMS: c.Hold.Milliseconds(), ProbeEveryMS: c.ProbeEvery.Milliseconds(), ProbeTimeoutMS: c.ProbeTimeout.Milliseconds(),
 		DurationMS: c.Duration.Milliseconds(), GuardBytes: c.GuardBytes}}
 	for _, v := range c.Variants {
@@ -365,11 +409,11 @@ type flood struct {
 	start time.Time
 	ctx   context.Context // ends at the duration or when the child dies
 
-	sessions, streams, conns atomic.Int64
-	mu                       sync.Mutex
-	refused                  map[string]map[string]int
-	unsent                   int
-	held                     []*sessclient.Held
+	sessions, streams, conns, idle atomic.Int64
+	mu                             sync.Mutex
+	refused                        map[string]map[string]int
+	unsent                         int
+	held                           []*sessclient.Held
 }
 
 func (f *flood) ms() int64 { return time.Since(f.start).Milliseconds() }
@@ -518,8 +562,28 @@ func (f *flood) run(fr *FloodResult, progress func(string)) {
 	if c.Streams > 0 && ctx.Err() == nil {
 		phase(PhaseStreams, func() { f.holdStreams(newest) })
 	}
-	if c.Conns > 0 && ctx.Err() == nil {
-		phase(PhaseConns, f.holdConns)
+	if c.IdleConns > 0 && ctx.Err() == nil {
+		phase(PhaseIdle, func() { f.holdConns(c.IdleConns, 0, &f.idle) })
+	}
+	switch {
+	case c.Hostile > 0 && ctx.Err() == nil:
+		// A connection holding a header block lives ReadHeaderTimeout at
+		// most: they are held (re-opened as the server closes them) for as
+		// long as the attack runs, which starts once each is open.
+		span := PhaseSpan{Phase: PhaseConns, StartMS: f.ms(), RSSAt: f.rss()}
+		opened, stop, refreshed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		go func() { defer close(refreshed); f.refreshConns(c.Conns, c.HeaderBytes, opened, stop) }()
+		select {
+		case <-opened:
+		case <-ctx.Done():
+		}
+		phase(PhaseHostile, func() { fr.Hostile, fr.BodyCap = f.attack(), f.ch.Cap })
+		close(stop)
+		<-refreshed
+		span.EndMS, span.RSSEnd = f.ms(), f.rss()
+		fr.Phases = append(fr.Phases, span)
+	case c.Conns > 0 && ctx.Err() == nil:
+		phase(PhaseConns, func() { f.holdConns(c.Conns, c.HeaderBytes, &f.conns) })
 	}
 	if ctx.Err() == nil {
 		phase(PhaseHold, func() {
@@ -533,7 +597,7 @@ func (f *flood) run(fr *FloodResult, progress func(string)) {
 	bgWG.Wait()
 	sort.Slice(fr.Probes, func(i, j int) bool { return fr.Probes[i].StartMS < fr.Probes[j].StartMS })
 	fr.ElapsedMS = f.ms()
-	fr.Sessions, fr.Streams, fr.Conns = int(f.sessions.Load()), int(f.streams.Load()), int(f.conns.Load())
+	fr.Sessions, fr.Streams, fr.Conns, fr.IdleConns = int(f.sessions.Load()), int(f.streams.Load()), int(f.conns.Load()), int(f.idle.Load())
 	if f.ch.alive() {
 		actx, acancel := context.WithTimeout(context.Background(), c.ProbeTimeout)
 		_, err := sessclient.Conversation(actx, f.ch.URL)
@@ -599,24 +663,85 @@ func (f *flood) holdStreams(newest []string) {
 	})
 }
 
-func (f *flood) holdConns() {
-	f.workers(f.c.Conns, f.c.Concurrency, func(ctx context.Context, i int) {
+// holdConns holds n connections, each sending headerBytes of a header block
+// and never the rest, or (0) an idle keep-alive one, counted in held.
+func (f *flood) holdConns(n, headerBytes int, held *atomic.Int64) {
+	phase := PhaseConns
+	if held == &f.idle {
+		phase = PhaseIdle
+	}
+	f.workers(n, f.c.Concurrency, func(ctx context.Context, i int) {
 		oc, cancel := context.WithTimeout(ctx, f.c.ProbeTimeout)
 		var h *sessclient.Held
 		var err error
-		if f.c.HeaderBytes > 0 {
-			h, err = sessclient.HoldHeader(oc, f.ch.URL, f.c.HeaderBytes)
+		if headerBytes > 0 {
+			h, err = sessclient.HoldHeader(oc, f.ch.URL, headerBytes)
 		} else {
 			h, err = sessclient.HoldIdle(oc, f.ch.URL)
 		}
 		cancel()
 		if err != nil {
-			f.fail(PhaseConns, err)
+			f.fail(phase, err)
 			return
 		}
-		f.conns.Add(1)
+		held.Add(1)
 		f.keep(h)
 	})
+}
+
+// refreshConns holds n connections that each send headerBytes of a header
+// block (none when n is 0: then it only waits for stop), each re-opened
+// when the server closes it — at ReadHeaderTimeout, or to admit another at
+// the connection bound — until stop; opened is closed once each has been
+// opened once (or failed). At most Concurrency are being opened at once.
+// The last of each is kept, to be counted alive at the end.
+func (f *flood) refreshConns(n, headerBytes int, opened, stop chan struct{}) {
+	var wg, first sync.WaitGroup
+	openers := make(chan struct{}, f.c.Concurrency)
+	first.Add(n)
+	go func() { first.Wait(); close(opened) }()
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			once := sync.OnceFunc(first.Done)
+			defer once()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-f.ctx.Done():
+					return
+				case openers <- struct{}{}:
+				}
+				oc, cancel := context.WithTimeout(f.ctx, f.c.ProbeTimeout)
+				h, err := sessclient.HoldHeader(oc, f.ch.URL, headerBytes)
+				cancel()
+				<-openers
+				once()
+				if err != nil {
+					f.fail(PhaseConns, err)
+					select { // a refused connection is not retried at once
+					case <-stop:
+						return
+					case <-time.After(time.Second):
+					}
+					continue
+				}
+				f.conns.Add(1)
+				for h.Alive(time.Second) {
+					select {
+					case <-stop:
+						f.keep(h)
+						return
+					default:
+					}
+				}
+				h.Close()
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // curve records VmRSS beside the counts once a second and reports progress
@@ -630,7 +755,11 @@ func (f *flood) curve(ctx context.Context, fr *FloodResult, progress func(string
 			return
 		case <-t.C:
 		}
-		p := CurvePoint{MS: f.ms(), Sessions: int(f.sessions.Load()), Streams: int(f.streams.Load()), Conns: int(f.conns.Load()), RSS: f.rss()}
+		p := CurvePoint{MS: f.ms(), Sessions: int(f.sessions.Load()), Streams: int(f.streams.Load()), Conns: int(f.conns.Load() + f.idle.Load())}
+		if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", f.ch.cmd.Process.Pid)); err == nil {
+			p.RSS, _ = statusKB(data, "VmRSS:")
+			p.RSSFile, _ = statusKB(data, "RssFile:")
+		}
 		fr.Curve = append(fr.Curve, p)
 		if n%10 == 0 {
 			progress(fmt.Sprintf("  %3d s: %d sessions, %d streams, %d connections, VmRSS %s", p.MS/1000, p.Sessions, p.Streams, p.Conns, mib(p.RSS)))

@@ -53,6 +53,29 @@ func TestFloodConfigBounds(t *testing.T) {
 		{"no-binary", func(c *FloodConfig) { c.Bin = "" }, false},
 		{"no-variant", func(c *FloodConfig) { c.Variants = nil }, false},
 		{"unknown-shape", func(c *FloodConfig) { c.Shape = "tide" }, false},
+		{"idle-beside-header", func(c *FloodConfig) { c.Conns, c.HeaderBytes, c.IdleConns = 5, 100, 5 }, true},
+		{"idle-without-header", func(c *FloodConfig) { c.Conns, c.IdleConns = 5, 5 }, false},
+		{"idle-negative", func(c *FloodConfig) { c.Conns, c.HeaderBytes, c.IdleConns = 5, 100, -1 }, false},
+		{"held-at-max-with-idle", func(c *FloodConfig) {
+			c.HeaderBytes, c.IdleConns = 100, 10
+			c.Conns = MaxFloodHeld - c.Streams - c.IdleConns
+		}, true},
+		{"held-past-max-by-idle", func(c *FloodConfig) {
+			c.HeaderBytes, c.IdleConns = 100, 11
+			c.Conns = MaxFloodHeld - c.Streams - 10
+		}, false},
+		{"held-past-max-by-attack", func(c *FloodConfig) {
+			c.Hostile, c.HostileInFlight, c.ValidClients = 1, 10, 1
+			c.Conns = MaxFloodHeld - c.Streams - 10
+		}, false},
+		{"hostile-at-max", func(c *FloodConfig) { c.Hostile, c.HostileInFlight = MaxRequests, 1 }, true},
+		{"hostile-past-max", func(c *FloodConfig) { c.Hostile, c.HostileInFlight = MaxRequests+1, 1 }, false},
+		{"hostile-alone", func(c *FloodConfig) { c.Sessions, c.Streams, c.Hostile, c.HostileInFlight = 0, 0, 1, 1 }, true},
+		{"in-flight-at-max", func(c *FloodConfig) { c.Hostile, c.HostileInFlight = 1, MaxConcurrency }, true},
+		{"in-flight-past-max", func(c *FloodConfig) { c.Hostile, c.HostileInFlight = 1, MaxConcurrency+1 }, false},
+		{"in-flight-zero", func(c *FloodConfig) { c.Hostile, c.HostileInFlight = 1, 0 }, false},
+		{"valid-clients-at-max", func(c *FloodConfig) { c.ValidClients = MaxConcurrency }, true},
+		{"valid-clients-past-max", func(c *FloodConfig) { c.ValidClients = MaxConcurrency + 1 }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := ok()
@@ -258,5 +281,72 @@ func TestFloodGuardKills(t *testing.T) {
 		if r.ID == "load.kill.middleware-only.killed-at-guard" && r.Value != 1 {
 			t.Errorf("%s = %v", r.ID, r.Value)
 		}
+	}
+}
+
+// Every budget at once, at tiny counts against the guarded server: the
+// sessions, streams, idle and header-block connections are held while the
+// at-cap requests (each shape once, on sessions of their own) are refused
+// and the valid calls beside them served; the records read the ceiling's
+// terms from the banner and the attack's figures.
+func TestAllBudgetsSmall(t *testing.T) {
+	bin := testBin(t)
+	shape, _ := FloodShapeNamed(AllBudgets)
+	cfg := DefaultFloodConfig(shape)
+	cfg.Bin, cfg.Variants = bin, StatefulVariants()[:1]
+	cfg.Sessions, cfg.Streams, cfg.IdleConns, cfg.Conns = 300, 20, 20, 40
+	cfg.Hostile, cfg.HostileInFlight, cfg.ValidClients = 1, 4, 1
+	cfg.Hold, cfg.ProbeEvery, cfg.Duration = 1500*time.Millisecond, 500*time.Millisecond, 2*time.Minute
+	run, err := Flood(cfg, func(s string) { t.Log(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := run.Variants[0]
+	if v.Error != "" || v.Killed || v.Crashed || !v.ServedAfter || v.Sessions != cfg.Sessions || v.Streams != cfg.Streams ||
+		v.StreamsAlive != cfg.Streams || v.IdleConns != cfg.IdleConns || v.Conns < cfg.Conns || !v.Ran(PhaseHostile) {
+		t.Fatalf("%+v", v)
+	}
+	sent, unsent, refused, echoed, maxAnswer := v.attack().Hostile()
+	valid, _ := v.attack().Shape(ValidShape)
+	if sent != 8 || unsent != 0 || refused != sent || echoed != 0 || maxAnswer > TargetAnswerBytes || valid.Sent == 0 || valid.Outcomes[Served] != valid.Sent {
+		t.Fatalf("attack: %d sent, %d unsent, %d refused, %d echoed, largest %d; valid %+v", sent, unsent, refused, echoed, maxAnswer, valid)
+	}
+	data, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := FloodRecords(data, "test", "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range recs {
+		got[r.ID] = r.Value
+	}
+	ceiling, _ := ceilingOf(v.Banner)
+	terms := 0.0
+	for _, id := range []string{"in-flight-budget", "session-bytes", "conn-bytes"} {
+		b, ok := got["load.all.guarded."+id]
+		if !ok || b <= 0 {
+			t.Errorf("%s: %v, %v", id, b, ok)
+		}
+		terms += b
+	}
+	if terms >= float64(ceiling) || float64(ceiling)-terms > 256<<20 {
+		t.Errorf("the terms (%v) do not sum to the ceiling (%d) less a baseline", terms, ceiling)
+	}
+	for id, want := range map[string]float64{"hostile.echoed": 0, "hostile.unrefused": 0, "valid.served-fraction": 1, "idle-conns-held": float64(cfg.IdleConns)} {
+		if g, ok := got["load.all.guarded."+id]; !ok || g != want {
+			t.Errorf("%s = %v (%v), want %v", id, g, ok, want)
+		}
+	}
+	if r, ok := got["load.all.guarded.peak-over-printed-ceiling"]; !ok || r <= 0 || r > 1 {
+		t.Errorf("peak over ceiling %v, %v", r, ok)
+	}
+	if f, ok := got["load.all.guarded.rss-file-at-peak"]; !ok || f <= 0 {
+		t.Errorf("file-backed RSS at the peak %v, %v", f, ok)
+	}
+	if _, ok := got["load.all.guarded.rss-per-conn"]; ok {
+		t.Error("RSS per connection recorded for connections held beside the attack")
 	}
 }

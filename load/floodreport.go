@@ -80,8 +80,35 @@ func (r *FloodRun) Targets() []Verdict {
 		add("a new client served afterwards, everything held", yes(v.ServedAfter), v.ServedAfter)
 		all, other := v.Refusals()
 		add("every refusal 503 with Retry-After", fmt.Sprintf("%d refusals, %d other", all, other), other == 0)
+		if r.Settings.Hostile > 0 {
+			a := v.attack()
+			sent, unsent, refused, echoed, maxAnswer := a.Hostile()
+			add(fmt.Sprintf("every at-cap hostile request refused, none echoing the canary, every answer <= %d bytes", TargetAnswerBytes),
+				fmt.Sprintf("%d of %d refused, %d echoed, largest %d bytes", refused, sent+unsent, echoed, maxAnswer),
+				sent > 0 && refused == sent+unsent && echoed == 0 && maxAnswer <= TargetAnswerBytes)
+			valid, _ := a.Shape(ValidShape)
+			add(fmt.Sprintf("valid calls beside the hostile ones served >= %.0f%%", 100*TargetValidFraction),
+				fmt.Sprintf("%.1f%% of %d", 100*valid.ServedFraction(), valid.Sent+valid.Unsent), valid.ServedFraction() >= TargetValidFraction)
+		}
 	}
 	return out
+}
+
+// peakPoint is the curve's point of largest VmRSS; false for an empty curve.
+func (r FloodResult) peakPoint() (CurvePoint, bool) {
+	var at CurvePoint
+	for _, p := range r.Curve {
+		if p.RSS > at.RSS {
+			at = p
+		}
+	}
+	return at, at.RSS > 0
+}
+
+// attack is the flood's attack phase as a lab run's variant, for the
+// figures the two share.
+func (r FloodResult) attack() VariantResult {
+	return VariantResult{Variant: r.Variant, BodyCap: r.BodyCap, Shapes: r.Hostile}
 }
 
 func floodCrashWord(v FloodResult) string {
@@ -148,14 +175,22 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 				rec("rss-per-stream", "the server's VmRSS growth over the streams phase per stream held (its connection included)", math.Round(per), "bytes per stream", math.Round(per/4))
 			}
 		}
+		if v.Ran(PhaseIdle) {
+			rec("idle-conns-held", fmt.Sprintf("idle keep-alive connections the server answered and kept, of %d asked", r.Settings.IdleConns), float64(v.IdleConns), "connections", tenth(v.IdleConns))
+		}
 		if v.Ran(PhaseConns) {
 			held := fmt.Sprintf("idle keep-alive connections the server answered and kept, of %d asked", r.Settings.Conns)
 			if r.Settings.HeaderBytes > 0 {
 				held = fmt.Sprintf("connections opened that sent %d bytes of a header block and never the rest, of %d asked", r.Settings.HeaderBytes, r.Settings.Conns)
 			}
+			if r.Settings.HeaderBytes > 0 && v.Ran(PhaseHostile) {
+				held = fmt.Sprintf("connections opened that sent %d bytes of a header block and never the rest, %d held at once, each re-opened when the server closed it until the attack ended",
+					r.Settings.HeaderBytes, r.Settings.Conns)
+			}
 			rec("conns-held", held, float64(v.Conns), "connections", tenth(v.Conns))
 			rec("conns-alive-at-end", "of those, still held open by the server after the hold", float64(v.ConnsAlive), "connections", tenth(v.ConnsAlive))
-			if per, ok := v.RSSPer(PhaseConns); ok {
+			// Beside the attack, the phase's growth is mostly the attack's.
+			if per, ok := v.RSSPer(PhaseConns); ok && !v.Ran(PhaseHostile) {
 				rec("rss-per-conn", "the server's VmRSS growth over the connections phase per connection held", math.Round(per), "bytes per connection", math.Round(per/4))
 			}
 		}
@@ -164,9 +199,35 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 		rec("served-after", "a new client's conversation was served after the flood with everything still held (1) or not (0)", b2f(v.ServedAfter), "1 = served", 0)
 		if c, ok := ceilingOf(v.Banner); ok {
 			rec("printed-ceiling", "the memory ceiling serve printed", float64(c), "bytes", 0)
+			if r.Settings.Hostile > 0 {
+				rec("peak-over-printed-ceiling", "the server's peak RSS (VmHWM) over the memory ceiling serve printed: at most 1 is issue 35's target",
+					round3(float64(v.PeakRSS)/float64(c)), "ratio", 0.25)
+			}
+		}
+		if r.Settings.Hostile > 0 {
+			for _, t := range ceilingTerms {
+				if b, ok := bannerBytes(v.Banner, t.lead); ok {
+					rec(t.id, t.title+", as serve printed it", float64(b), "bytes", 0)
+				}
+			}
+		}
+		if at, ok := v.peakPoint(); ok && at.RSSFile > 0 {
+			rec("rss-file-at-peak", "the file-backed part (RssFile: the executable's pages, which the Go runtime's memory limit does not count) of the largest VmRSS sampled once a second",
+				float64(at.RSSFile), "bytes", math.Max(8<<20, float64(at.RSSFile)/4))
+		}
+		if v.Ran(PhaseHostile) {
+			a := v.attack()
+			sent, unsent, refused, echoed, maxAnswer := a.Hostile()
+			rec("hostile.echoed", "at-cap hostile answers that hold the canary from the request's caller values", float64(echoed), "answers", 0)
+			rec("hostile.max-answer-bytes", "the largest answer to an at-cap hostile request", float64(maxAnswer), "bytes", math.Max(64, float64(maxAnswer)/10))
+			rec("hostile.unrefused", fmt.Sprintf("at-cap hostile requests (of %d) not answered with a refusal: served, reset, oversized or unsent", sent+unsent), float64(sent+unsent-refused), "requests", 0)
 		}
 		if v.Killed {
 			continue // service during a flood cut by the kill says when the kill came
+		}
+		if valid, ok := v.attack().Shape(ValidShape); ok && v.Ran(PhaseHostile) {
+			rec("valid.served-fraction", "the fraction of valid 1 KB calls (each on a session of its own) served beside the at-cap hostile requests", round3(valid.ServedFraction()), "fraction", 0.05)
+			rec("valid.p99-ms", "the p99 latency of valid 1 KB calls beside the at-cap hostile requests", valid.P99MS, "ms", math.Max(20, valid.P99MS))
 		}
 		served, sent := v.ProbesServed()
 		if sent > 0 {
@@ -181,6 +242,14 @@ func FloodRecords(data []byte, source, label string) ([]results.Record, error) {
 	return out, nil
 }
 
+// ceilingTerms are the lines of serve's banner that state the memory
+// ceiling's terms, each with the record it is pinned as.
+var ceilingTerms = []struct{ lead, id, title string }{
+	{budgetLead, "in-flight-budget", "the front gate's in-flight budget"},
+	{"sessions: ", "session-bytes", "the session table's budget"},
+	{"connections: ", "conn-bytes", "the connection bound's budget"},
+}
+
 func floodInstance(r *FloodRun, v FloodResult) string {
 	s := r.Settings
 	var parts []string
@@ -189,6 +258,13 @@ func floodInstance(r *FloodRun, v FloodResult) string {
 	}
 	if s.Streams > 0 {
 		parts = append(parts, fmt.Sprintf("then %d GET streams (%d per session, each on its own connection) on the newest sessions", s.Streams*s.StreamsPerSession, s.StreamsPerSession))
+	}
+	if s.IdleConns > 0 {
+		parts = append(parts, fmt.Sprintf("%d idle keep-alive connections", s.IdleConns))
+	}
+	if s.Hostile > 0 {
+		parts = append(parts, fmt.Sprintf("%d at-cap requests of each hostile shape of the attack mix (%d in flight, each on a session of its own; %d valid-call clients beside), "+
+			"started before the connections below and run to their end", s.Hostile, s.HostileInFlight, s.ValidClients))
 	}
 	if s.Conns > 0 {
 		if s.HeaderBytes > 0 {
@@ -230,6 +306,14 @@ func WriteFloodTable(w io.Writer, r *FloodRun, verdicts []Verdict) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, v := range r.Variants {
+		if v.Ran(PhaseHostile) {
+			sent, unsent, refused, echoed, maxAnswer := v.attack().Hostile()
+			valid, _ := v.attack().Shape(ValidShape)
+			fmt.Fprintf(w, "\n%s: %d idle connections beside; attack: %d at-cap requests, %d refused, %d unsent, %d echoed, largest answer %d bytes; valid calls %d/%d served, p99 %.1f ms\n",
+				v.Variant.Name, v.IdleConns, sent, refused, unsent, echoed, maxAnswer, valid.Outcomes[Served], valid.Sent+valid.Unsent, valid.P99MS)
+		}
 	}
 	if len(verdicts) > 0 {
 		fmt.Fprintln(w, "\nissue 24 targets:")

@@ -785,3 +785,43 @@ func TestTypeRefusalEvent(t *testing.T) {
 		t.Fatalf("StageType is %q", StageType)
 	}
 }
+
+// TestTypedDomainPanicRefuses: when validating a typed tool's decode domain
+// panics (here jsonschema/v6 on a number past big.Rat's exponent range,
+// reachable once a server raises MaxNumberExponent), the call is refused as
+// StageInternal and the handler never runs. The tool's own schema has no
+// numeric bound, so it admits the number without panicking: only the
+// domain's float64 range reaches the panic. The control, the same field at a
+// value the decode takes, is served.
+func TestTypedDomainPanicRefuses(t *testing.T) {
+	type in struct {
+		N float64 `json:"n"`
+	}
+	own := json.RawMessage(`{"type":"object","properties":{"n":{"type":"number"}},"additionalProperties":false}`)
+	var s sentinel
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v0"}, nil)
+	AddTool(srv, &mcp.Tool{Name: "wide", InputSchema: own}, handlerFor[in](s.handle))
+	l := charge.DefaultLimits()
+	l.MaxNumberExponent = 10_000_000
+	v, err := Install(srv, &Options{Limits: &l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.tools["wide"].typed == nil || v.tools["wide"].typed.domainSchema == nil {
+		t.Fatal("the tool has no compiled domain: the test would not reach the typed path")
+	}
+	if _, panicked := validate(v.tools["wide"].schema, map[string]any{"n": json.Number(panicArgs[5 : len(panicArgs)-1])}); panicked {
+		t.Fatal("the tool's own schema panics: the refusal would not come from the typed path")
+	}
+	cs := connect(t, srv)
+	r := refusalOf(t, v, "wide", []byte(panicArgs))
+	if r == nil || r.Stage != StageInternal {
+		t.Fatalf("Check: %v, want a refusal at stage %s", r, StageInternal)
+	}
+	if got := answer(t, cs, "wide", panicArgs); got != r.Error() || s.count() != 0 {
+		t.Fatalf("served: answer %q, handler ran %d times; want %q and none", got, s.count(), r.Error())
+	}
+	if got := answer(t, cs, "wide", `{"n":5}`); got != servedText || s.count() != 1 {
+		t.Fatalf("a valid call: answer %q, handler ran %d times", got, s.count())
+	}
+}

@@ -88,13 +88,20 @@ for op in ["call-1KB", "tools-list", "initialize"]:
     http.append([op, g(val(p + "guarded-over-bare-throughput")) + "x", g(val(p + "guarded-over-bare-p50")) + "x",
                  g(val(p + "middleware-over-bare-throughput")) + "x", g(val(p + "middleware-over-bare-p50")) + "x",
                  "`" + p + "*`"])
+p = "bench.stdio.call-1kb."
+if p + "guarded-over-bare-throughput" in v:
+    http.append(["call-1KB over stdio", g(val(p + "guarded-over-bare-throughput")) + "x", g(val(p + "guarded-over-bare-p50")) + "x",
+                 g(val(p + "middleware-over-bare-throughput")) + "x", g(val(p + "middleware-over-bare-p50")) + "x",
+                 "`" + p + "*`"])
 
 
-def printout(path):
-    out = subprocess.run(["go", "run", "./cmd/boundlab", "bench", path],
+def printout(path, unit="sec/op"):
+    out = subprocess.run(["go", "run", "./cmd/boundlab", "bench", "--unit", unit, path],
                          cwd=root, capture_output=True, text=True, check=True).stdout
     # The machine header is in the file itself; keep the tables.
     keep = out[out.index("Benchmark"):] if "Benchmark" in out else out
+    if unit != "sec/op" and "\n\nBenchmark" in keep:  # the header once, with the first
+        keep = keep[keep.index("\n\nBenchmark") + 2:]
     return keep.rstrip()
 
 
@@ -137,9 +144,9 @@ mcpvalidate.Check against the go-sdk's typed-tool path (its decode, defaults, go
 
 {table(check)}
 
-### What protection costs a healthy server (BenchmarkHTTP, served over loopback)
+### What protection costs a healthy server (BenchmarkHTTP over loopback, BenchmarkStdio over pipes)
 
-A go-sdk server with one typed tool over loopback HTTP, stateful, 4 clients with a session each calling at once, wired three ways side by side: the bare go-sdk, `Install` only (middleware-only), and `Install` + `FrontGate` as the README wires it (guarded). A typical 1 KB `tools/call`, a `tools/list`, and an `initialize` (a new session and its DELETE). Throughput ratios above 1 mean the wiring serves more than the bare SDK; p50 ratios above 1 mean it answers later. `results/bench/http.txt` (commit {cfg('results/bench/http.txt', 'boundlab-commit')}, {cfg('results/bench/http.txt', 'date')}); `bench.Targets` holds the 1 KB call's two guarded ratios to issue 27's floor and ceiling.
+A go-sdk server with one typed tool over loopback HTTP, stateful, 4 clients with a session each calling at once, wired three ways side by side: the bare go-sdk, `Install` only (middleware-only), and `Install` + `FrontGate` as the README wires it (guarded). A typical 1 KB `tools/call`, a `tools/list`, and an `initialize` (a new session and its DELETE). `BenchmarkStdio`: the same tool and 1 KB call over OS pipes, one call in flight, bare (the SDK's `IOTransport`), `Install` on it, and `Install` + `StdioTransport` (guarded). Throughput ratios above 1 mean the wiring serves more than the bare SDK; p50 ratios above 1 mean it answers later. `results/bench/http.txt` (commit {cfg('results/bench/http.txt', 'boundlab-commit')}, {cfg('results/bench/http.txt', 'date')}); `bench.Targets` holds the 1 KB call's two guarded ratios to the floor and ceiling it states, over HTTP (issue 27) and over stdio (issue 35). Each ratio is a median of rounds interleaved with its baseline's; read it with its interval in the printouts below (sec/op, p50-µs, and cpu-µs/op: the process's CPU time per request, server and clients together): an interval that spans 1 says the run could not tell the wirings apart, whatever the median.
 
 {table(http)}
 
@@ -163,10 +170,14 @@ A go-sdk server with one typed tool over loopback HTTP, stateful, 4 clients with
 {printout('results/bench/check.txt')}
 ```
 
-`go run ./cmd/boundlab bench results/bench/http.txt`:
+`go run ./cmd/boundlab bench results/bench/http.txt` (and `--unit p50-µs`, `--unit cpu-µs/op`):
 
 ```
 {printout('results/bench/http.txt')}
+
+{printout('results/bench/http.txt', 'p50-µs')}
+
+{printout('results/bench/http.txt', 'cpu-µs/op')}
 ```
 <!-- pinned:end -->"""
 

@@ -24,8 +24,12 @@ func floodList() string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "  %s: %d sessions, %d streams, %d connections", s.Name, s.Sessions, s.Streams, s.Conns)
-		for _, line := range wrap(s.What, helpWidth, "      ") {
+		fmt.Fprintf(&b, "  %s: %d sessions, %d streams, %d connections", s.Name, s.Sessions, s.Streams, s.Conns+s.IdleConns)
+		what := s.What
+		if s.Hostile > 0 {
+			what += fmt.Sprintf(" (%d at-cap requests of each hostile shape, %d in flight)", s.Hostile, s.HostileInFlight)
+		}
+		for _, line := range wrap(what, helpWidth, "      ") {
 			b.WriteString("\n" + line)
 		}
 	}
@@ -53,6 +57,10 @@ func runFlood(shape load.FloodShape, args []string, stdin io.Reader, stdout, std
 	per := c.Int("streams-per-session", d.StreamsPerSession, fmt.Sprintf("GET streams asked of each streamed session (1 to %d)", load.MaxStreamsPer))
 	conns := c.Int("conns", d.Conns, "connections to hold (idle keep-alive ones; with --header-bytes, unfinished requests)")
 	headerBytes := c.Int("header-bytes", d.HeaderBytes, fmt.Sprintf("send this much of a header block on each held connection and never the rest (0: a whole GET, then idle; at most %d)", load.MaxFloodHeaderBytes))
+	idle := c.Int("idle-conns", d.IdleConns, "with --header-bytes: idle keep-alive connections to hold beside, opened first")
+	hostile := c.Int("hostile", d.Hostile, fmt.Sprintf("once everything is held: at-cap requests of each hostile shape of the attack mix (at most %d; 0: none)", load.MaxRequests))
+	inFlight := c.Int("in-flight", d.HostileInFlight, fmt.Sprintf("hostile requests in flight at once (at most %d)", load.MaxConcurrency))
+	validClients := c.Int("valid-clients", d.ValidClients, "clients sending valid 1 KB calls beside the hostile requests")
 	conc := c.Int("concurrency", d.Concurrency, fmt.Sprintf("connections carrying the sessions' POSTs, and openers of streams and connections (at most %d)", load.MaxFloodConcurrency))
 	hold := c.Duration("hold", d.Hold, "hold everything this long once open, new clients still timed")
 	probeEvery := c.Duration("probe-every", d.ProbeEvery, "a new client's conversation this often")
@@ -78,7 +86,8 @@ func runFlood(shape load.FloodShape, args []string, stdin io.Reader, stdout, std
 	default:
 		cfg := d
 		cfg.Bin, cfg.Sessions, cfg.Streams, cfg.StreamsPerSession, cfg.Conns = *bin, *sessions, *streams, *per, *conns
-		cfg.HeaderBytes = *headerBytes
+		cfg.HeaderBytes, cfg.IdleConns = *headerBytes, *idle
+		cfg.Hostile, cfg.HostileInFlight, cfg.ValidClients = *hostile, *inFlight, *validClients
 		cfg.Concurrency, cfg.Hold, cfg.ProbeEvery, cfg.Duration = *conc, *hold, *probeEvery, *duration
 		if err := floodConfig(&cfg, *variants, *guardMiB); err != nil {
 			return c.usageError(stderr, "%v", err)

@@ -37,6 +37,10 @@ var (
 	headerFlood []byte
 	//go:embed header-flood-at-cap.json
 	headerFloodAtCap []byte
+	//go:embed all-budgets.json
+	allBudgets []byte
+	//go:embed all-budgets-over-bound.json
+	allBudgetsOverBound []byte
 	//go:embed before-session-flood.json
 	beforeSessionFlood []byte
 	//go:embed before-stream-flood.json
@@ -69,8 +73,12 @@ func Runs() []Saved {
 // the session flood of 1,000,000 sessions, and the header flood (slowloris:
 // connections that never finish their header block), and the header flood
 // at the header cap (each connection sends a block just under the
-// MaxHeaderBytes Harden sets: the connection weight's assumption, held). The
-// before- runs are the same
+// MaxHeaderBytes Harden sets: the connection weight's assumption, held);
+// every budget at once (all-budgets: sessions past the table's size,
+// streams, idle and header-block connections within the connection bound,
+// at-cap hostile calls beside them), and the same with the header-block
+// connections past the bound (all-budgets-over-bound). The before- runs
+// are the same
 // floods against the serve before sessions, streams and connections were
 // bounded (labels before-FLOOD), kept beside as the comparison; the header
 // flood's before- run is against the serve before LimitConns closed new
@@ -87,6 +95,8 @@ func Floods() []Saved {
 		{"session-flood-1m", sessionFlood1M},
 		{"header-flood", headerFlood},
 		{"header-flood-at-cap", headerFloodAtCap},
+		{"all-budgets", allBudgets},
+		{"all-budgets-over-bound", allBudgetsOverBound},
 		{"before-session-flood", beforeSessionFlood},
 		{"before-stream-flood", beforeStreamFlood},
 		{"before-connection-flood", beforeConnectionFlood},
