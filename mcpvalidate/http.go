@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -182,8 +183,9 @@ func (h *Handler) Ceiling() int64 {
 // bounds.ReadHeaderTimeout, IdleTimeout bounds.ConnIdleTimeout, Handler h.
 // A MaxHeaderBytes above bounds.MaxHeaderBytes is refused: a connection
 // reading such a header block costs more than it is weighed at. It also sets
-// the Go runtime's soft memory limit to the ceiling, unless GOMEMLIMIT set
-// one: the limit bounds nothing by itself (the budgets do), but at the
+// the Go runtime's soft memory limit to the ceiling less the executable's
+// size (its pages count in RSS, not against the limit), unless GOMEMLIMIT
+// set one: the limit bounds nothing by itself (the budgets do), but near the
 // ceiling it makes the collector return freed memory, so that RSS follows
 // the admitted bytes. Serve hs on the returned listener.
 func (h *Handler) Harden(hs *http.Server, ln net.Listener) (net.Listener, error) {
@@ -208,7 +210,7 @@ func (h *Handler) Harden(hs *http.Server, ln net.Listener) (net.Listener, error)
 		return nil, err
 	}
 	if debug.SetMemoryLimit(-1) == maxMemoryLimit {
-		debug.SetMemoryLimit(h.Ceiling())
+		debug.SetMemoryLimit(softLimit(h.Ceiling()))
 	}
 	return l, nil
 }
@@ -230,6 +232,23 @@ func (h *Handler) ListenAndServe(addr string) error {
 		return err
 	}
 	return hs.Serve(limited)
+}
+
+// softLimit is the Go runtime's soft memory limit for a process whose
+// resident set is to stay within ceiling: the ceiling less the executable's
+// size, since the kernel counts the executable's pages in the resident set
+// and the runtime does not count them against its limit. An executable it
+// cannot size, or one of half the ceiling or more, leaves the ceiling.
+func softLimit(ceiling int64) int64 {
+	exe, err := os.Executable()
+	if err != nil {
+		return ceiling
+	}
+	st, err := os.Stat(exe)
+	if err != nil || st.Size() >= ceiling/2 {
+		return ceiling
+	}
+	return ceiling - st.Size()
 }
 
 // maxMemoryLimit is the runtime's limit when none is set.

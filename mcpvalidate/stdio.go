@@ -40,8 +40,8 @@ import (
 // the frame cap and bounds.DefaultSmallReserve of small ones, so a
 // connection holds at most bounds.Stdio(v.MaxBodyBytes(), limits) beside the
 // process's own bounds.Baseline. Connect sets the Go runtime's soft memory
-// limit to that sum unless GOMEMLIMIT (or an earlier call) set one: at the
-// ceiling the collector returns freed memory, so RSS follows what is held.
+// limit to that sum, less the executable's size, unless GOMEMLIMIT (or an
+// earlier call) set one, as Handler.Harden does.
 //
 //	err := server.Run(ctx, v.StdioTransport(nil, nil))
 func (v *Validator) StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
@@ -86,7 +86,7 @@ func (v *Validator) stdioGate(in io.Reader, out io.Writer, wait time.Duration) (
 		return nil, nil, err
 	}
 	if debug.SetMemoryLimit(-1) == maxMemoryLimit {
-		debug.SetMemoryLimit(v.stdioCeiling())
+		debug.SetMemoryLimit(softLimit(v.stdioCeiling()))
 	}
 	if wait <= 0 {
 		wait = defaultMaxWait

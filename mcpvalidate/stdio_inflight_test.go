@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,5 +247,27 @@ func TestStdioCeiling(t *testing.T) {
 	want := v.defaultInFlightBytes() + 3*line + 512 + bounds.Baseline
 	if got := v.stdioCeiling(); got != want {
 		t.Errorf("stdio ceiling %d, want %d", got, want)
+	}
+	// The transport sets the runtime's soft limit to it, less the
+	// executable's size, and leaves a limit already set.
+	prev := debug.SetMemoryLimit(maxMemoryLimit)
+	defer debug.SetMemoryLimit(prev)
+	if _, _, err := v.stdioGate(strings.NewReader(""), io.Discard, 0); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	st, err := os.Stat(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetMemoryLimit(-1); got != want-st.Size() {
+		t.Errorf("soft memory limit %d, want %d less the executable's %d bytes", got, want, st.Size())
+	}
+	debug.SetMemoryLimit(1 << 40)
+	if _, _, err := v.stdioGate(strings.NewReader(""), io.Discard, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 1<<40 {
+		t.Errorf("a limit already set was replaced: %d", got)
 	}
 }

@@ -213,7 +213,7 @@ func serveOn(ctx context.Context, ln net.Listener, so serveOptions, stdout, stde
 					ann.SessionBytes, ann.SessionBytes/(bounds.SessionCost+bounds.StreamCost), bounds.SessionCost, bounds.StreamCost, bounds.DefaultSessionIdle)
 			}
 			fmt.Fprintf(stdout, "  connections: %d bytes (%d at %d each; idle ones closed first)\n", ann.ConnBytes, ann.ConnBytes/bounds.ConnCost, bounds.ConnCost)
-			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (in-flight + sessions + connections + %d baseline); Go runtime memory limit set to it\n", ann.CeilingBytes, int64(bounds.Baseline))
+			fmt.Fprintf(stdout, "  memory ceiling: %d bytes (in-flight + sessions + connections + %d baseline); Go runtime memory limit set to it less the executable's size\n", ann.CeilingBytes, int64(bounds.Baseline))
 		} else {
 			fmt.Fprintln(stdout, "  front gate: off (the SDK reads every body; no in-flight bound)")
 		}
