@@ -40,6 +40,9 @@ var sonicStrict = sonic.Config{UseNumber: true, ValidateString: true}.Froze()
 // the document; only where the CPU has what it needs); and utf8.Valid, which
 // reads the bytes and knows no JSON: the floor for a scan that must decode
 // every code point.
+//
+// Each sample reports its thread's CPU time per op (cpu-sec/op) beside the
+// wall time the records read.
 func BenchmarkValid(b *testing.B) {
 	gate, err := charge.NewGate(charge.Go, charge.DefaultLimits())
 	if err != nil {
@@ -83,11 +86,11 @@ func BenchmarkValid(b *testing.B) {
 			b.Run("shape="+sh.Name+"/impl="+impl.name, func(b *testing.B) {
 				b.SetBytes(int64(len(doc)))
 				b.ReportAllocs()
-				for b.Loop() {
+				loopCPU(b, func() {
 					if !impl.ok(doc) {
 						b.Fatal("rejected")
 					}
-				}
+				})
 			})
 		}
 	}
