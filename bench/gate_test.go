@@ -40,6 +40,9 @@ var sonicStrict = sonic.Config{UseNumber: true, ValidateString: true}.Froze()
 // the document; only where the CPU has what it needs); and utf8.Valid, which
 // reads the bytes and knows no JSON: the floor for a scan that must decode
 // every code point.
+//
+// Each sample reports its thread's CPU time per op (cpu-sec/op) beside the
+// wall time the records read.
 func BenchmarkValid(b *testing.B) {
 	gate, err := charge.NewGate(charge.Go, charge.DefaultLimits())
 	if err != nil {
@@ -83,11 +86,61 @@ func BenchmarkValid(b *testing.B) {
 			b.Run("shape="+sh.Name+"/impl="+impl.name, func(b *testing.B) {
 				b.SetBytes(int64(len(doc)))
 				b.ReportAllocs()
-				for b.Loop() {
+				loopCPU(b, func() {
 					if !impl.ok(doc) {
 						b.Fatal("rejected")
 					}
-				}
+				})
+			})
+		}
+	}
+}
+
+// mixtureConfig is BenchmarkMixture's draw: seeds 1..BOUNDLAB_MIX_SEEDS (50
+// by default) of BOUNDLAB_MIX_BYTES each (256 KiB by default).
+func mixtureConfig() (seeds, size int) {
+	seeds, size = 50, 256<<10
+	if n, err := strconv.Atoi(os.Getenv("BOUNDLAB_MIX_SEEDS")); err == nil && n > 0 {
+		seeds = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("BOUNDLAB_MIX_BYTES")); err == nil && n > 0 {
+		size = n
+	}
+	return seeds, size
+}
+
+// BenchmarkMixture: the gate against jsontext (its strict peer) on documents
+// drawn from the mixture of realistic JSON text (Mixture), one seed a
+// sub-benchmark. The fixed shapes of BenchmarkValid are what the gate was
+// tuned on; the seeds are text it was not. Each sample reports its thread's
+// CPU time per op (cpu-sec/op) beside its wall time: on a loaded machine the
+// wall time counts the minutes the thread waited for a CPU.
+func BenchmarkMixture(b *testing.B) {
+	gate, err := charge.NewGate(charge.Go, charge.DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	seeds, size := mixtureConfig()
+	impls := []struct {
+		name string
+		ok   func([]byte) bool
+	}{
+		{"gate", func(d []byte) bool { _, err := gate.Check(d); return err == nil }},
+		{"jsontext", func(d []byte) bool { return jsontext.Value(d).IsValid() }},
+	}
+	for seed := 1; seed <= seeds; seed++ {
+		doc := Mixture(uint64(seed), size)
+		for _, impl := range impls {
+			if !impl.ok(doc) {
+				b.Fatalf("seed %d: %s rejects the document", seed, impl.name)
+			}
+			b.Run("seed="+strconv.Itoa(seed)+"/impl="+impl.name, func(b *testing.B) {
+				b.SetBytes(int64(len(doc)))
+				loopCPU(b, func() {
+					if !impl.ok(doc) {
+						b.Fatal("rejected")
+					}
+				})
 			})
 		}
 	}

@@ -58,6 +58,9 @@ var Baselines = map[string]string{
 	// bare IOTransport, the middleware behind both.
 	"BenchmarkStdio":     "bare",
 	"BenchmarkStdioRead": "bare", // reading alone, no pipes: the gate's own cost
+	// The gate against jsontext on seeded documents of realistic text: the
+	// peer's time over the gate's, as the suite states its strict peers.
+	"BenchmarkMixture": "gate",
 }
 
 // Modules are the peers whose versions a saved run records.
@@ -112,6 +115,12 @@ func Run(ctx context.Context, rc RunConfig, progress io.Writer) ([]byte, error) 
 	for _, e := range rc.Env {
 		if v, ok := strings.CutPrefix(e, "BOUNDLAB_BENCH_BYTES="); ok {
 			fmt.Fprintf(&head, "bench-bytes: %s\n", v)
+		}
+		if v, ok := strings.CutPrefix(e, "BOUNDLAB_MIX_BYTES="); ok {
+			fmt.Fprintf(&head, "mix-bytes: %s\n", v)
+		}
+		if v, ok := strings.CutPrefix(e, "BOUNDLAB_MIX_SEEDS="); ok {
+			fmt.Fprintf(&head, "mix-seeds: %s\n", v)
 		}
 	}
 	var out bytes.Buffer

@@ -90,8 +90,13 @@ func TestSavedSuiteYieldsEveryHeadline(t *testing.T) {
 			}
 		})
 	}
-	if len(recs) != len(Headlines()) {
-		t.Fatalf("%d records for %d headlines", len(recs), len(Headlines()))
+	for _, id := range []string{mixtureMinID, mixtureMedianID, mixtureMinSeedID} {
+		if !ids[id] {
+			t.Errorf("no %s in the saved runs", id)
+		}
+	}
+	if len(recs) != len(Headlines())+3 {
+		t.Fatalf("%d records for %d headlines and the mixture's three", len(recs), len(Headlines()))
 	}
 	for _, saved := range []struct {
 		name string
@@ -112,7 +117,7 @@ func TestSavedSuiteYieldsEveryHeadline(t *testing.T) {
 	}
 	for _, r := range recs {
 		t.Run("record_"+r.ID, func(t *testing.T) {
-			ratio := r.Unit != "bytes"
+			ratio := r.Unit != "bytes" && r.Unit != "seed"
 			if math.IsNaN(r.Value) || r.Value <= 0 || (ratio && r.Tolerance <= 0) || r.Build.Go == "" {
 				t.Errorf("%s: value %v tolerance %v build %+v", r.ID, r.Value, r.Tolerance, r.Build)
 			}

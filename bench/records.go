@@ -258,6 +258,13 @@ func SuiteRecords(data []byte, source string) ([]results.Record, error) {
 	size := s.Config["bench-bytes"]
 	machine := fmt.Sprintf("machine: %s, GOMAXPROCS %s", s.Config["cpu-model"], s.Config["gomaxprocs"])
 	var recs []results.Record
+	if families["BenchmarkMixture"] {
+		mix, err := mixtureRecords(s, source, build, machine)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, mix...)
+	}
 	for _, h := range Headlines() {
 		if !families[h.Family] {
 			continue
@@ -423,6 +430,7 @@ func Pinned() ([]results.Record, error) {
 		{benchdata.FrontGate, benchdata.FrontGateFile},
 		{benchdata.Check, benchdata.CheckFile},
 		{benchdata.HTTP, benchdata.HTTPFile},
+		{benchdata.Mixture, benchdata.MixtureFile},
 	} {
 		rs, err := SuiteRecords(run.data, run.file)
 		if err != nil {
@@ -440,6 +448,9 @@ func Pinned() ([]results.Record, error) {
 // HeadlineFamily is the benchmark family a headline record's id belongs to
 // ("" for an id no headline has).
 func HeadlineFamily(id string) string {
+	if strings.HasPrefix(id, "bench.mixture.") {
+		return "BenchmarkMixture"
+	}
 	for _, h := range Headlines() {
 		if h.ID == id {
 			return h.Family

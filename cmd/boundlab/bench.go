@@ -76,11 +76,16 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pattern := c.String("bench", ".", "go test -bench regexp")
 	benchtime := c.String("benchtime", "", "go test -benchtime (e.g. 1s, 50x); empty for go test's default")
 	size := c.Int("bytes", 1<<20, "document size for the shape benchmarks (BOUNDLAB_BENCH_BYTES)")
+	mixSeeds := c.Int("mix-seeds", 50, "seeds of the mixture BenchmarkMixture draws (BOUNDLAB_MIX_SEEDS)")
+	mixBytes := c.Int("mix-bytes", 256<<10, "size of each BenchmarkMixture document (BOUNDLAB_MIX_BYTES)")
 	pkgs := c.String("pkg", "./bench/", "package holding the benchmarks")
 	out := c.String("out", "", "write the run's benchfmt output to `FILE`")
 	unit := c.String("unit", "sec/op", "the unit to compare (sec/op, B/op, allocs/op, B/s)")
 	check := c.Bool("check", false, "compare the headline ratios with the pinned run, each within its record's tolerance")
 	asJSON := c.Bool("json", false, "print the rows (and the check) as JSON")
+	abBase := c.String("ab", "", "A/B: run the gate built at `REV` (side A) against this tree's (side B, or --ab-head) over the fixed shapes and the mixture's seeds, in alternating rounds with -cpu 1; --bench selects documents (shape=chat, seed=12)")
+	abHead := c.String("ab-head", "", "A/B: side B at `REV` instead of the work tree")
+	callgrind := c.Bool("callgrind", false, "A/B: also count each document's Check instructions under valgrind --tool=callgrind")
 	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
@@ -99,6 +104,19 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if name == "-" {
 			name = "stdin"
 		}
+	case *abBase != "":
+		root, err := moduleRoot()
+		if err != nil {
+			return c.fail(stderr, err)
+		}
+		data, err = bench.RunAB(context.Background(), bench.ABConfig{
+			Dir: root, Base: *abBase, Head: *abHead, Rounds: *count, Bench: *pattern, Benchtime: *benchtime,
+			Bytes: *size, MixSeeds: *mixSeeds, MixBytes: *mixBytes, Callgrind: *callgrind,
+		}, stderr)
+		if err != nil {
+			return c.fail(stderr, err)
+		}
+		name = "run"
 	default:
 		root, err := moduleRoot()
 		if err != nil {
@@ -106,7 +124,8 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		data, err = bench.Run(context.Background(), bench.RunConfig{
 			Dir: root, Packages: []string{*pkgs}, Bench: *pattern, Count: *count, Benchtime: *benchtime,
-			Env: []string{"BOUNDLAB_BENCH_BYTES=" + strconv.Itoa(*size)},
+			Env: []string{"BOUNDLAB_BENCH_BYTES=" + strconv.Itoa(*size),
+				"BOUNDLAB_MIX_SEEDS=" + strconv.Itoa(*mixSeeds), "BOUNDLAB_MIX_BYTES=" + strconv.Itoa(*mixBytes)},
 		}, stderr)
 		if err != nil {
 			return c.fail(stderr, err)
@@ -121,6 +140,12 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s, err := bench.Parse(bytes.NewReader(data), name)
 	if err != nil {
 		return c.fail(stderr, err)
+	}
+	if ab := bench.ABVerdicts(s); len(ab) > 0 && !*asJSON {
+		if err := bench.WriteAB(stdout, s, ab); err != nil {
+			return c.fail(stderr, err)
+		}
+		return exitOK
 	}
 	rows := s.Compare(*unit)
 	var checks []benchCheckJSON

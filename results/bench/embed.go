@@ -45,3 +45,13 @@ const HTTPFile = "results/bench/http.txt"
 //
 //go:embed http.txt
 var HTTP []byte
+
+// MixtureFile is the saved run of BenchmarkMixture (`boundlab bench --bench
+// BenchmarkMixture --benchtime 200ms`): the gate against jsontext on seeded
+// documents of realistic JSON text, one seed a sub-benchmark.
+const MixtureFile = "results/bench/mixture.txt"
+
+// Mixture is that run.
+//
+//go:embed mixture.txt
+var Mixture []byte
