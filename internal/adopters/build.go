@@ -54,8 +54,9 @@ type Adopter struct {
 	Cost    CostCall
 	Setting string
 	// Tests, when set, are the arguments of `go test` run in the unpatched
-	// and the patched module: the server's own tests.
-	Tests []string
+	// and the patched module: the server's own tests, with TestEnv added to
+	// the environment.
+	Tests, TestEnv []string
 }
 
 // CostCall is a tool call the server answers by itself, with nothing from
@@ -123,7 +124,13 @@ func Grafana() Adopter {
 		HTTPArgs: func(addr string) []string {
 			return append([]string{"-t", "streamable-http", "--address", addr}, quiet...)
 		},
-		Env: []string{"GRAFANA_URL=" + grafanaURL, "DO_NOT_TRACK=1"},
+		// the docs index on loopback too, though the tools that read it are
+		// skipped
+		Env: []string{"GRAFANA_URL=" + grafanaURL, "DOCS_INDEX_URL=" + grafanaURL + "/docs", "DO_NOT_TRACK=1"},
+		// these fetch from grafana.com itself: the plugin catalog
+		// (install_plugin without a version, search_plugin_information) and
+		// the documentation (search_docs, get_doc)
+		Skip: []string{"get_doc", "install_plugin", "search_docs", "search_plugin_information"},
 		// the unpatched server parses the 64 MiB body whole, slowly
 		Timeout: 3 * time.Minute,
 		// a dashboard's link, built from the configured URL alone; a few
@@ -131,6 +138,9 @@ func Grafana() Adopter {
 		Cost:    CostCall{Tool: "generate_deeplink", Arguments: `{"resourceType":"dashboard","dashboardUid":"boundlab"}`, Rounds: 15, Calls: 5000},
 		Setting: "with no Grafana (GRAFANA_URL a closed loopback port)",
 		Tests:   []string{"-tags", "unit", "./..."},
+		// the binaries its tests start send no usage report, and could send
+		// one only to loopback
+		TestEnv: []string{"DO_NOT_TRACK=1", "GRAFANA_USAGE_STATS_ENDPOINT=" + grafanaURL + "/usage"},
 	}
 }
 

@@ -193,8 +193,8 @@ func auditRecords(a Adopter, transport, variant, what string, build results.Buil
 		src = fmt.Sprintf("internal/adopters.Records: audit.Run (seed %d, default limits, every tool but %s called) on `%s %s` over stdio, %s@%s %s, in a one-package workspace",
 			Seed, strings.Join(a.Skip, ", "), a.Key, strings.Join(a.Args, " "), a.Module, a.Version, what)
 	default:
-		src = fmt.Sprintf("internal/adopters.Records: audit.Run (seed %d, default limits, every tool called) on `%s %s` over streamable HTTP on loopback, %s@%s %s",
-			Seed, a.Key, strings.Join(a.HTTPArgs("127.0.0.1:PORT"), " "), a.Module, a.Version, what)
+		src = fmt.Sprintf("internal/adopters.Records: audit.Run (seed %d, default limits, every tool but %s called) on `%s %s` over streamable HTTP on loopback, %s@%s %s",
+			Seed, strings.Join(a.Skip, ", "), a.Key, strings.Join(a.HTTPArgs("127.0.0.1:PORT"), " "), a.Module, a.Version, what)
 	}
 	if a.Timeout > 0 {
 		src = strings.Replace(src, "default limits", "default limits but "+a.Timeout.String()+" a request", 1)
@@ -225,7 +225,7 @@ func auditRecords(a Adopter, transport, variant, what string, build results.Buil
 // testRecords are the server's own tests in each variant: how many passed
 // and failed, and the regressions (passed unpatched, not patched), named.
 func testRecords(a Adopter, build results.Build, before, after TestRun) []results.Record {
-	src := "internal/adopters.RunTests: go test -count=1 -json " + strings.Join(a.Tests, " ") + " in " + a.Module + "@" + a.Version + ", unpatched and with " + a.Patch + " applied"
+	src := "internal/adopters.RunTests: " + strings.Join(a.TestEnv, " ") + " go test -count=1 -json " + strings.Join(a.Tests, " ") + " in " + a.Module + "@" + a.Version + ", unpatched and with " + a.Patch + " applied"
 	prefix := "adopters." + a.Key + ".tests."
 	var out []results.Record
 	for _, v := range []struct {

@@ -98,7 +98,7 @@ func (a Adopter) RunTests(ctx context.Context, src, root, patch string) (TestRun
 	tctx, cancel := context.WithTimeout(ctx, testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(tctx, "go", append([]string{"test", "-count=1", "-json"}, a.Tests...)...)
-	cmd.Dir, cmd.Env = dir, append(a.goEnv(), a.Env...)
+	cmd.Dir, cmd.Env = dir, append(a.goEnv(), a.TestEnv...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
