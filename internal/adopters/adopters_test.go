@@ -45,7 +45,7 @@ func TestPatches(t *testing.T) {
 		patch, code string
 	}{
 		{Gopls().Patch, "internal/mcp/mcp.go"},
-		{"adopters/mcp-grafana-v1.6.3.patch", "cmd/mcp-grafana/main.go"},
+		{Grafana().Patch, "cmd/mcp-grafana/main.go"},
 	} {
 		t.Run(filepath.Base(tc.patch), func(t *testing.T) {
 			diff, err := os.ReadFile(filepath.Join("..", "..", tc.patch))
@@ -76,29 +76,15 @@ func TestPatches(t *testing.T) {
 	}
 }
 
-// TestGopls builds gopls unpatched and patched and holds the patched one to
-// what the patch can promise: no deep nesting, transport or session
-// finding (BLA003, BLA014, BLA016, BLA019), every session kept, unknown
-// keys refused without the key, and no echo left but of an argument the
-// tool's own schema admits (gopls publishes its paths and names as strings
-// with no length bound, and its handlers quote them in their errors: the
-// middleware validates against what the server publishes). The unpatched
-// one must raise some of them, or the audit no longer sees what the patch
-// changes.
-func TestGopls(t *testing.T) {
-	if os.Getenv("BOUNDLAB_ADOPTERS") == "" {
-		t.Skip("set BOUNDLAB_ADOPTERS=1 to build gopls twice from the module proxy with Go 1.27 (minutes, once; cached) and audit both")
-	}
-	a := Gopls()
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
-	defer cancel()
-	res, err := Measure(ctx, a)
-	if why, ok := results.IsUnavailable(err); ok {
-		t.Skip(why)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+// checkTargets holds the patched build of a, over each transport, to what
+// its patch can promise: no deep nesting, transport or session finding
+// (BLA003, BLA014, BLA016, BLA019), every session kept, unknown keys
+// refused, and no echo left but of an argument the tool's own schema
+// admits (neither server bounds its strings, and their handlers quote
+// them in their errors: the middleware validates against what the server
+// publishes). The unpatched one must raise some of them, or the audit no
+// longer sees what the patch changes.
+func checkTargets(t *testing.T, a Adopter, res *Result) {
 	count := func(rep *audit.Report, rule string) int {
 		n := 0
 		for _, f := range rep.Findings {
@@ -108,33 +94,110 @@ func TestGopls(t *testing.T) {
 		}
 		return n
 	}
-	before := 0
-	for _, rule := range TargetRules {
-		before += count(res.Before, rule)
-		if n := count(res.After, rule); n > 0 && rule != audit.RuleEcho {
-			t.Errorf("patched: %d findings of %s", n, rule)
+	for _, tr := range a.Transports() {
+		au := res.Audits[tr]
+		before := 0
+		for _, rule := range TargetRules {
+			before += count(au.Before, rule)
+			if n := count(au.After, rule); n > 0 && rule != audit.RuleEcho {
+				t.Errorf("%s patched: %d findings of %s", tr, n, rule)
+			}
 		}
-	}
-	if before == 0 {
-		t.Errorf("unpatched: none of %v raised: the audit no longer sees what the patch changes", TargetRules)
-	}
-	for _, f := range res.After.Findings {
-		if f.Rule != audit.RuleEcho {
-			continue
+		if before == 0 {
+			t.Errorf("%s unpatched: none of %v raised: the audit no longer sees what the patch changes", tr, TargetRules)
 		}
-		t.Logf("patched: %s %s: %s", f.Rule, f.Tool, f.Message)
-		if f.Tool == "" || !strings.Contains(f.Message, "argument") {
-			t.Errorf("patched: an echo not of an admitted argument: %s", f.Message)
+		for _, f := range au.After.Findings {
+			if f.Rule != audit.RuleEcho {
+				continue
+			}
+			t.Logf("%s patched: %s %s: %s", tr, f.Rule, f.Tool, f.Message)
+			if f.Tool == "" || !strings.Contains(f.Message, "argument") {
+				t.Errorf("%s patched: an echo not of an admitted argument: %s", tr, f.Message)
+			}
 		}
+		if v := au.After.Boundary.UnknownKeys; v != audit.VerdictRefused {
+			t.Errorf("%s patched: unknown keys %q, want %q", tr, v, audit.VerdictRefused)
+		}
+		if n := len(au.After.SessionEnds); n > 0 {
+			t.Errorf("%s patched: %d sessions ended (%v)", tr, n, au.After.SessionEnds)
+		}
+		t.Logf("%s echo: %.3f unpatched (%s), %.3f patched (%s)", tr, au.Before.Boundary.EchoRatio, au.Before.Boundary.EchoInstance,
+			au.After.Boundary.EchoRatio, au.After.Boundary.EchoInstance)
 	}
-	if v := res.After.Boundary.UnknownKeys; v != audit.VerdictRefused {
-		t.Errorf("patched: unknown keys %q, want %q", v, audit.VerdictRefused)
+}
+
+// measure measures a (Measure) when BOUNDLAB_ADOPTERS is set.
+func measure(t *testing.T, a Adopter) *Result {
+	if os.Getenv("BOUNDLAB_ADOPTERS") == "" {
+		t.Skipf("set BOUNDLAB_ADOPTERS=1 to build %s twice from the module proxy (minutes, once; cached) and audit both", a.Module)
 	}
-	if n := len(res.After.SessionEnds); n > 0 {
-		t.Errorf("patched: %d sessions ended (%v)", n, res.After.SessionEnds)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Minute)
+	defer cancel()
+	res, err := Measure(ctx, a)
+	if why, ok := results.IsUnavailable(err); ok {
+		t.Skip(why)
 	}
-	t.Logf("echo: %.3f unpatched (%s), %.3f patched (%s)", res.Before.Boundary.EchoRatio, res.Before.Boundary.EchoInstance,
-		res.After.Boundary.EchoRatio, res.After.Boundary.EchoInstance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestGopls builds gopls unpatched and patched (with Go 1.27) and holds
+// the patched one to its targets (checkTargets).
+func TestGopls(t *testing.T) {
+	a := Gopls()
+	checkTargets(t, a, measure(t, a))
+}
+
+// TestGrafana builds mcp-grafana unpatched and patched, holds the patched
+// one to its targets over both transports (checkTargets), and its own unit
+// tests to no regression.
+func TestGrafana(t *testing.T) {
+	a := Grafana()
+	res := measure(t, a)
+	checkTargets(t, a, res)
+	if reg := Regressions(*res.TestsBefore, *res.TestsAfter); len(reg) > 0 {
+		t.Errorf("its tests: %d pass unpatched and not patched: %v", len(reg), reg)
+	}
+	t.Logf("its tests: %d passed unpatched, %d patched; cost %.3fx", res.TestsBefore.Passed(), res.TestsAfter.Passed(), res.Cost.Ratio)
+}
+
+// TestRegressions: a test that passed and then failed, or did not run, is
+// a regression; one that failed or was skipped before is not.
+func TestRegressions(t *testing.T) {
+	before := TestRun{Outcome: map[string]string{"p A": "pass", "p B": "pass", "p C": "fail", "p D": "skip", "p E": "pass"}}
+	after := TestRun{Outcome: map[string]string{"p A": "pass", "p B": "fail", "p C": "fail", "p D": "fail", "p E": "skip"}}
+	got := Regressions(before, after)
+	if want := []string{"p B", "p E"}; !slices.Equal(got, want) {
+		t.Errorf("Regressions = %v, want %v", got, want)
+	}
+	delete(after.Outcome, "p A")
+	if got := Regressions(before, after); !slices.Contains(got, "p A") {
+		t.Errorf("a test missing after is not a regression: %v", got)
+	}
+	if before.Passed() != 3 || before.Failed() != 1 {
+		t.Errorf("passed %d, failed %d; want 3, 1", before.Passed(), before.Failed())
+	}
+}
+
+// A subtest named by the port its server got is the same test in both
+// runs; two that share a name once the port is elided pass only together.
+func TestTestName(t *testing.T) {
+	a, b := testName("p", "TestHosts/sse/localhost:39941"), testName("p", "TestHosts/sse/localhost:40655")
+	if a != b || a != "p TestHosts/sse/localhost:PORT" {
+		t.Errorf("testName: %q and %q", a, b)
+	}
+	if got := testName("p", "TestCase/127.0.0.1:80/x:123456"); got != "p TestCase/127.0.0.1:PORT/x:123456" {
+		t.Errorf("testName = %q", got)
+	}
+	run := TestRun{Outcome: map[string]string{}}
+	run.record(a, "pass")
+	run.record(b, "fail")
+	run.record(b, "pass")
+	if run.Outcome[a] != "fail" {
+		t.Errorf("a failing twin is %q, want fail", run.Outcome[a])
+	}
 }
 
 // TestGoplsCost times the cost call on both builds alone (no audit). The
@@ -159,7 +222,7 @@ func TestGoplsCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := a.MeasureCost(ctx, before, after, ws, CostRounds, CostCalls)
+	c, err := a.MeasureCost(ctx, before, after, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,12 +35,39 @@ type Adopter struct {
 	Patch string
 	// Args start its MCP server over stdio.
 	Args []string
+	// HTTPArgs, when set, start its MCP server over streamable HTTP on
+	// addr (host:port), at path /mcp.
+	HTTPArgs func(addr string) []string
+	// Env is added to the server's environment.
+	Env []string
 	// Skip names tools the audit never calls: those that reach outside
 	// the machine.
 	Skip []string
-	// Examples are valid calls, by tool, in the workspace ws (Workspace).
+	// Examples are valid calls, by tool, in the workspace ws (Workspace);
+	// nil: the audit builds each tool's from its schema.
 	Examples func(ws string) map[string]string
+	// Timeout bounds one audit request (0: the audit's default): a server
+	// with no body cap parses the audit's largest body whole.
+	Timeout time.Duration
+	// Cost is the real call whose cost is measured, and Setting says what
+	// the server answers it from.
+	Cost    CostCall
+	Setting string
+	// Tests, when set, are the arguments of `go test` run in the unpatched
+	// and the patched module: the server's own tests, with TestEnv added to
+	// the environment.
+	Tests, TestEnv []string
 }
+
+// CostCall is a tool call the server answers by itself, with nothing from
+// outside, and how often it is timed: Calls calls in each of Rounds rounds.
+type CostCall struct {
+	Tool, Arguments string
+	Rounds, Calls   int
+}
+
+// Adopters are the servers measured, each by its own producer.
+func Adopters() []Adopter { return []Adopter{Gopls(), Grafana()} }
 
 // Gopls is golang.org/x/tools/gopls, whose `gopls mcp` serves twelve tools
 // (eight by default) with the go-sdk over stdio.
@@ -54,6 +81,12 @@ func Gopls() Adopter {
 		// go_vulncheck fetches the vulnerability database from vuln.go.dev
 		Skip:     []string{"go_vulncheck"},
 		Examples: goplsExamples,
+		// gopls's package summary of the workspace's one package, answered
+		// from its own cache; about 0.2 ms of server CPU a call, so 30,000
+		// calls are some 500 clock ticks per server: a tick is 0.2% of the
+		// figure
+		Setting: "in a one-package workspace",
+		Cost:    CostCall{Tool: "go_package_api", Arguments: `{"packagePaths":["example.com/ws"]}`, Rounds: 15, Calls: 2000},
 	}
 }
 
@@ -70,6 +103,44 @@ func goplsExamples(ws string) map[string]string {
 		"go_symbol_references": `{"file":` + f + `,"symbol":"Greet"}`,
 		"go_search":            `{"query":"Greet"}`,
 		"go_file_context":      `{"file":` + f + `}`,
+	}
+}
+
+// grafanaURL is where mcp-grafana is told its Grafana is: a loopback port
+// nothing listens on (the discard port), so every call that would reach
+// Grafana fails at once, on this machine.
+const grafanaURL = "http://127.0.0.1:9"
+
+// Grafana is github.com/grafana/mcp-grafana, which serves some eighty tools
+// with mark3labs/mcp-go over stdio and stateless streamable HTTP, and starts
+// without a Grafana.
+func Grafana() Adopter {
+	// no anonymous usage report: the server would send it to grafana.com
+	quiet := []string{"--usage-stats=disabled", "--log-level=error"}
+	return Adopter{
+		Key: "mcp-grafana", Module: "github.com/grafana/mcp-grafana", Version: "v1.6.3", Pkg: "./cmd/mcp-grafana",
+		Patch: "adopters/mcp-grafana-v1.6.3.patch",
+		Args:  append([]string{"-t", "stdio"}, quiet...),
+		HTTPArgs: func(addr string) []string {
+			return append([]string{"-t", "streamable-http", "--address", addr}, quiet...)
+		},
+		// the docs index on loopback too, though the tools that read it are
+		// skipped
+		Env: []string{"GRAFANA_URL=" + grafanaURL, "DOCS_INDEX_URL=" + grafanaURL + "/docs", "DO_NOT_TRACK=1"},
+		// these fetch from grafana.com itself: the plugin catalog
+		// (install_plugin without a version, search_plugin_information) and
+		// the documentation (search_docs, get_doc)
+		Skip: []string{"get_doc", "install_plugin", "search_docs", "search_plugin_information"},
+		// the unpatched server parses the 64 MiB body whole, slowly
+		Timeout: 3 * time.Minute,
+		// a dashboard's link, built from the configured URL alone; a few
+		// tens of microseconds of handler, so more calls a round than gopls
+		Cost:    CostCall{Tool: "generate_deeplink", Arguments: `{"resourceType":"dashboard","dashboardUid":"boundlab"}`, Rounds: 15, Calls: 5000},
+		Setting: "with no Grafana (GRAFANA_URL a closed loopback port)",
+		Tests:   []string{"-tags", "unit", "./..."},
+		// the binaries its tests start send no usage report, and could send
+		// one only to loopback
+		TestEnv: []string{"DO_NOT_TRACK=1", "GRAFANA_USAGE_STATS_ENDPOINT=" + grafanaURL + "/usage"},
 	}
 }
 
@@ -174,33 +245,17 @@ func (a Adopter) Binaries(ctx context.Context) (before, after string, err error)
 	return before, after, nil
 }
 
-// build copies the module's source to a work directory, applies patch
-// (unless ""), and builds the main package to bin (unless it is there).
-// The copy sits at work/KEY beside work/boundlab, a link to the checkout,
-// so the patch's `replace ... => ../boundlab/...` finds the product.
+// build builds the main package, in the module's source with patch
+// applied (unless ""), to bin (unless it is there).
 func (a Adopter) build(ctx context.Context, src, root, patch, bin string) error {
 	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
 		return nil
 	}
-	work, err := os.MkdirTemp("", "boundlab-adopter-")
+	dir, cleanup, err := a.tree(ctx, src, root, patch)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	dir := filepath.Join(work, a.Key)
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		return err
-	}
-	if err := os.Symlink(root, filepath.Join(work, "boundlab")); err != nil {
-		return err
-	}
-	if patch != "" {
-		cmd := exec.CommandContext(ctx, "patch", "-p1", "-s", "--no-backup-if-mismatch", "-i", patch)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("patch -p1 < %s: %v: %s", filepath.Base(patch), err, firstLine(string(out)))
-		}
-	}
+	defer cleanup()
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return err
 	}
@@ -215,6 +270,36 @@ func (a Adopter) build(ctx context.Context, src, root, patch, bin string) error 
 		return fmt.Errorf("go build: %v: %s", err, firstLine(string(out)))
 	}
 	return os.Rename(tmp, bin)
+}
+
+// tree copies the module's source to a work directory and applies patch
+// (unless ""); cleanup removes it. The copy sits at work/KEY beside
+// work/boundlab, a link to the checkout, so the patch's
+// `replace ... => ../boundlab/...` finds the product.
+func (a Adopter) tree(ctx context.Context, src, root, patch string) (dir string, cleanup func(), err error) {
+	work, err := os.MkdirTemp("", "boundlab-adopter-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(work) }
+	dir = filepath.Join(work, a.Key)
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	if err := os.Symlink(root, filepath.Join(work, "boundlab")); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	if patch != "" {
+		cmd := exec.CommandContext(ctx, "patch", "-p1", "-s", "--no-backup-if-mismatch", "-i", patch)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			cleanup()
+			return "", nil, fmt.Errorf("patch -p1 < %s: %v: %s", filepath.Base(patch), err, firstLine(string(out)))
+		}
+	}
+	return dir, cleanup, nil
 }
 
 // productHash is a short hash of the patch and of every non-test file of

@@ -17,9 +17,11 @@ import (
 	"time"
 )
 
-// RSSGuard is the resident set a cost child may reach before it is killed:
-// a language server holding a one-package workspace needs a few tens of
-// MiB; past 1 GiB it is hurting the machine, not answering.
+// RSSGuard is the resident set a child (the cost's, the HTTP audit's) may
+// reach before it is killed: a language server holding a one-package
+// workspace needs a few tens of MiB, a server parsing the audit's 64 MiB
+// body a few times that; past 1 GiB it is hurting the machine, not
+// answering.
 const RSSGuard = 1 << 30
 
 // client speaks newline-delimited JSON-RPC to one server process it
@@ -37,7 +39,7 @@ type client struct {
 // when ctx does.
 func (a Adopter) dial(ctx context.Context, bin, ws string) (*client, error) {
 	cmd := exec.CommandContext(ctx, bin, a.Args...)
-	cmd.Dir, cmd.Env = ws, childEnv()
+	cmd.Dir, cmd.Env = ws, a.childEnv()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -187,22 +189,16 @@ type Cost struct {
 	Answer int
 }
 
-// CostCall is the tool call Cost times: gopls's package summary of the
-// workspace's one package, answered from its own cache with nothing from
-// outside.
-const (
-	CostTool      = "go_package_api"
-	CostArguments = `{"packagePaths":["example.com/ws"]}`
-)
-
-// MeasureCost starts both binaries in ws and, in each of rounds rounds,
-// times calls calls of CostTool on each (the order alternating round to
-// round, so the machine's drift falls on both), after a warm-up that lets
-// the server load the workspace. Both variants must answer the call with
-// the same bytes, and not as a tool error.
-func (a Adopter) MeasureCost(ctx context.Context, before, after, ws string, rounds, calls int) (Cost, error) {
-	cost := Cost{Tool: CostTool, Arguments: CostArguments, Calls: calls, Rounds: rounds}
-	params := `{"name":"` + CostTool + `","arguments":` + CostArguments + `}`
+// MeasureCost starts both binaries over stdio in ws and, in each of
+// a.Cost.Rounds rounds, times a.Cost.Calls calls of a.Cost.Tool on each (the
+// order alternating round to round, so the machine's drift falls on both),
+// after a warm-up that lets the server load what it serves from. Both
+// variants must answer the call with the same bytes, and not as a tool
+// error.
+func (a Adopter) MeasureCost(ctx context.Context, before, after, ws string) (Cost, error) {
+	rounds, calls := a.Cost.Rounds, a.Cost.Calls
+	cost := Cost{Tool: a.Cost.Tool, Arguments: a.Cost.Arguments, Calls: calls, Rounds: rounds}
+	params := `{"name":"` + a.Cost.Tool + `","arguments":` + a.Cost.Arguments + `}`
 	var cs [2]*client
 	var answers [2][]byte
 	for i, bin := range []string{before, after} {
@@ -225,7 +221,7 @@ func (a Adopter) MeasureCost(ctx context.Context, before, after, ws string, roun
 			} `json:"result"`
 		}
 		if err := json.Unmarshal(ans, &r); err != nil || r.Result == nil || r.Result.IsError {
-			return cost, fmt.Errorf("variant %d did not answer %s with a result: %s", i, CostTool, firstLine(string(ans)))
+			return cost, fmt.Errorf("variant %d did not answer %s with a result: %s", i, a.Cost.Tool, firstLine(string(ans)))
 		}
 	}
 	if !bytes.Equal(answers[0], answers[1]) {

@@ -26,7 +26,10 @@
 //
 // and over stdio, where one bad line would otherwise reach mcp-go's reader,
 //
-//	err := mark3labs.ListenStdio(ctx, s, v, nil, nil)
+//	err := mark3labs.ListenStdio(ctx, server.NewStdioServer(s), v, nil, nil)
+//
+// A server that builds its own StdioServer (a context function, options)
+// passes that one: ListenStdio stands where it called Listen.
 //
 // # What it promises
 //

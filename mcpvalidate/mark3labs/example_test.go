@@ -95,7 +95,7 @@ func ExampleListenStdio() {
 	}
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"ping","id":8}` + "\n")
 	var out strings.Builder
-	_ = mark3labs.ListenStdio(context.Background(), s, v, in, &out) // nil, nil: os.Stdin and os.Stdout
+	_ = mark3labs.ListenStdio(context.Background(), m3server.NewStdioServer(s), v, in, &out) // nil, nil: os.Stdin and os.Stdout
 	fmt.Print(out.String())
 	// Output:
 	// {"jsonrpc":"2.0","id":7,"error":{"code":-32700,"message":"request refused by the front gate: bound duplicate-name","data":{"bound":"duplicate-name"}}}

@@ -10,15 +10,19 @@ import (
 	"github.com/theurian/boundlab/mcpvalidate/internal/inspect"
 )
 
-// ListenStdio serves s over newline-delimited JSON-RPC on in and out (nil:
-// os.Stdin and os.Stdout), with v's front gate in front as
+// ListenStdio runs srv.Listen on newline-delimited JSON-RPC from in to out
+// (nil: os.Stdin and os.Stdout), with v's front gate in front as
 // mcpvalidate.Validator.StdioTransport puts it in front of a go-sdk server:
 // each line bounded by the frame cap and scanned once before mcp-go reads
 // it, a refused line answered by the gate, the session going on. It returns
 // when ctx ends or the input does.
 //
-//	err := mark3labs.ListenStdio(ctx, s, v, nil, nil)
-func ListenStdio(ctx context.Context, s *server.MCPServer, v *mcpvalidate.Validator, in io.Reader, out io.Writer) error {
+// srv is the server's own StdioServer, with whatever it set on it (a context
+// function, an error logger, its worker pool): ListenStdio stands where the
+// server called srv.Listen(ctx, in, out).
+//
+//	err := mark3labs.ListenStdio(ctx, server.NewStdioServer(s), v, nil, nil)
+func ListenStdio(ctx context.Context, srv *server.StdioServer, v *mcpvalidate.Validator, in io.Reader, out io.Writer) error {
 	if in == nil {
 		in = os.Stdin
 	}
@@ -29,5 +33,5 @@ func ListenStdio(ctx context.Context, s *server.MCPServer, v *mcpvalidate.Valida
 	if err != nil {
 		return err
 	}
-	return server.NewStdioServer(s).Listen(ctx, r, w)
+	return srv.Listen(ctx, r, w)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,22 +16,36 @@ import (
 	"github.com/theurian/boundlab/mcpvalidate/mark3labs"
 )
 
+// stdioKey is the context key of the value the server's own StdioServer
+// puts in every request's context.
+type stdioKey struct{}
+
 // Over stdio the gate answers the lines it refuses, without the caller's
 // bytes, and mcp-go serves the next request; admitted calls reach the
-// handler.
+// handler, in the context the server's own StdioServer gives them.
 func TestListenStdio(t *testing.T) {
 	var h handled
+	var fromServer atomic.Int64
 	s := m3server.NewMCPServer("m3", "0")
-	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), h.m3Handler)
+	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), func(ctx context.Context, req m3.CallToolRequest) (*m3.CallToolResult, error) {
+		if ctx.Value(stdioKey{}) == "set by the server" {
+			fromServer.Add(1)
+		}
+		return h.m3Handler(ctx, req)
+	})
 	v, err := mark3labs.Install(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv := m3server.NewStdioServer(s)
+	srv.SetContextFunc(func(ctx context.Context) context.Context {
+		return context.WithValue(ctx, stdioKey{}, "set by the server")
+	})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- mark3labs.ListenStdio(ctx, s, v, inR, outW) }()
+	go func() { done <- mark3labs.ListenStdio(ctx, srv, v, inR, outW) }()
 	defer func() { cancel(); inW.Close(); outR.Close() }()
 	out := bufio.NewReader(outR)
 	exchange := func(line string) string {
@@ -66,5 +81,8 @@ func TestListenStdio(t *testing.T) {
 	}
 	if n := h.n.Load(); n != 3 {
 		t.Errorf("the handler ran %d times, want 3 (the valid calls only)", n)
+	}
+	if n := fromServer.Load(); n != 3 {
+		t.Errorf("%d of 3 calls carried the StdioServer's context value", n)
 	}
 }

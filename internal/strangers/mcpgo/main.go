@@ -60,7 +60,7 @@ func main() {
 				fmt.Fprintln(os.Stderr, "mcpgo:", verr)
 				os.Exit(1)
 			}
-			err = mark3labs.ListenStdio(context.Background(), s, v, nil, nil)
+			err = mark3labs.ListenStdio(context.Background(), server.NewStdioServer(s), v, nil, nil)
 		} else {
 			err = server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout)
 		}
