@@ -85,16 +85,19 @@ func TestReDoSPythonServer(t *testing.T) {
 		t.Errorf("findings %v: want one %s and one %s", rules, audit.RuleBacktracking, audit.RuleAmplification)
 	}
 	word := bt.Prefix + strings.Repeat(bt.Pump, am.Count) + bt.Suffix
-	direct := timeDirect(t, py, word)
-	t.Logf("%d pumps: the audit %.3f s (baseline %.4f s, %d steps), directly %.3f s", am.Count, am.Seconds, am.Baseline, am.Steps, direct.Seconds())
-	if r := am.Seconds / direct.Seconds(); r > 2 || r < 0.5 {
-		t.Errorf("the audit's %.3f s is not within 2x of the direct %.3f s", am.Seconds, direct.Seconds())
+	// Readings of a few tens of milliseconds: a busy machine stretches any
+	// one of them, so the audit's figure is held within 2x of the range the
+	// direct readings span, not of one of them.
+	fast, slow := timeDirect(t, py, word)
+	t.Logf("%d pumps: the audit %.3f s (baseline %.4f s, %d steps), directly %.3f to %.3f s", am.Count, am.Seconds, am.Baseline, am.Steps, fast.Seconds(), slow.Seconds())
+	if am.Seconds > 2*slow.Seconds() || am.Seconds < fast.Seconds()/2 {
+		t.Errorf("the audit's %.3f s is not within 2x of the direct %.3f to %.3f s", am.Seconds, fast.Seconds(), slow.Seconds())
 	}
 }
 
 // timeDirect starts the server, initializes it and times the call with
-// word three times: the median.
-func timeDirect(t *testing.T, py, word string) time.Duration {
+// word five times: the fastest and the slowest reading.
+func timeDirect(t *testing.T, py, word string) (fast, slow time.Duration) {
 	cmd := exec.Command(py, "testdata/redos_server.py")
 	in, _ := cmd.StdinPipe()
 	outp, _ := cmd.StdoutPipe()
@@ -114,11 +117,10 @@ func timeDirect(t *testing.T, py, word string) time.Duration {
 	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 	w, _ := json.Marshal(word)
 	var ds []time.Duration
-	for i := range 3 {
+	for i := range 5 {
 		start := time.Now()
 		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"check","arguments":{"word":%s}}}`, i+1, w))
 		ds = append(ds, time.Since(start))
 	}
-	slices.Sort(ds)
-	return ds[1]
+	return slices.Min(ds), slices.Max(ds)
 }
