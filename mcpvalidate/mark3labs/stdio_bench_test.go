@@ -42,7 +42,14 @@ func BenchmarkStdio(b *testing.B) {
 			} else {
 				go func() { _ = srv.Listen(ctx, inR, outW); close(done) }()
 			}
-			b.Cleanup(func() { cancel(); inW.Close(); outR.Close(); <-done; inR.Close(); outW.Close() })
+			b.Cleanup(func() {
+				cancel()
+				inW.Close()
+				outR.Close()
+				<-done
+				inR.Close()
+				outW.Close()
+			})
 			out := bufio.NewReaderSize(outR, 64<<10)
 			rt := func(line string) string {
 				if _, err := inW.WriteString(line); err != nil {
