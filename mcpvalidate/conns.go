@@ -15,14 +15,16 @@ import (
 // http.Server by memory: each weighs ConnCost (a connection reading a header
 // block of bounds.MaxHeaderBytes, measured), so the bytes given admit
 // bytes/ConnCost connections. At the bound, a new connection is admitted by
-// closing the least recently used idle keep-alive connection (net/http's
-// StateIdle: between requests, which HTTP lets a server close at any time),
-// or else the oldest connection that has held its slot for
+// closing the least recently used idle keep-alive connection idle for at
+// least bounds.ConnIdleGrace (net/http's StateIdle: between requests, which
+// HTTP lets a server close at any time; younger, it is likely a client
+// between two requests of one conversation), or else the oldest connection
+// that has held its slot for
 // bounds.ConnHeaderGrace without completing its first request's header
 // block (StateNew: silent, or trickling its headers); when every open
 // connection is active — serving a request, holding a stream — or new within
-// the grace, it waits up to bounds.ConnWait for one to close, go idle or
-// outlive its grace, and is closed unanswered past it.
+// the grace, it waits up to bounds.ConnWait for one to close, or to outlive
+// its idle or header grace, and is closed unanswered past it.
 //
 // What one client alone can take: every connection. Idle and slow new ones
 // are taken back at once; active ones only as their own bounds end them — a
@@ -34,7 +36,8 @@ type connLimit struct {
 	max  int
 	wait time.Duration
 
-	grace time.Duration // bounds.ConnHeaderGrace; tests shorten it
+	grace     time.Duration // bounds.ConnHeaderGrace; tests shorten it
+	idleGrace time.Duration // bounds.ConnIdleGrace; tests shorten it
 
 	mu     sync.Mutex
 	open   int
@@ -59,7 +62,7 @@ func limitConns(hs *http.Server, ln net.Listener, bytes int64) (*connLimit, erro
 			" bytes cannot admit one connection, which weighs " + strconv.Itoa(bounds.ConnCost))
 	}
 	l := &connLimit{Listener: ln, max: int(n), wait: bounds.ConnWait, grace: bounds.ConnHeaderGrace,
-		freed: make(chan struct{}, 1), closed: make(chan struct{})}
+		idleGrace: bounds.ConnIdleGrace, freed: make(chan struct{}, 1), closed: make(chan struct{})}
 	prev := hs.ConnState
 	hs.ConnState = func(c net.Conn, s http.ConnState) {
 		under := c
@@ -100,9 +103,9 @@ func (l *connLimit) Accept() (net.Conn, error) {
 	}
 }
 
-// admit counts c in, closing the least recently used idle connection, or
-// the oldest new one past its grace, when the limit is reached, or waiting
-// for a slot; nil when none came.
+// admit counts c in, closing the least recently used idle connection past
+// its idle grace, or the oldest new one past its header grace, when the
+// limit is reached, or waiting for a slot; nil when none came.
 func (l *connLimit) admit(c net.Conn) *limitedConn {
 	var timer *time.Timer
 	deadline := time.Now().Add(l.wait)
@@ -117,10 +120,18 @@ func (l *connLimit) admit(c net.Conn) *limitedConn {
 			}
 			return &limitedConn{Conn: c, l: l, since: now}
 		}
-		v := l.idle.head
-		// The oldest new connection still without a request: closed once
-		// past its grace, else the wait ends when its grace does.
+		// The least recently idle connection, once idle past its grace;
+		// else the oldest new one still without a request, once past its
+		// header grace; else the wait ends when the first of them ripens.
+		var v *limitedConn
 		next := deadline
+		if h := l.idle.head; h != nil {
+			if ripe := h.idleSince.Add(l.idleGrace); !ripe.After(now) {
+				v = h
+			} else if ripe.Before(next) {
+				next = ripe
+			}
+		}
 		if v == nil && l.fresh.head != nil {
 			if ripe := l.fresh.head.since.Add(l.grace); !ripe.After(now) {
 				v = l.fresh.head
@@ -179,6 +190,7 @@ func (l *connLimit) state(c *limitedConn, s http.ConnState) {
 	}
 	switch s {
 	case http.StateIdle:
+		c.idleSince = time.Now()
 		l.idle.push(c)
 		l.signal()
 	case http.StateNew:
@@ -192,6 +204,7 @@ type limitedConn struct {
 	net.Conn
 	l          *connLimit
 	since      time.Time // admitted at
+	idleSince  time.Time // last went idle at
 	gone       bool
 	list       *connList
 	prev, next *limitedConn

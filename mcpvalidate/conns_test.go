@@ -46,6 +46,7 @@ func newConnRig(t *testing.T, bytes int64, wait time.Duration) *connRig {
 		t.Fatal(err)
 	}
 	r.l.SetWait(wait)
+	r.l.SetIdleGrace(0) // the tests of the idle grace set their own
 	go func() { _ = hs.Serve(r.l) }()
 	t.Cleanup(func() {
 		close(r.release)
@@ -303,4 +304,39 @@ func TestLimitConnsSlowNewConnections(t *testing.T) {
 			t.Fatal("the slow connection within its grace was closed")
 		}
 	})
+}
+
+// TestLimitConnsIdleGrace: at the bound, a connection idle for less than
+// the idle grace is not closed for a new one (a client between two
+// requests of one conversation); the new one waits until it has been idle
+// that long, then takes its place.
+func TestLimitConnsIdleGrace(t *testing.T) {
+	const grace = 400 * time.Millisecond
+	r := newConnRig(t, bounds.ConnCost, 5*time.Second)
+	r.l.SetIdleGrace(grace)
+	a := r.dial()
+	a.send("/")
+	if s, err := a.answer(5 * time.Second); s != http.StatusOK {
+		t.Fatalf("at the bound: %d %v", s, err)
+	}
+	r.waitIdle(1)
+	// Within the grace: a reuses its connection, and is served.
+	b := r.dial()
+	time.Sleep(grace / 4)
+	a.send("/")
+	if s, err := a.answer(5 * time.Second); s != http.StatusOK {
+		t.Fatalf("a connection idle within its grace was closed for another: %d %v", s, err)
+	}
+	// Past the grace, the waiting connection takes its place.
+	start := time.Now()
+	b.send("/")
+	if s, err := b.answer(5 * time.Second); s != http.StatusOK {
+		t.Fatalf("the new connection, once the idle one ripened: %d %v", s, err)
+	}
+	if since := time.Since(start); since < grace/2 {
+		t.Errorf("admitted after %v: an idle connection was closed within its %v grace", since, grace)
+	}
+	if !a.closed(5 * time.Second) {
+		t.Fatal("the idle connection was not closed past its grace")
+	}
 }

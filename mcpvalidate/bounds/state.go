@@ -88,8 +88,8 @@ const (
 	// (TestDefaultsAdmit).
 	DefaultConnBytes = 192 << 20
 	// ConnWait is how long a new connection waits for a slot when every open
-	// connection is active (idle ones are closed first, at once) before it
-	// is closed unanswered.
+	// connection is active (idle ones are closed first, once idle for
+	// ConnIdleGrace) before it is closed unanswered.
 	ConnWait = 5 * time.Second
 	// ConnHeaderGrace is how long a new connection may hold its slot at the
 	// bound without a complete request header block: past it, it is closed
@@ -98,4 +98,11 @@ const (
 	// is this slow; without the grace, a flood of them would hold every
 	// slot for ReadHeaderTimeout each and lock new clients out.
 	ConnHeaderGrace = 2 * time.Second
+	// ConnIdleGrace is how long a keep-alive connection must have been idle
+	// before it is closed to admit another at the bound. A client between
+	// two requests of one conversation is idle for a moment, and a POST
+	// sent as the server closes its connection fails (HTTP clients do not
+	// retry one); a connection idle longer is closed before the client
+	// reuses it, and the client's next request opens another.
+	ConnIdleGrace = time.Second
 )
