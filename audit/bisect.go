@@ -19,6 +19,9 @@ func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Bound
 	if err != nil {
 		return err
 	}
+	if err := a.memory(ctx, b); err != nil {
+		return err
+	}
 	a.progress(PhaseNesting, "nesting depth")
 	b.DepthCeiling = a.limits.DepthCeiling
 	a.bisecting = true // its steps bound its new sessions
