@@ -59,10 +59,17 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 		ans, err := s.sendWithin(ctx, pingBody(n, id), rid, a.bodyWait(n))
 		sh := ShapeOf(ans, rid)
 		if err == nil && ans.Silent {
-			if _, stdio := s.conn.(*stdioConn); stdio {
+			if sc, stdio := s.conn.(*stdioConn); stdio {
+				// the small ping waits as long as the body did: a server
+				// that answers in order answers it only after the body
 				lid := a.nextID()
-				_, live, lerr := s.call(ctx, pingBody(64, lid), lid)
+				lrid := json.RawMessage(strconv.Itoa(lid))
+				lans, lerr := s.sendWithin(ctx, pingBody(64, lid), lrid, a.bodyWait(n))
+				live := ShapeOf(lans, lrid)
 				if lerr == nil && !live.Refused() {
+					if late, ok := sc.lateAnswer(rid); ok {
+						return ShapeOf(late, rid), nil // answered after its wait: slow, not dropped
+					}
 					return sh, nil // dropped: the server answers the next message
 				}
 				// the process lives and answers nothing more: the line

@@ -387,6 +387,45 @@ type stdioConn struct {
 	exited time.Time
 	wait   time.Duration
 	once   sync.Once
+	// late holds the small answers that came after their message's wait,
+	// by id (at most maxLate): a message answered late was not dropped
+	late map[string]Answer
+}
+
+// maxLate bounds the late answers a connection keeps, and maxLateBytes
+// the size of one: the body-cap probe asks only after a ping's.
+const (
+	maxLate      = 16
+	maxLateBytes = 64 << 10
+)
+
+// keepLate keeps l when it is a small answer (a result or an error with an
+// id): the answer to a message whose wait ran out.
+func (c *stdioConn) keepLate(l line) {
+	if l.truncated || len(l.b) > maxLateBytes {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage  `json:"id"`
+		Result *json.RawMessage `json:"result"`
+		Error  *json.RawMessage `json:"error"`
+	}
+	t := bytes.TrimSpace(l.b)
+	if json.Unmarshal(t, &m) != nil || (m.Result == nil && m.Error == nil) || len(m.ID) == 0 {
+		return
+	}
+	if c.late == nil || len(c.late) >= maxLate {
+		c.late = map[string]Answer{}
+	}
+	c.late[string(m.ID)] = Answer{Raw: l.b, Message: t}
+}
+
+// lateAnswer is the answer to id that came after its wait, if one came
+// since.
+func (c *stdioConn) lateAnswer(id json.RawMessage) (Answer, bool) {
+	a, ok := c.late[string(id)]
+	delete(c.late, string(id))
+	return a, ok
 }
 
 // read splits stdout into lines, each kept up to max bytes.
@@ -419,10 +458,11 @@ func (c *stdioConn) read(r *bufio.Reader, max int64) {
 func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
 	for drained := false; !drained; { // a late answer to an earlier message is not this one's
 		select {
-		case _, ok := <-c.lines:
+		case l, ok := <-c.lines:
 			if !ok {
 				return Answer{}, &endedError{before: true, msg: "the server's stdout is closed: the process exited"}
 			}
+			c.keepLate(l)
 		default:
 			drained = true
 		}
@@ -459,7 +499,9 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 			if answers(t, id) || l.truncated {
 				return Answer{Raw: l.b, Message: t, Truncated: l.truncated}, nil
 			}
-			// a notification or a server request: not the answer
+			// a notification, a server request, or a late answer to an
+			// earlier message: not the answer
+			c.keepLate(l)
 		case <-timer.C:
 			return Answer{Silent: true}, nil
 		case <-ctx.Done():
