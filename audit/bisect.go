@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -84,6 +85,9 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 			}
 			return sh, fmt.Errorf("a %d-byte ping drew no answer within %s (the answer wait plus a second per %d bytes): raise --timeout or lower --body-ceiling",
 				n, a.bodyWait(n), BodyRate)
+		}
+		if killed := (*rssKilled)(nil); errors.As(err, &killed) {
+			return Shape{}, err
 		}
 		if err != nil {
 			// a transport that hangs up on a large body refuses it; go on

@@ -87,6 +87,9 @@ func (a *auditor) memory(ctx context.Context, b *Boundary) error {
 	rid := json.RawMessage(strconv.Itoa(id))
 	ans, err := s.sendWithin(ctx, pingBody(n, id), rid, a.bodyWait(n))
 	sh := ShapeOf(ans, rid)
+	if killed := (*rssKilled)(nil); errors.As(err, &killed) {
+		return err
+	}
 	if err != nil || sh.Refused() {
 		a.notMeasured("memory", "", fmt.Sprintf("the %d-byte ping answered at the cap was not answered on a fresh process (%s)", n, sh))
 		return nil

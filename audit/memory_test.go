@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,4 +87,24 @@ func notMeasuredMemory(r *audit.Report) bool {
 		}
 	}
 	return false
+}
+
+// TestStdioRSSLimit: a process past its resident-set bound is killed and
+// the run ends with an error naming the bound, not a session the server
+// ended; the same process under a bound it never reaches is audited.
+func TestStdioRSSLimit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("SKIP: the resident set is read from Linux's /proc")
+	}
+	l := audit.DefaultLimits()
+	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 4<<20, 16, 1<<10, 5*time.Second
+	// 40 copies of a 4 MiB ping: 160 MiB held
+	env := append(os.Environ(), fakeEnv+"=hoard", fakeHoardEnv+"=40")
+	_, err := audit.Run(context.Background(), audit.Config{Target: &audit.Stdio{Command: os.Args[0], Env: env, RSSLimit: 96 << 20}, Seed: 7, Limits: l})
+	if err == nil || !strings.Contains(err.Error(), "past its bound of 100663296") {
+		t.Fatalf("err %v: want the process killed past its 96 MiB bound", err)
+	}
+	if _, err := audit.Run(context.Background(), audit.Config{Target: &audit.Stdio{Command: os.Args[0], Env: env, RSSLimit: 1 << 30}, Seed: 7, Limits: l}); err != nil {
+		t.Fatalf("under a 1 GiB bound: %v", err)
+	}
 }

@@ -11,9 +11,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -334,7 +337,15 @@ type Stdio struct {
 	// name, when set, is the command line the target is named by: the
 	// census's, without the shell that bounds it
 	name string
+	// RSSLimit, when above 0, is the resident set a process may reach: a
+	// watch samples it every RSSInterval and kills the process past it,
+	// and the run ends with an error naming the bound.
+	RSSLimit int64
 }
+
+// RSSInterval is how often a stdio process's resident set is sampled
+// against Stdio.RSSLimit.
+const RSSInterval = 50 * time.Millisecond
 
 // Name is the command line.
 func (s *Stdio) Name() string {
@@ -367,9 +378,12 @@ func (s *Stdio) Open(ctx context.Context) (Conn, error) {
 	if wait <= 0 {
 		wait = DefaultLimits().Timeout
 	}
-	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), wait: wait}
+	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), wait: wait, rssLimit: s.RSSLimit}
 	go c.read(bufio.NewReaderSize(stdout, 64<<10), max)
 	go func() { _ = cmd.Wait(); c.exited = time.Now(); close(c.done) }()
+	if s.RSSLimit > 0 {
+		go c.watch()
+	}
 	return c, nil
 }
 
@@ -387,9 +401,51 @@ type stdioConn struct {
 	exited time.Time
 	wait   time.Duration
 	once   sync.Once
+	// rssLimit is Stdio.RSSLimit; killed the resident set the watch killed
+	// the process at (0: not killed)
+	rssLimit int64
+	killed   atomic.Int64
 	// late holds the small answers that came after their message's wait,
 	// by id (at most maxLate): a message answered late was not dropped
 	late map[string]Answer
+}
+
+// watch kills the process once its resident set passes rssLimit.
+func (c *stdioConn) watch() {
+	t := time.NewTicker(RSSInterval)
+	defer t.Stop()
+	status := "/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/status"
+	for {
+		if data, err := os.ReadFile(status); err == nil {
+			if rss, err := vmField(data, "VmRSS:"); err == nil && rss > c.rssLimit {
+				c.killed.Store(rss)
+				_ = c.cmd.Process.Kill()
+				return
+			}
+		}
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// endErr is e, unless the watch killed the process: then the run ends
+// with the bound, not a session the server ended.
+func (c *stdioConn) endErr(e *endedError) error {
+	if rss := c.killed.Load(); rss > 0 {
+		return &rssKilled{rss: rss, limit: c.rssLimit}
+	}
+	return e
+}
+
+// rssKilled is a process the watch killed: it ends the run, whatever
+// probe was under way.
+type rssKilled struct{ rss, limit int64 }
+
+func (e *rssKilled) Error() string {
+	return fmt.Sprintf("the server's process was killed at %d bytes resident, past its bound of %d", e.rss, e.limit)
 }
 
 // maxLate bounds the late answers a connection keeps, and maxLateBytes
@@ -460,7 +516,7 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		select {
 		case l, ok := <-c.lines:
 			if !ok {
-				return Answer{}, &endedError{before: true, msg: "the server's stdout is closed: the process exited"}
+				return Answer{}, c.endErr(&endedError{before: true, msg: "the server's stdout is closed: the process exited"})
 			}
 			c.keepLate(l)
 		default:
@@ -469,7 +525,7 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 	}
 	select {
 	case <-c.done:
-		return Answer{}, &endedError{before: true, msg: "the server's process exited"}
+		return Answer{}, c.endErr(&endedError{before: true, msg: "the server's process exited"})
 	default:
 	}
 	msg := append(bytes.TrimRight(body, "\n"), '\n')
@@ -478,7 +534,7 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		// a write of at most pipeAtomic bytes goes in whole or not at all:
 		// its failure means the reading end closed before this message
 		// came; a longer one may have been cut off by the message itself
-		return Answer{}, &endedError{before: len(msg) <= pipeAtomic, msg: "the server's stdin is closed: the process exited"}
+		return Answer{}, c.endErr(&endedError{before: len(msg) <= pipeAtomic, msg: "the server's stdin is closed: the process exited"})
 	}
 	if id == nil {
 		return Answer{}, nil
@@ -493,7 +549,7 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		select {
 		case l, ok := <-c.lines:
 			if !ok {
-				return Answer{}, &endedError{before: c.exitedBefore(wrote), msg: "the server's stdout closed before it answered: the process exited"}
+				return Answer{}, c.endErr(&endedError{before: c.exitedBefore(wrote), msg: "the server's stdout closed before it answered: the process exited"})
 			}
 			t := bytes.TrimSpace(l.b)
 			if answers(t, id) || l.truncated {

@@ -54,7 +54,10 @@ func Audit(ctx context.Context, s Server, progress func(audit.Progress)) (*Resul
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Key, err)
 	}
-	_, isStdio := target.(*audit.Stdio)
+	st, isStdio := target.(*audit.Stdio)
+	if isStdio && st.RSSLimit == 0 {
+		st.RSSLimit = RSSGuard // each process the auditor starts, watched as the HTTP children are
+	}
 	res := &Result{Server: s, Stdio: isStdio}
 	start := time.Now()
 	res.Report, err = audit.Run(ctx, audit.Config{Target: target, Seed: Seed, Call: s.Tools, Skip: s.Skip, Memory: true, Progress: progress})
