@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/theurian/boundlab/audit"
@@ -149,31 +151,49 @@ func BaselinesBuilt(rep *audit.Report) (built, called int) {
 func Records(ctx context.Context, started func(i int, s Server)) ([]results.Record, error) {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Minute)
 	defer cancel()
+	servers := Servers()
+	type done struct {
+		recs []results.Record
+		rep  *audit.Report
+		err  error
+	}
+	// each server on its own: a worker takes the next until none is left
+	// or one fails
+	outs := make([]done, len(servers))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range Jobs() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outs[i].recs, outs[i].rep, outs[i].err = measureServer(ctx, i, servers[i], started)
+				if outs[i].err != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+	for i := range servers {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	var out []results.Record
 	var builtAll, calledAll, notMeasured int
-	for i, s := range Servers() {
-		if started != nil {
-			started(i, s)
+	for i, d := range outs {
+		if d.err != nil {
+			return nil, d.err
 		}
-		res, err := Audit(ctx, s, nil)
-		if errors.Is(err, audit.ErrTarget) {
-			// a body the server took longer to parse than the auditor
-			// allows (audit.BodyRate) on a loaded machine: once more
-			res, err = Audit(ctx, s, nil)
+		if d.rep == nil {
+			return nil, fmt.Errorf("%s: not audited: %v", servers[i].Key, ctx.Err())
 		}
-		if err != nil {
-			return nil, err
-		}
-		if bad := Disagreements(res.Report, res.Direct); len(bad) > 0 {
-			return nil, fmt.Errorf("%s: the audit and the direct measurements disagree: %s", s.Key, strings.Join(bad, "; "))
-		}
-		recs, err := ServerRecords(ctx, res)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, recs...)
-		built, called := BaselinesBuilt(res.Report)
-		builtAll, calledAll, notMeasured = builtAll+built, calledAll+called, notMeasured+len(res.Report.NotMeasured)
+		out = append(out, d.recs...)
+		built, called := BaselinesBuilt(d.rep)
+		builtAll, calledAll, notMeasured = builtAll+built, calledAll+called, notMeasured+len(d.rep.NotMeasured)
 	}
 	if calledAll == 0 {
 		return nil, errors.New("the census called no tool")
@@ -190,6 +210,42 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 			Instance: "the sum of census.*.not-measured", Method: results.Measured, Source: src, Build: build, DependsOn: []string{results.DepGo}},
 	)
 	return sweeps.NoteRetiredNumbers(charge.DefaultLimits(), out)
+}
+
+// JobsEnv names the environment variable that sets how many servers the
+// census audits at once (Jobs): each is its own children and its own
+// session, so they do not meet; the default is one at a time.
+const JobsEnv = "BOUNDLAB_CENSUS_JOBS"
+
+// Jobs is how many servers Records audits at once: JobsEnv's value, 1 to
+// 8, else 1.
+func Jobs() int {
+	n, err := strconv.Atoi(os.Getenv(JobsEnv))
+	if err != nil || n < 1 || n > 8 {
+		return 1
+	}
+	return n
+}
+
+// measureServer audits s (once more after a target error: a body the
+// server took longer to parse than the auditor allows, on a loaded
+// machine), holds it to the direct measurements, and returns its records.
+func measureServer(ctx context.Context, i int, s Server, started func(int, Server)) ([]results.Record, *audit.Report, error) {
+	if started != nil {
+		started(i, s)
+	}
+	res, err := Audit(ctx, s, nil)
+	if errors.Is(err, audit.ErrTarget) {
+		res, err = Audit(ctx, s, nil)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if bad := Disagreements(res.Report, res.Direct); len(bad) > 0 {
+		return nil, nil, fmt.Errorf("%s: the audit and the direct measurements disagree: %s", s.Key, strings.Join(bad, "; "))
+	}
+	recs, err := ServerRecords(ctx, res)
+	return recs, res.Report, err
 }
 
 func keys() string {
