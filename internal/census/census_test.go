@@ -146,3 +146,13 @@ func TestDisagreements(t *testing.T) {
 		t.Errorf("memory at the tolerance: %v", got)
 	}
 }
+
+// TestJobs: 1 to 8 servers at once; anything else is one at a time.
+func TestJobs(t *testing.T) {
+	for v, want := range map[string]int{"": 1, "1": 1, "8": 8, "9": 1, "0": 1, "-2": 1, "four": 1} {
+		t.Setenv(JobsEnv, v)
+		if got := Jobs(); got != want {
+			t.Errorf("%s=%q: %d, want %d", JobsEnv, v, got, want)
+		}
+	}
+}

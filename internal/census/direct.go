@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,8 +20,8 @@ import (
 	"github.com/theurian/boundlab/internal/strangers"
 )
 
-// The direct instrument: a raw MCP client over streamable HTTP (package
-// strangers' Session) or stdio (a process it starts itself, its RSS
+// The direct instrument: a raw MCP client over streamable HTTP (a session
+// opened by hand, as package strangers' Session) or stdio (a process it starts itself, its RSS
 // watched), sharing no code with package audit, to hold the census's
 // figures against.
 
@@ -37,17 +38,36 @@ type rawConn interface {
 // server may hold a few times over; past 1 GiB it hurts the machine.
 const RSSGuard = strangers.RSSGuard
 
-type httpRaw struct{ s *strangers.Session }
+// httpRaw is an HTTP session opened by hand; each post waits as long as
+// it is told to (a 64 MiB body takes a loaded machine past a fixed
+// timeout).
+type httpRaw struct {
+	url, id string
+}
 
-func (h httpRaw) post(body []byte, _ int, _ time.Duration) []byte {
-	status, raw := h.s.Post(body)
-	if status == 0 {
+func (h *httpRaw) post(body []byte, _ int, wait time.Duration) []byte {
+	req, err := http.NewRequest(http.MethodPost, h.url, bytes.NewReader(body))
+	if err != nil {
 		return nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if h.id != "" {
+		req.Header.Set("Mcp-Session-Id", h.id)
+	}
+	resp, err := (&http.Client{Timeout: max(wait, 30*time.Second)}).Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && h.id == "" {
+		h.id = id
 	}
 	return raw
 }
 
-func (httpRaw) close() {}
+func (*httpRaw) close() {}
 
 // stdioRaw is a server process the direct instrument started.
 type stdioRaw struct {
@@ -63,7 +83,10 @@ type stdioRaw struct {
 func dial(t audit.Target) (rawConn, error) {
 	switch t := t.(type) {
 	case *audit.HTTP:
-		return httpRaw{strangers.OpenSession(t.URL)}, nil
+		h := &httpRaw{url: t.URL}
+		h.post([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"direct","version":"0"}}}`), 1, time.Minute)
+		h.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), 0, time.Minute)
+		return h, nil
 	case *audit.Stdio:
 		c, err := startRaw(t)
 		if err != nil {

@@ -2,10 +2,12 @@ package census
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,11 +156,10 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 	servers := Servers()
 	type done struct {
 		recs []results.Record
-		rep  *audit.Report
 		err  error
 	}
 	// each server on its own: a worker takes the next until none is left
-	// or one fails
+	// or one fails; the longest first, so the last to finish is short
 	outs := make([]done, len(servers))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -167,14 +168,14 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				outs[i].recs, outs[i].rep, outs[i].err = measureServer(ctx, i, servers[i], started)
+				outs[i].recs, outs[i].err = kept(ctx, i, servers[i], started)
 				if outs[i].err != nil {
 					cancel()
 				}
 			}
 		}()
 	}
-	for i := range servers {
+	for _, i := range longestFirst(servers) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -183,17 +184,25 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 	close(next)
 	wg.Wait()
 	var out []results.Record
-	var builtAll, calledAll, notMeasured int
+	var builtAll, calledAll, notMeasured float64
 	for i, d := range outs {
 		if d.err != nil {
 			return nil, d.err
 		}
-		if d.rep == nil {
+		if d.recs == nil {
 			return nil, fmt.Errorf("%s: not audited: %v", servers[i].Key, ctx.Err())
 		}
 		out = append(out, d.recs...)
-		built, called := BaselinesBuilt(d.rep)
-		builtAll, calledAll, notMeasured = builtAll+built, calledAll+called, notMeasured+len(d.rep.NotMeasured)
+		for _, r := range d.recs {
+			switch strings.TrimPrefix(r.ID, "census."+servers[i].Key+".") {
+			case "baselines-built":
+				builtAll += r.Value
+			case "tools-called":
+				calledAll += r.Value
+			case "not-measured":
+				notMeasured += r.Value
+			}
+		}
 	}
 	if calledAll == 0 {
 		return nil, errors.New("the census called no tool")
@@ -204,9 +213,9 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 		results.Record{ID: "census.servers", Title: "the servers of the census, each audited and held to direct measurements", Value: float64(len(Servers())), Unit: "servers",
 			Instance: keys(), Method: results.Derived, Source: "internal/census.Servers"},
 		results.Record{ID: "census.baselines.share", Title: "of the tools the census called, the share with a valid baseline built from the schema or other tools' answers (no valid call given)",
-			Value: round3(float64(builtAll) / float64(calledAll)), Unit: "share", Instance: fmt.Sprintf("%d of %d tools called", builtAll, calledAll),
+			Value: round3(builtAll / calledAll), Unit: "share", Instance: fmt.Sprintf("%.0f of %.0f tools called", builtAll, calledAll),
 			Method: results.Measured, Source: src, Build: build, DependsOn: []string{results.DepGo}},
-		results.Record{ID: "census.not-measured", Title: "the measurements the census's audits did not make (report.not_measured), every server", Value: float64(notMeasured), Unit: "entries",
+		results.Record{ID: "census.not-measured", Title: "the measurements the census's audits did not make (report.not_measured), every server", Value: notMeasured, Unit: "entries",
 			Instance: "the sum of census.*.not-measured", Method: results.Measured, Source: src, Build: build, DependsOn: []string{results.DepGo}},
 	)
 	return sweeps.NoteRetiredNumbers(charge.DefaultLimits(), out)
@@ -230,22 +239,67 @@ func Jobs() int {
 // measureServer audits s (once more after a target error: a body the
 // server took longer to parse than the auditor allows, on a loaded
 // machine), holds it to the direct measurements, and returns its records.
-func measureServer(ctx context.Context, i int, s Server, started func(int, Server)) ([]results.Record, *audit.Report, error) {
-	if started != nil {
-		started(i, s)
-	}
+func measureServer(ctx context.Context, s Server) ([]results.Record, error) {
 	res, err := Audit(ctx, s, nil)
 	if errors.Is(err, audit.ErrTarget) {
 		res, err = Audit(ctx, s, nil)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if bad := Disagreements(res.Report, res.Direct); len(bad) > 0 {
-		return nil, nil, fmt.Errorf("%s: the audit and the direct measurements disagree: %s", s.Key, strings.Join(bad, "; "))
+		return nil, fmt.Errorf("%s: the audit and the direct measurements disagree: %s", s.Key, strings.Join(bad, "; "))
 	}
-	recs, err := ServerRecords(ctx, res)
-	return recs, res.Report, err
+	return ServerRecords(ctx, res)
+}
+
+// KeepEnv names the environment variable that names a directory where
+// each server's records are kept as it is measured (KEY.json), and taken
+// from on the next run instead of measuring it again: a census the
+// machine or the network cut short goes on where it stopped. A directory
+// of its own for each census; without it, every server is measured.
+const KeepEnv = "BOUNDLAB_CENSUS_KEEP"
+
+// kept is measureServer, through KeepEnv's directory when one is named.
+func kept(ctx context.Context, i int, s Server, started func(int, Server)) ([]results.Record, error) {
+	dir := os.Getenv(KeepEnv)
+	path := filepath.Join(dir, s.Key+".json")
+	if dir != "" {
+		if data, err := os.ReadFile(path); err == nil {
+			var recs []results.Record
+			if err := json.Unmarshal(data, &recs); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			return recs, nil
+		}
+	}
+	if started != nil {
+		started(i, s)
+	}
+	recs, err := measureServer(ctx, s)
+	if err != nil || dir == "" {
+		return recs, err
+	}
+	data, err := json.Marshal(recs)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	return recs, err
+}
+
+// longestFirst orders the servers' indexes by how long each takes: the
+// npm servers over node's stdio and the adopters first (minutes each),
+// then the rest as listed.
+func longestFirst(servers []Server) []int {
+	var slow, rest []int
+	for i, s := range servers {
+		if s.Module != "" {
+			slow = append(slow, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return append(slow, rest...)
 }
 
 func keys() string {
