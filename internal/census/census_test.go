@@ -2,8 +2,10 @@ package census
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +156,29 @@ func TestJobs(t *testing.T) {
 		if got := Jobs(); got != want {
 			t.Errorf("%s=%q: %d, want %d", JobsEnv, v, got, want)
 		}
+	}
+}
+
+// TestKept: a server whose records the keep directory holds is taken from
+// there, not measured; a file that is not records is an error.
+func TestKept(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(KeepEnv, dir)
+	s := Servers()[0]
+	want := []results.Record{{ID: "census." + s.Key + ".tools-called", Value: 3}}
+	data, _ := json.Marshal(want)
+	if err := os.WriteFile(filepath.Join(dir, s.Key+".json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	measured := false
+	got, err := kept(context.Background(), 0, s, func(int, Server) { measured = true })
+	if err != nil || measured || len(got) != 1 || got[0].ID != want[0].ID || got[0].Value != want[0].Value {
+		t.Fatalf("kept = %v, %v (measured %v); want %v", got, err, measured, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, s.Key+".json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kept(context.Background(), 0, s, nil); err == nil {
+		t.Error("a broken keep file: no error")
 	}
 }
