@@ -183,6 +183,12 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 	}
 	close(next)
 	wg.Wait()
+	// the failure that stopped the others, not their cancellation
+	for _, d := range outs {
+		if d.err != nil && !errors.Is(d.err, context.Canceled) {
+			return nil, d.err
+		}
+	}
 	var out []results.Record
 	var builtAll, calledAll, notMeasured float64
 	for i, d := range outs {
