@@ -163,6 +163,8 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 	outs := make([]done, len(servers))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var first sync.Once
+	var firstErr error
 	for range Jobs() {
 		wg.Add(1)
 		go func() {
@@ -170,6 +172,7 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 			for i := range next {
 				outs[i].recs, outs[i].err = kept(ctx, i, servers[i], started)
 				if outs[i].err != nil {
+					first.Do(func() { firstErr = outs[i].err }) // before the others see the cancellation
 					cancel()
 				}
 			}
@@ -184,10 +187,8 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 	close(next)
 	wg.Wait()
 	// the failure that stopped the others, not their cancellation
-	for _, d := range outs {
-		if d.err != nil && !errors.Is(d.err, context.Canceled) {
-			return nil, d.err
-		}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	var out []results.Record
 	var builtAll, calledAll, notMeasured float64
