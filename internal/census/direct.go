@@ -291,6 +291,10 @@ type Direct struct {
 	// a result, and one byte past it (nil when no cap was reported).
 	AtCap   bool
 	PastCap *bool
+	// Fuzzy: one byte past the reported cap was answered and two past was
+	// not: the cap holds to within a byte (a reader whose limit depends on
+	// how the pipe delivers the line).
+	Fuzzy bool
 	// AtDepth and PastDepth: the nesting at the reported depth (or the
 	// ceiling) answered as depth 2, and one deeper (nil: no depth).
 	AtDepth   bool
@@ -326,6 +330,15 @@ func Measure(ctx context.Context, t audit.Target, rep *audit.Report) (*Direct, e
 		past, err := answered(*b.BodyCap + 1)
 		if err != nil {
 			return nil, err
+		}
+		if past {
+			// a reader whose limit depends on how the pipe delivers the
+			// line answers one byte past it some of the time: one more
+			if d.Fuzzy, err = answered(*b.BodyCap + 2); err != nil {
+				return nil, err
+			}
+			d.Fuzzy = !d.Fuzzy
+			past = !d.Fuzzy
 		}
 		d.PastCap = &past
 	} else if d.AtCap, err = answered(b.BodyCeiling); err != nil {

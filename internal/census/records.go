@@ -64,7 +64,7 @@ func Audit(ctx context.Context, s Server, progress func(audit.Progress)) (*Resul
 	}
 	res := &Result{Server: s, Stdio: isStdio}
 	start := time.Now()
-	res.Report, err = audit.Run(ctx, audit.Config{Target: target, Seed: Seed, Call: s.Tools, Skip: s.Skip, Memory: true, Progress: progress})
+	res.Report, err = audit.Run(ctx, audit.Config{Target: target, Seed: Seed, Call: s.Tools, Skip: s.Skip, AllTools: s.AllTools, Memory: true, Progress: progress})
 	res.Seconds = time.Since(start).Seconds()
 	if err == nil {
 		res.Direct, err = Measure(ctx, target, res.Report)
@@ -375,6 +375,10 @@ func ServerRecords(ctx context.Context, res *Result) ([]results.Record, error) {
 			rec("direct.memory.per-byte", "measured directly: the VmHWM growth for one ping of the same size on a fresh process, per request byte",
 				round3(*d.Memory), "resident bytes / request byte", fmt.Sprintf("a %d-byte ping padded with JSON whitespace", m.RequestBytes), MemoryTolerance(*d.Memory), dsrc)
 		}
+	}
+	if d.Fuzzy {
+		rec("direct.cap-fuzzy", "measured directly: one byte past the reported body cap answered with a result, two past not: the cap holds to within a byte",
+			1, "bytes", fmt.Sprintf("pings of %d and %d bytes, each on a fresh session", *rep.Boundary.BodyCap+1, *rep.Boundary.BodyCap+2), 0, dsrc)
 	}
 	rec("direct.params-echo", "measured directly: the answer bytes per request byte to params {\"name\":1,\"x\":64 KiB}, worst filler (a, <, 0xFF, DEL)",
 		round3(d.Params.Ratio), "answer bytes / request bytes", d.Params.Instance, 0.002, dsrc)

@@ -43,6 +43,8 @@ type Server struct {
 	// Tools names tools to call beyond the read-only ones; Skip tools
 	// never called.
 	Tools, Skip []string
+	// AllTools calls every tool but Skip, whatever its annotations.
+	AllTools bool
 	// Module is what the records hold for beside the lab's own build: a
 	// module path, or "npm:PKG", "pypi:mcp".
 	Module, Version string
@@ -86,8 +88,8 @@ func Servers() []Server {
 		out = append(out, Server{Key: k.key, Name: st.Name, Cheap: k.cheap, Tools: st.Call, start: st.Start})
 	}
 	g := adopters.Gopls()
-	out = append(out, Server{Key: "gopls", Name: fmt.Sprintf("%s@%s as published (GOTOOLCHAIN=%s), `gopls mcp` over stdio in a one-package workspace, its read-only tools called but %s (it reaches vuln.go.dev)",
-		g.Module, g.Version, g.Toolchain, strings.Join(g.Skip, ", ")), Skip: g.Skip, Module: g.Module, Version: g.Version,
+	out = append(out, Server{Key: "gopls", Name: fmt.Sprintf("%s@%s as published (GOTOOLCHAIN=%s), `gopls mcp` over stdio in a one-package workspace, every tool called (it annotates none) but %s (it reaches vuln.go.dev)",
+		g.Module, g.Version, g.Toolchain, strings.Join(g.Skip, ", ")), Skip: g.Skip, AllTools: true, Module: g.Module, Version: g.Version,
 		start: adopter(g, true, nil)})
 	gr := grafana()
 	out = append(out, Server{Key: "mcp-grafana", Name: fmt.Sprintf("%s@%s as published, `mcp-grafana -t stdio` with GRAFANA_URL pointing at a closed port on 127.0.0.1 (no Grafana): its read-only tools called",
