@@ -158,8 +158,8 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 		recs []results.Record
 		err  error
 	}
-	// each server on its own: a worker takes the next until none is left
-	// or one fails; the longest first, so the last to finish is short
+	// each server on its own: a worker takes the next until none is left;
+	// the longest first, so the last to finish is short
 	outs := make([]done, len(servers))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -172,8 +172,8 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 			for i := range next {
 				outs[i].recs, outs[i].err = kept(ctx, i, servers[i], started)
 				if outs[i].err != nil {
-					first.Do(func() { firstErr = outs[i].err }) // before the others see the cancellation
-					cancel()
+					// the others go on: what they measure is kept (KeepEnv)
+					first.Do(func() { firstErr = outs[i].err })
 				}
 			}
 		}()
@@ -186,7 +186,7 @@ func Records(ctx context.Context, started func(i int, s Server)) ([]results.Reco
 	}
 	close(next)
 	wg.Wait()
-	// the failure that stopped the others, not their cancellation
+	// the first failure
 	if firstErr != nil {
 		return nil, firstErr
 	}
