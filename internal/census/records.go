@@ -31,7 +31,7 @@ func init() {
 			fmt.Fprintf(os.Stderr, "census: %s (%d of %d)\n", s.Key, i+1, len(Servers()))
 		})
 	},
-		Remeasures: fmt.Sprintf("installs the npm reference servers, builds the SDK strangers, gopls and mcp-grafana, and audits %d servers one after another, "+
+		Remeasures: fmt.Sprintf("installs the npm reference servers, builds the SDK strangers, gopls and mcp-grafana, and audits %d servers (BOUNDLAB_CENSUS_JOBS at once; one by default), "+
 			"each held to direct measurements (tens of minutes)", len(Servers())), OnDemand: true})
 }
 
