@@ -126,7 +126,7 @@ func TestDisagreements(t *testing.T) {
 	if d := Disagreements(rep, good()); len(d) > 0 {
 		t.Fatalf("agreeing: %v", d)
 	}
-	yes, far, near := true, 12.5, 6.0+MemoryTolerance(6.0)
+	yes, far, near := true, 0.5, 6.0+MemoryTolerance(6.0)
 	for name, mutate := range map[string]func(*Direct){
 		"cap not answered":   func(d *Direct) { d.AtCap = false },
 		"past cap answered":  func(d *Direct) { d.PastCap = &yes },

@@ -3,6 +3,7 @@ package census
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -100,11 +101,29 @@ func Table(recs []results.Record) (string, error) {
 		if err := add("not-measured"); err != nil {
 			return "", err
 		}
-		cells = append(cells, "`"+p+"*`")
+		// a figure that is the number of a claim the seed withdrew names
+		// that claim, as its record does
+		refs := "`" + p + "*`"
+		seen := map[string]bool{}
+		for _, r := range recs {
+			if !strings.HasPrefix(r.ID, p) {
+				continue
+			}
+			for _, id := range retiredRef.FindAllString(r.Instance, -1) {
+				if !seen[id] {
+					seen[id] = true
+					refs += " (a figure the same number as " + id + ", not that claim)"
+				}
+			}
+		}
+		cells = append(cells, refs)
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	return b.String(), nil
 }
+
+// retiredRef finds a retired record's id in an instance.
+var retiredRef = regexp.MustCompile(`retired\.[a-z0-9._-]*[a-z0-9]`)
 
 // value prints a figure as the docs quote it: an integer with thousands
 // commas, else the shortest decimal that is the record's value.
