@@ -76,6 +76,10 @@ type Config struct {
 	// sessions open at once (HTTP targets only; opt-in: it holds server
 	// state).
 	Sessions int
+	// Memory, over stdio, reads the server's peak resident set before and
+	// after one message at the body cap on a fresh process (Boundary.Memory;
+	// opt-in: it starts one more process and sends the cap once more).
+	Memory bool
 	// Skip names tools never to call, whatever else says so.
 	Skip []string
 	// Cap is the body cap a static audit takes its figures at; 0 means
@@ -114,6 +118,7 @@ const (
 	PhaseEnvelope      = "envelope"
 	PhaseOrigin        = "origin and host"
 	PhaseBodyCap       = "body cap"
+	PhaseMemory        = "peak memory"
 	PhaseNesting       = "nesting depth"
 	PhaseSessions      = "sessions"
 )

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -17,6 +18,9 @@ func (a *auditor) bisect(ctx context.Context, s *session, c *toolProbe, b *Bound
 	err := a.bodyCap(ctx, s, b)
 	a.capProbe = false
 	if err != nil {
+		return err
+	}
+	if err := a.memory(ctx, b); err != nil {
 		return err
 	}
 	a.progress(PhaseNesting, "nesting depth")
@@ -56,10 +60,17 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 		ans, err := s.sendWithin(ctx, pingBody(n, id), rid, a.bodyWait(n))
 		sh := ShapeOf(ans, rid)
 		if err == nil && ans.Silent {
-			if _, stdio := s.conn.(*stdioConn); stdio {
+			if sc, stdio := s.conn.(*stdioConn); stdio {
+				// the small ping waits as long as the body did: a server
+				// that answers in order answers it only after the body
 				lid := a.nextID()
-				_, live, lerr := s.call(ctx, pingBody(64, lid), lid)
+				lrid := json.RawMessage(strconv.Itoa(lid))
+				lans, lerr := s.sendWithin(ctx, pingBody(64, lid), lrid, a.bodyWait(n))
+				live := ShapeOf(lans, lrid)
 				if lerr == nil && !live.Refused() {
+					if late, ok := sc.lateAnswer(rid); ok {
+						return ShapeOf(late, rid), nil // answered after its wait: slow, not dropped
+					}
 					return sh, nil // dropped: the server answers the next message
 				}
 				// the process lives and answers nothing more: the line
@@ -74,6 +85,9 @@ func (a *auditor) bodyCap(ctx context.Context, s *session, b *Boundary) error {
 			}
 			return sh, fmt.Errorf("a %d-byte ping drew no answer within %s (the answer wait plus a second per %d bytes): raise --timeout or lower --body-ceiling",
 				n, a.bodyWait(n), BodyRate)
+		}
+		if killed := (*rssKilled)(nil); errors.As(err, &killed) {
+			return Shape{}, err
 		}
 		if err != nil {
 			// a transport that hangs up on a large body refuses it; go on

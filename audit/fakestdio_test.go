@@ -54,6 +54,7 @@ func fakeServer(mode string) {
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	out := bufio.NewWriter(os.Stdout)
 	wedged := false
+	var late []string
 	for {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
@@ -75,6 +76,10 @@ func fakeServer(mode string) {
 		if json.Unmarshal(line, &m) != nil || m.ID == nil || wedged {
 			continue
 		}
+		for _, l := range late {
+			out.WriteString(l)
+		}
+		late = late[:0]
 		var result string
 		switch m.Method {
 		case "initialize":
@@ -94,7 +99,14 @@ func fakeServer(mode string) {
 				result = ""
 			}
 		case "ping":
-			if len(line) > fakeCap {
+			if mode == "hoard" {
+				hoard(line) // memory_test.go: holds copies of the line, answers every size
+			} else if len(line) > fakeCap && mode == "late" {
+				// answered only when the next message comes: a server
+				// slower than the auditor's wait, answering in order
+				late = append(late, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`+"\n")
+				continue
+			} else if len(line) > fakeCap {
 				switch mode {
 				case "exit":
 					os.Exit(1)
@@ -240,6 +252,24 @@ func TestStdioPastTheCap(t *testing.T) {
 			wantRule(t, rep, c.rule, true)
 		})
 	}
+}
+
+// TestStdioSlowNotDropped: a server that answers a large body after the
+// auditor's wait, in order, before the small ping sent to see whether it
+// dropped the body, answered it: the body is not refused, and no cap is
+// found below the ceiling.
+func TestStdioSlowNotDropped(t *testing.T) {
+	l := audit.DefaultLimits()
+	l.BodyCeiling, l.DepthCeiling, l.EchoBytes, l.Timeout = 64<<10, 64, 1<<10, 500*time.Millisecond
+	target := &audit.Stdio{Command: os.Args[0], Env: append(os.Environ(), fakeEnv+"=late")}
+	rep, err := audit.Run(context.Background(), audit.Config{Target: target, Seed: 7, Limits: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := rep.Boundary; b.BodyCap != nil || b.AtCap == nil || b.AtCap.Kind != audit.KindResult {
+		t.Fatalf("cap %v at %+v: want the ceiling answered", b.BodyCap, b.AtCap)
+	}
+	wantRule(t, rep, audit.RuleSilentPastCap, false)
 }
 
 // TestStdioToolsList: a probe follows tools/list's pages through the one

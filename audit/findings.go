@@ -38,6 +38,7 @@ const (
 	RuleSessionEnded      = "BLA019"
 	RuleAmplification     = "BLA020"
 	RuleCrossOrigin       = "BLA021"
+	RuleMemory            = "BLA022"
 	RuleNoSchema          = "BLA101"
 	RuleOpenSchema        = "BLA102"
 	RuleClosurePitfall    = "BLA103"
@@ -75,6 +76,7 @@ func Rules() []Rule {
 		{RuleSessionEnded, "session-ended", SeverityWarning, "the server ends the session on a probe's input (a stdio process exits or closes its stdout, an HTTP connection is cut without an answer) instead of refusing it: one such message ends a client's session"},
 		{RuleAmplification, "amplification", SeverityWarning, "an input costs the server time out of proportion: its answer takes at least 10 times the baseline's and 100 ms more (a crafted string for a backtracking pattern, a long number, a wide array, many duplicate names)"},
 		{RuleCrossOrigin, "cross-origin-served", SeverityWarning, "a request carrying a foreign Origin (or, on loopback, a foreign Host) is served: a page in the user's browser can drive the server's tools"},
+		{RuleMemory, "memory-amplification", SeverityWarning, "over stdio, one message at the body cap raises the server process's peak resident set by at least 16 bytes per request byte: a few such messages at once hold many times their size"},
 		{RuleNoSchema, "no-input-schema", SeverityWarning, "the tool publishes no input schema"},
 		{RuleOpenSchema, "open-schema", SeverityWarning, "the input schema admits unknown members"},
 		{RuleClosurePitfall, "closure-pitfall", SeverityError, "additionalProperties: false beside allOf/$ref refuses the composed members too"},
@@ -136,6 +138,7 @@ func (r *Report) boundaryFindings() []Finding {
 	}
 	out = append(out, r.sessionEndFindings()...)
 	out = append(out, b.originFindings()...)
+	out = append(out, b.memoryFindings()...)
 	limit := charge.DefaultLimits().MaxParamsNesting
 	switch {
 	case b.MaxDepth == nil && b.DepthCeiling > 0 && !r.unmeasured("max_depth", ""):

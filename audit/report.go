@@ -128,6 +128,9 @@ type Boundary struct {
 	// Observed is the white-box view of an observing target (GoSDK); null
 	// for every other target.
 	Observed *Observed `json:"observed"`
+	// Memory is the stdio process's peak resident set growth for one
+	// message at the cap (Config.Memory); null when it did not run.
+	Memory *Memory `json:"memory"`
 	// Sessions is the session-cap probe's answer (Config.Sessions); null
 	// when it did not run.
 	Sessions *SessionCap `json:"sessions"`

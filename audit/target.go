@@ -11,9 +11,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -334,7 +337,15 @@ type Stdio struct {
 	// name, when set, is the command line the target is named by: the
 	// census's, without the shell that bounds it
 	name string
+	// RSSLimit, when above 0, is the resident set a process may reach: a
+	// watch samples it every RSSInterval and kills the process past it,
+	// and the run ends with an error naming the bound.
+	RSSLimit int64
 }
+
+// RSSInterval is how often a stdio process's resident set is sampled
+// against Stdio.RSSLimit.
+const RSSInterval = 50 * time.Millisecond
 
 // Name is the command line.
 func (s *Stdio) Name() string {
@@ -367,9 +378,12 @@ func (s *Stdio) Open(ctx context.Context) (Conn, error) {
 	if wait <= 0 {
 		wait = DefaultLimits().Timeout
 	}
-	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), wait: wait}
+	c := &stdioConn{cmd: cmd, in: stdin, lines: make(chan line, 16), done: make(chan struct{}), wait: wait, rssLimit: s.RSSLimit}
 	go c.read(bufio.NewReaderSize(stdout, 64<<10), max)
 	go func() { _ = cmd.Wait(); c.exited = time.Now(); close(c.done) }()
+	if s.RSSLimit > 0 {
+		go c.watch()
+	}
 	return c, nil
 }
 
@@ -387,6 +401,87 @@ type stdioConn struct {
 	exited time.Time
 	wait   time.Duration
 	once   sync.Once
+	// rssLimit is Stdio.RSSLimit; killed the resident set the watch killed
+	// the process at (0: not killed)
+	rssLimit int64
+	killed   atomic.Int64
+	// late holds the small answers that came after their message's wait,
+	// by id (at most maxLate): a message answered late was not dropped
+	late map[string]Answer
+}
+
+// watch kills the process once its resident set passes rssLimit.
+func (c *stdioConn) watch() {
+	t := time.NewTicker(RSSInterval)
+	defer t.Stop()
+	status := "/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/status"
+	for {
+		if data, err := os.ReadFile(status); err == nil {
+			if rss, err := vmField(data, "VmRSS:"); err == nil && rss > c.rssLimit {
+				c.killed.Store(rss)
+				_ = c.cmd.Process.Kill()
+				return
+			}
+		}
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// endErr is e, unless the watch killed the process: then the run ends
+// with the bound, not a session the server ended.
+func (c *stdioConn) endErr(e *endedError) error {
+	if rss := c.killed.Load(); rss > 0 {
+		return &rssKilled{rss: rss, limit: c.rssLimit}
+	}
+	return e
+}
+
+// rssKilled is a process the watch killed: it ends the run, whatever
+// probe was under way.
+type rssKilled struct{ rss, limit int64 }
+
+func (e *rssKilled) Error() string {
+	return fmt.Sprintf("the server's process was killed at %d bytes resident, past its bound of %d", e.rss, e.limit)
+}
+
+// maxLate bounds the late answers a connection keeps, and maxLateBytes
+// the size of one: the body-cap probe asks only after a ping's.
+const (
+	maxLate      = 16
+	maxLateBytes = 64 << 10
+)
+
+// keepLate keeps l when it is a small answer (a result or an error with an
+// id): the answer to a message whose wait ran out.
+func (c *stdioConn) keepLate(l line) {
+	if l.truncated || len(l.b) > maxLateBytes {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage  `json:"id"`
+		Result *json.RawMessage `json:"result"`
+		Error  *json.RawMessage `json:"error"`
+	}
+	t := bytes.TrimSpace(l.b)
+	if json.Unmarshal(t, &m) != nil || (m.Result == nil && m.Error == nil) || len(m.ID) == 0 {
+		return
+	}
+	if c.late == nil || len(c.late) >= maxLate {
+		c.late = map[string]Answer{}
+	}
+	c.late[string(m.ID)] = Answer{Raw: l.b, Message: t}
+}
+
+// lateAnswer is the answer to id that came after its wait, if one came
+// since.
+func (c *stdioConn) lateAnswer(id json.RawMessage) (Answer, bool) {
+	a, ok := c.late[string(id)]
+	delete(c.late, string(id))
+	return a, ok
 }
 
 // read splits stdout into lines, each kept up to max bytes.
@@ -419,17 +514,18 @@ func (c *stdioConn) read(r *bufio.Reader, max int64) {
 func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (Answer, error) {
 	for drained := false; !drained; { // a late answer to an earlier message is not this one's
 		select {
-		case _, ok := <-c.lines:
+		case l, ok := <-c.lines:
 			if !ok {
-				return Answer{}, &endedError{before: true, msg: "the server's stdout is closed: the process exited"}
+				return Answer{}, c.endErr(&endedError{before: true, msg: "the server's stdout is closed: the process exited"})
 			}
+			c.keepLate(l)
 		default:
 			drained = true
 		}
 	}
 	select {
 	case <-c.done:
-		return Answer{}, &endedError{before: true, msg: "the server's process exited"}
+		return Answer{}, c.endErr(&endedError{before: true, msg: "the server's process exited"})
 	default:
 	}
 	msg := append(bytes.TrimRight(body, "\n"), '\n')
@@ -438,7 +534,7 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		// a write of at most pipeAtomic bytes goes in whole or not at all:
 		// its failure means the reading end closed before this message
 		// came; a longer one may have been cut off by the message itself
-		return Answer{}, &endedError{before: len(msg) <= pipeAtomic, msg: "the server's stdin is closed: the process exited"}
+		return Answer{}, c.endErr(&endedError{before: len(msg) <= pipeAtomic, msg: "the server's stdin is closed: the process exited"})
 	}
 	if id == nil {
 		return Answer{}, nil
@@ -453,13 +549,15 @@ func (c *stdioConn) Send(ctx context.Context, body []byte, id json.RawMessage) (
 		select {
 		case l, ok := <-c.lines:
 			if !ok {
-				return Answer{}, &endedError{before: c.exitedBefore(wrote), msg: "the server's stdout closed before it answered: the process exited"}
+				return Answer{}, c.endErr(&endedError{before: c.exitedBefore(wrote), msg: "the server's stdout closed before it answered: the process exited"})
 			}
 			t := bytes.TrimSpace(l.b)
 			if answers(t, id) || l.truncated {
 				return Answer{Raw: l.b, Message: t, Truncated: l.truncated}, nil
 			}
-			// a notification or a server request: not the answer
+			// a notification, a server request, or a late answer to an
+			// earlier message: not the answer
+			c.keepLate(l)
 		case <-timer.C:
 			return Answer{Silent: true}, nil
 		case <-ctx.Done():

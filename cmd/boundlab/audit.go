@@ -70,6 +70,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	callsFile := c.String("calls", "", "a `FILE` of valid calls: a JSON array of tools/call params, {\"name\": TOOL, \"arguments\": {...}} each; as --call")
 	sessions := c.Int("sessions", 0, "with --url: open at most `N` sessions at once to find a session cap, closing each with DELETE (0: not probed)")
 	allTools := c.Bool("all-tools", false, "call every tool, whatever its annotations")
+	memory := c.Bool("memory", false, "with --stdio or --targets: read each stdio server's peak resident set (VmHWM) before and after one message at the body cap, on a fresh process (boundary.memory, BLA022)")
 	format := c.String("format", "text", "output: text, json, sarif (SARIF 2.1.0) or ndjson (one finding a line)")
 	asJSON := c.Bool("json", false, "the same as --format json")
 	staticCap := c.Int64("cap", 0, "with --schemas: the body cap the figures are taken at (0: the 25 MiB mcpvalidate derives)")
@@ -101,7 +102,7 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if l.BodyCeiling < 2<<10 || l.DepthCeiling < 3 || l.EchoBytes < 1 || l.Timeout <= 0 || l.MaxRequests < 1 {
 		return c.usageError(stderr, "a ceiling, size, timeout or count is too small")
 	}
-	cfg := audit.Config{Call: tools, Skip: skip, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap, Sessions: *sessions}
+	cfg := audit.Config{Call: tools, Skip: skip, AllTools: *allTools, Seed: *seed, Limits: l, Cap: *staticCap, Sessions: *sessions, Memory: *memory}
 	examples, err := auditExamples(*callsFile, callArgs)
 	if err != nil {
 		return c.usageError(stderr, "%v", err)
@@ -109,6 +110,9 @@ func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg.Examples = examples
 	if *sessions < 0 || *sessions > audit.MaxSessions || (*sessions > 0 && *url == "") {
 		return c.usageError(stderr, "--sessions takes 0 to %d, with --url", audit.MaxSessions)
+	}
+	if *memory && !*stdio && *targets == "" {
+		return c.usageError(stderr, "--memory reads a stdio server's process: it takes --stdio or --targets")
 	}
 	if *targets != "" || *sarifDir != "" {
 		if *targets == "" || *url != "" || *stdio || *schemas != "" || c.NArg() > 0 || *sessions > 0 || len(tools)+len(skip)+len(callArgs) > 0 || *callsFile != "" || *allTools {

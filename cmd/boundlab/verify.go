@@ -11,6 +11,7 @@ import (
 	_ "github.com/theurian/boundlab/mutation"
 	// Real servers before and after their patch (internal/adopters).
 	_ "github.com/theurian/boundlab/internal/adopters"
+	_ "github.com/theurian/boundlab/internal/census"
 	// The strangers' audits: child servers of other SDKs (internal/strangers).
 	_ "github.com/theurian/boundlab/internal/pyseed"
 	_ "github.com/theurian/boundlab/internal/strangers"

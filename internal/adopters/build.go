@@ -245,6 +245,24 @@ func (a Adopter) Binaries(ctx context.Context) (before, after string, err error)
 	return before, after, nil
 }
 
+// Published builds the server as published, unpatched (unless the cache
+// holds it), and returns its path: what a census audits.
+func (a Adopter) Published(ctx context.Context) (string, error) {
+	root, err := ModuleRoot(ctx)
+	if err != nil {
+		return "", err
+	}
+	src, err := a.Source(ctx)
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(CacheDir(), a.Key+"-"+a.Version+"-before")
+	if err := a.build(ctx, src, root, "", bin); err != nil {
+		return "", fmt.Errorf("%s unpatched: %w", a.Key, err)
+	}
+	return bin, nil
+}
+
 // build builds the main package, in the module's source with patch
 // applied (unless ""), to bin (unless it is there).
 func (a Adopter) build(ctx context.Context, src, root, patch, bin string) error {

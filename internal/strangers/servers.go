@@ -92,6 +92,23 @@ func Strangers() []Stranger {
 	}
 }
 
+// Start prepares and starts s (building, installing, spawning) in the
+// directory work and returns its target and what stops it; an error that is
+// a results.Unavailable means its runtime is absent here.
+func (s Stranger) Start(ctx context.Context, work string) (audit.Target, func() error, error) {
+	return s.start(ctx, work)
+}
+
+// Lookup is the stranger whose Key is key.
+func Lookup(key string) (Stranger, bool) {
+	for _, s := range Strangers() {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return Stranger{}, false
+}
+
 // Result is one stranger's audit and, for an HTTP server, the direct
 // measurements taken beside it.
 type Result struct {
