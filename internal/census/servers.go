@@ -91,10 +91,18 @@ func Servers() []Server {
 	out = append(out, Server{Key: "gopls", Name: fmt.Sprintf("%s@%s as published (GOTOOLCHAIN=%s), `gopls mcp` over stdio in a one-package workspace, every tool called (it annotates none) but %s (it reaches vuln.go.dev)",
 		g.Module, g.Version, g.Toolchain, strings.Join(g.Skip, ", ")), Skip: g.Skip, AllTools: true, Module: g.Module, Version: g.Version,
 		start: adopter(g, true, nil)})
-	gr := grafana()
-	out = append(out, Server{Key: "mcp-grafana", Name: fmt.Sprintf("%s@%s as published, `mcp-grafana -t stdio` with GRAFANA_URL pointing at a closed port on 127.0.0.1 (no Grafana): its read-only tools called",
-		gr.Module, gr.Version), Module: gr.Module, Version: gr.Version,
-		start: adopter(gr, false, map[string]string{"GRAFANA_URL": "http://127.0.0.1:9"})})
+	// The adopters' own settings: GRAFANA_URL and the docs index on a closed
+	// loopback port, no usage report, and the tools that fetch from
+	// grafana.com itself skipped — the census sends nothing past loopback.
+	gr := adopters.Grafana()
+	env := map[string]string{}
+	for _, kv := range gr.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	out = append(out, Server{Key: "mcp-grafana", Name: fmt.Sprintf("%s@%s as published, `mcp-grafana %s` with GRAFANA_URL pointing at a closed port on 127.0.0.1 (no Grafana): its read-only tools called but %s (they fetch from grafana.com)",
+		gr.Module, gr.Version, strings.Join(gr.Args, " "), strings.Join(gr.Skip, ", ")), Skip: gr.Skip, Module: gr.Module, Version: gr.Version,
+		start: adopter(gr, false, env)})
 	return out
 }
 
@@ -228,12 +236,4 @@ func pythonVersions(ctx context.Context, py string) (map[string]string, error) {
 		return nil, fmt.Errorf("the Python named by %s printed %q for its versions", strangers.PythonEnv, out)
 	}
 	return map[string]string{"pypi:mcp": f[0], "python": f[1]}, nil
-}
-
-// grafana is github.com/grafana/mcp-grafana as published, whose
-// cmd/mcp-grafana serves about eighty tools with mark3labs/mcp-go over
-// stdio and starts without a Grafana.
-func grafana() adopters.Adopter {
-	return adopters.Adopter{Key: "mcp-grafana", Module: "github.com/grafana/mcp-grafana", Version: "v1.6.3", Pkg: "./cmd/mcp-grafana",
-		Args: []string{"-t", "stdio"}}
 }
