@@ -372,6 +372,11 @@ func responseID(msg []byte) (id json.RawMessage, result, ok bool) {
 	if id, result, ok := sdkResponseID(msg); ok {
 		return id, result, true
 	}
+	// A notification the SDKs write (progress, logging, list changes) opens
+	// with its method: not a response, and not worth a decoder.
+	if bytes.HasPrefix(msg, []byte(`{"jsonrpc":"2.0","method":`)) {
+		return nil, false, false
+	}
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, false, false

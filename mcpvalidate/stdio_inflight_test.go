@@ -188,6 +188,7 @@ func TestResponseID(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"q","error":{"code":1,"message":"m"}}`, `"q"`, true},
 		{`{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{}}`, ``, false},
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, ``, false},
+		{`{"jsonrpc":"2.0","method":"x","id":9,"result":{}}`, ``, false},
 		{`{"jsonrpc":"2.0","result":{}}`, ``, false},
 		{`[{"jsonrpc":"2.0","id":1,"result":{}}]`, ``, false},
 		{`{"id":5,"jsonrpc":"2.0","result":{}}`, `5`, true},
