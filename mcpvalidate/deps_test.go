@@ -15,6 +15,7 @@ var allowedDirect = []string{
 	"github.com/theurian/boundlab/charge",
 	"github.com/theurian/boundlab/mcpvalidate/bounds",
 	"github.com/theurian/boundlab/mcpvalidate/internal/inspect",
+	"github.com/theurian/boundlab/mcpvalidate/internal/quotes",
 	"github.com/modelcontextprotocol/go-sdk/",
 	"github.com/santhosh-tekuri/jsonschema/v6",
 	// The go-sdk's own JSON decoder (its internal/json wraps it): the front

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/mcpvalidate/internal/quotes"
 )
 
 // multiRoundTripVersion is the first protocol version on which the go-sdk
@@ -26,7 +27,11 @@ const multiRoundTripVersion = "2026-07-28"
 //
 // A refused call is answered as a tool result with isError true and the
 // refusal's text as its one text content: the shape the SDK gives a handler's
-// own error. Every other method passes through untouched.
+// own error. An admitted call's error, a result with isError or an error
+// returned, reaches the caller with every run of more than 255 bytes of one
+// of its string arguments replaced by a mark that counts them, so a handler
+// that quotes what it was given cannot hand a long value back. Every other
+// method passes through untouched.
 func (v *Validator) Middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -41,9 +46,60 @@ func (v *Validator) Middleware() mcp.Middleware {
 			if r := v.refusal(ctx, call.Params.Name, call.Params.Arguments); r != nil {
 				return refusalResult(call.Session, r), nil
 			}
-			return next(ctx, method, req)
+			res, err := next(ctx, method, req)
+			return withoutQuotes(res, err, call.Params.Arguments)
 		}
 	}
+}
+
+// withoutQuotes is a tool's answer with the long quotes of its arguments
+// taken out of its error: the text contents of a result with isError, or
+// the error's message (and its data, dropped when it quotes them).
+func withoutQuotes(res mcp.Result, err error, args json.RawMessage) (mcp.Result, error) {
+	if err != nil {
+		if w, ok := err.(*jsonrpc.Error); ok {
+			msg, changed := quotes.Strip(w.Message, args)
+			_, inData := quotes.Strip(string(w.Data), args)
+			if !changed && !inData {
+				return res, err
+			}
+			c := *w
+			c.Message = msg
+			if inData {
+				c.Data = nil
+			}
+			return res, &c
+		}
+		return res, quotes.Error(err, args)
+	}
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r == nil || !r.IsError {
+		return res, nil
+	}
+	var content []mcp.Content
+	for i, c := range r.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok {
+			continue
+		}
+		text, changed := quotes.Strip(t.Text, args)
+		if !changed {
+			continue
+		}
+		if content == nil {
+			// The handler's result may be shared: answer a copy.
+			content = append([]mcp.Content(nil), r.Content...)
+		}
+		tc := *t
+		tc.Text = text
+		content[i] = &tc
+	}
+	if content == nil {
+		return res, nil
+	}
+	c := *r
+	c.Content = content
+	return &c, nil
 }
 
 // refusalResult builds the tool result a refusal reaches the caller as.

@@ -22,7 +22,10 @@ import (
 //
 // A refused call is answered as mcp.NewToolResultError(refusal text): one
 // text content and isError true, the shape and the text mcpvalidate's go-sdk
-// middleware answers the same call with.
+// middleware answers the same call with. An admitted call's error, a result
+// with isError or an error returned, reaches the caller with every run of
+// more than 255 bytes of one of its string arguments replaced by a mark that
+// counts them, as mcpvalidate's middleware answers it.
 func Middleware(v *mcpvalidate.Validator) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req m3.CallToolRequest) (*m3.CallToolResult, error) {
@@ -35,7 +38,8 @@ func Middleware(v *mcpvalidate.Validator) server.ToolHandlerMiddleware {
 			if err := v.Check(ctx, req.Params.Name, args); err != nil {
 				return m3.NewToolResultError(err.Error()), nil
 			}
-			return next(ctx, req)
+			res, err := next(ctx, req)
+			return withoutQuotes(res, err, args)
 		}
 	}
 }

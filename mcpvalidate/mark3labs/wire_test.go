@@ -241,7 +241,8 @@ func TestImportsNoLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := map[string]bool{self: true, "github.com/theurian/boundlab/mcpvalidate": true, "github.com/theurian/boundlab/charge": true,
-		"github.com/theurian/boundlab/mcpvalidate/bounds": true, "github.com/theurian/boundlab/mcpvalidate/internal/inspect": true}
+		"github.com/theurian/boundlab/mcpvalidate/bounds": true, "github.com/theurian/boundlab/mcpvalidate/internal/inspect": true,
+		"github.com/theurian/boundlab/mcpvalidate/internal/quotes": true}
 	for _, d := range strings.Fields(string(out)) {
 		if strings.HasPrefix(d, "github.com/theurian/boundlab/") && !allowed[d] {
 			t.Errorf("%s depends on the lab package %s", self, d)

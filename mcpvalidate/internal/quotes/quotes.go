@@ -1,0 +1,330 @@
+// Package quotes keeps a tool's error from quoting a long argument back to
+// the caller. A handler that reports a bad file or an unknown name often
+// quotes the value it was given; when the value is long, the error costs
+// the caller's bytes again, six times over once Go's JSON encoder escapes
+// them.
+//
+// Strip replaces every run of more than MaxRun bytes of one argument string
+// found in an error's text — as the caller sent it, quoted the way Go's %q
+// and strconv.Quote write it, or escaped the way encoding/json writes it —
+// by a short mark that says how many bytes were left out. A run of at most
+// MaxRun bytes (a path, a name) stays, so an error stays useful.
+//
+// Where it ends: a run is a stretch of consecutive bytes of one string's
+// form; a handler that re-encodes a value some other way (upper-cased,
+// base64, a number printed) or prints many short arguments together is
+// not recognised. The work is linear in the text and the forms of the long
+// strings, with a fixed allowance of comparisons: text too repetitive to
+// separate within it is replaced whole by a fixed message.
+package quotes
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// MaxRun is the longest run of one argument's bytes an error may keep.
+const MaxRun = 2*anchor - 1
+
+// anchor is the length of the text windows the search starts from: one
+// every anchor bytes, so any run of 2*anchor-1 bytes holds a whole window.
+const anchor = 128
+
+// minString is the shortest string whose longest form (encoding/json
+// writes '<' as six bytes) can be longer than MaxRun.
+const minString = (MaxRun + 1 + 5) / 6
+
+// Withheld is the text an error is replaced by when its quotes cannot be
+// separated within the search's allowance.
+const Withheld = "the tool's error quoted its arguments; its text is not sent"
+
+// Strip returns text with each run of more than MaxRun bytes of a string
+// in arguments (raw JSON) replaced by a mark, and whether it changed
+// anything. Arguments too short to hold such a string, or a text too short
+// to quote one, cost a length comparison.
+func Strip(text string, arguments []byte) (string, bool) {
+	if len(text) <= MaxRun || len(arguments) < minString+2 {
+		return text, false
+	}
+	forms := longForms(arguments, strings.IndexByte(text, '\\') >= 0)
+	if len(forms) == 0 {
+		return text, false
+	}
+	out, changed, ok := strip(text, forms)
+	if ok && changed {
+		// A mark can only join two runs into one when the caller wrote
+		// the mark into the value: one more pass finds that.
+		var again bool
+		out, again, ok = strip(out, forms)
+		ok = ok && !again
+	}
+	if !ok {
+		return Withheld, true
+	}
+	return out, changed
+}
+
+// longForms returns each form longer than MaxRun of each string (member
+// names included) in arguments: as sent (decoded), as %q writes it, and as
+// encoding/json writes it with and without HTML escaping, without their
+// quotes. The escaped forms differ from the decoded one only by
+// backslash escapes, so without a backslash in the text they are skipped.
+func longForms(arguments []byte, escaped bool) [][]byte {
+	var forms [][]byte
+	add := func(f []byte) {
+		if len(f) <= MaxRun {
+			return
+		}
+		for _, g := range forms {
+			if bytes.Equal(f, g) {
+				return
+			}
+		}
+		forms = append(forms, f)
+	}
+	for i := 0; i < len(arguments); i++ {
+		if arguments[i] != '"' {
+			continue
+		}
+		end := stringEnd(arguments, i+1)
+		if end < 0 {
+			return forms
+		}
+		if end-i-1 >= minString {
+			var s string
+			if json.Unmarshal(arguments[i:end+1], &s) == nil {
+				add([]byte(s))
+				if escaped {
+					q := strconv.Quote(s)
+					add([]byte(q[1 : len(q)-1]))
+					add(jsonForm(s, true))
+					add(jsonForm(s, false))
+				}
+			}
+		}
+		i = end
+	}
+	return forms
+}
+
+// stringEnd is the index of the quote that ends the JSON string whose
+// content starts at i, or -1.
+func stringEnd(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
+}
+
+// jsonForm is s as encoding/json writes it, without its quotes.
+func jsonForm(s string, html bool) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(html)
+	if enc.Encode(s) != nil {
+		return nil
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return b[1 : len(b)-1]
+}
+
+// The window hash: a polynomial over the bytes, mod 2^64.
+const base = 0x100000001b3
+
+var basePow = func() uint64 {
+	p := uint64(1)
+	for range anchor {
+		p *= base
+	}
+	return p
+}()
+
+func hash(b []byte) uint64 {
+	var h uint64
+	for _, c := range b {
+		h = h*base + uint64(c)
+	}
+	return h
+}
+
+func hashString(s string) uint64 {
+	var h uint64
+	for i := 0; i < len(s); i++ {
+		h = h*base + uint64(s[i])
+	}
+	return h
+}
+
+// strip is one pass: it finds every run of more than MaxRun bytes of a
+// form in text and replaces it. ok is false when the comparisons it would
+// take pass the allowance.
+func strip(text string, forms [][]byte) (out string, changed, ok bool) {
+	// Windows of the text, one every anchor bytes, by hash; gone marks
+	// those inside a run already found.
+	windows := make(map[uint64][]int, len(text)/anchor)
+	for p := 0; p+anchor <= len(text); p += anchor {
+		h := hashString(text[p : p+anchor])
+		windows[h] = append(windows[h], p)
+	}
+	gone := make([]bool, len(text)/anchor)
+	var runs []span
+	// Each comparison reads at most the run it finds; the allowance is a
+	// few reads of the text and the forms.
+	allowance := 8 * (len(text) + anchor)
+	for _, f := range forms {
+		allowance += 8 * len(f)
+	}
+	for _, f := range forms {
+		if len(f) < anchor {
+			continue
+		}
+		h := hash(f[:anchor])
+		for q := 0; ; q++ {
+			if ps, hit := windows[h]; hit {
+				kept := ps[:0]
+				for _, p := range ps {
+					if gone[p/anchor] {
+						continue
+					}
+					from, to, cost := extend(text, f, p, q)
+					allowance -= cost
+					if allowance < 0 {
+						return "", false, false
+					}
+					if to-from <= MaxRun {
+						kept = append(kept, p)
+						continue
+					}
+					runs = append(runs, span{from, to})
+					for w := (from + anchor - 1) / anchor; w*anchor+anchor <= to; w++ {
+						gone[w] = true
+					}
+				}
+				if len(kept) == 0 {
+					delete(windows, h)
+				} else {
+					windows[h] = kept
+				}
+			}
+			if q+anchor >= len(f) {
+				break
+			}
+			h = h*base + uint64(f[q+anchor]) - basePow*uint64(f[q])
+		}
+	}
+	if len(runs) == 0 {
+		return text, false, true
+	}
+	return replace(text, runs), true, true
+}
+
+// span is a run of text, [from, to).
+type span struct{ from, to int }
+
+// extend returns the longest run around text[p:p+anchor] that equals f
+// around f[q:q+anchor], empty when the window is a hash collision, and the
+// bytes compared. Where the run reaches an end of f, the text may go on
+// with f at another alignment (a value that repeats itself): widen looks.
+func extend(text string, f []byte, p, q int) (from, to, cost int) {
+	if text[p:p+anchor] != string(f[q:q+anchor]) {
+		return p, p, anchor
+	}
+	from, to = p, p+anchor
+	for i := 1; p-i >= 0 && q-i >= 0 && text[p-i] == f[q-i]; i++ {
+		from = p - i
+	}
+	for j := anchor; p+j < len(text) && q+j < len(f) && text[p+j] == f[q+j]; j++ {
+		to = p + j + 1
+	}
+	cost = anchor + (to - from)
+	if to-from <= MaxRun {
+		return from, to, cost
+	}
+	if from > 0 && q-(p-from) == 0 {
+		k, c := widen(from, func(k int) string { return text[from-k : from+anchor] }, f)
+		from -= k
+		cost += c
+	}
+	if to < len(text) && q+(to-p) == len(f) {
+		k, c := widen(len(text)-to, func(k int) string { return text[to-anchor : to+k] }, f)
+		to += k
+		cost += c
+	}
+	return from, to, cost
+}
+
+// widen returns the most bytes k (at most room and MaxRun) for which
+// seg(k) is in f, by bisection (a segment of one in f is in f), and the
+// bytes searched.
+func widen(room int, seg func(k int) string, f []byte) (k, cost int) {
+	lo, hi := 0, min(room, MaxRun)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		cost += len(f)
+		if bytes.Contains(f, []byte(seg(mid))) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo, cost
+}
+
+// replace writes text with each run (merged where they overlap or touch)
+// replaced by a mark.
+func replace(text string, runs []span) string {
+	// Few runs: insertion order is enough to sort them.
+	for i := 1; i < len(runs); i++ {
+		for j := i; j > 0 && runs[j].from < runs[j-1].from; j-- {
+			runs[j], runs[j-1] = runs[j-1], runs[j]
+		}
+	}
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(runs); {
+		from, to := runs[i].from, runs[i].to
+		for i++; i < len(runs) && runs[i].from <= to; i++ {
+			to = max(to, runs[i].to)
+		}
+		b.WriteString(text[at:from])
+		b.WriteString(Mark(to - from))
+		at = to
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// Mark is what a run of n bytes of the arguments is replaced by.
+func Mark(n int) string {
+	return "[" + strconv.Itoa(n) + " bytes of the call's arguments, not quoted]"
+}
+
+// Error returns err with its text stripped of long quotes of arguments:
+// err itself when there are none, else an error whose Error is the
+// stripped text and which unwraps to err, so errors.Is and errors.As see
+// what the handler returned.
+func Error(err error, arguments []byte) error {
+	if err == nil {
+		return nil
+	}
+	msg, changed := Strip(err.Error(), arguments)
+	if !changed {
+		return err
+	}
+	return &stripped{msg, err}
+}
+
+type stripped struct {
+	msg string
+	err error
+}
+
+func (e *stripped) Error() string { return e.msg }
+func (e *stripped) Unwrap() error { return e.err }
