@@ -2,7 +2,7 @@
 // github.com/modelcontextprotocol/go-sdk: every tools/call is validated
 // against the tool's published JSON Schema before any handler runs, every
 // request is bounded before the SDK reads it, and no refusal ever repeats
-// what the caller sent.
+// what the caller sent — nor does a tool's error repeat a long argument.
 //
 // # Protect a server
 //
@@ -46,6 +46,10 @@
 // answered. A refused call is answered as a tool result with isError, the
 // shape the SDK gives a handler's own error; a refused request as a JSON-RPC
 // error. [Options].OnRefusal sees every refusal.
+//
+// A handler's own error is its words, but not the caller's: each run of more
+// than 255 bytes of one string argument it quotes (as sent, %q-quoted or
+// JSON-escaped) reaches the caller as a mark that counts the bytes left out.
 //
 // # Memory
 //

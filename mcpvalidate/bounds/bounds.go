@@ -131,4 +131,9 @@ const (
 	// the templates and cuts can build (mcpvalidate.MaxRefusalBytes) is held
 	// under it by mcpvalidate's tests.
 	RefusalCeiling = 4096
+	// MaxArgumentQuote is the longest run of one string argument a tool's
+	// own error reaches the caller with: a path or a name stays, a longer
+	// run is replaced by a mark that counts its bytes. Odd, so the search
+	// for runs can start from windows of half its length plus one.
+	MaxArgumentQuote = 255
 )

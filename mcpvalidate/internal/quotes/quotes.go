@@ -23,14 +23,16 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/theurian/boundlab/mcpvalidate/bounds"
 )
 
 // MaxRun is the longest run of one argument's bytes an error may keep.
-const MaxRun = 2*anchor - 1
+const MaxRun = bounds.MaxArgumentQuote
 
 // anchor is the length of the text windows the search starts from: one
 // every anchor bytes, so any run of 2*anchor-1 bytes holds a whole window.
-const anchor = 128
+const anchor = (MaxRun + 1) / 2
 
 // minString is the shortest string whose longest form (encoding/json
 // writes '<' as six bytes) can be longer than MaxRun.
