@@ -132,6 +132,15 @@ func Records(a Adopter) ([]results.Record, error) {
 	var out []results.Record
 	for _, tr := range a.Transports() {
 		au := res.Audits[tr]
+		// Each variant counts the target rules and every rule the
+		// unpatched server raised, zero included: what the patch ended
+		// is a record too.
+		rules := slices.Clone(TargetRules)
+		for _, f := range au.Before.Findings {
+			if !slices.Contains(rules, f.Rule) {
+				rules = append(rules, f.Rule)
+			}
+		}
 		for _, v := range []struct {
 			variant string
 			rep     *audit.Report
@@ -140,7 +149,7 @@ func Records(a Adopter) ([]results.Record, error) {
 			{"before", au.Before, "as published"},
 			{"after", au.After, "with " + a.Patch + " applied"},
 		} {
-			out = append(out, auditRecords(a, tr, v.variant, v.what, build, v.rep)...)
+			out = append(out, auditRecords(a, tr, v.variant, v.what, build, v.rep, rules)...)
 		}
 	}
 	files := make([]string, 0, len(res.PatchLines))
@@ -184,8 +193,8 @@ func Records(a Adopter) ([]results.Record, error) {
 
 // auditRecords are one variant's audit over one transport: its headline
 // figures (residuals.ReportRecords) under adopters.KEY.TRANSPORT.VARIANT,
-// the target rules' counts, zero included, and the sessions ended.
-func auditRecords(a Adopter, transport, variant, what string, build results.Build, rep *audit.Report) []results.Record {
+// the counts of rules, zero included, and the sessions ended.
+func auditRecords(a Adopter, transport, variant, what string, build results.Build, rep *audit.Report, rules []string) []results.Record {
 	prefix := "adopters." + a.Key + "." + transport + "." + variant
 	var src string
 	switch transport {
@@ -203,7 +212,7 @@ func auditRecords(a Adopter, transport, variant, what string, build results.Buil
 		src += ", with " + strings.Join(a.Env, " ")
 	}
 	recs := residuals.ReportRecords(prefix, src, build, rep)
-	for _, rule := range TargetRules {
+	for _, rule := range rules {
 		id := prefix + ".findings." + rule
 		if !slices.ContainsFunc(recs, func(r results.Record) bool { return r.ID == id }) {
 			recs = append(recs, results.Record{ID: id, Title: "the findings of rule " + rule, Value: 0, Unit: "findings",

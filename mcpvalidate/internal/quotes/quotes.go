@@ -6,7 +6,9 @@
 //
 // Strip replaces every run of more than MaxRun bytes of one argument string
 // found in an error's text — as the caller sent it, quoted the way Go's %q
-// and strconv.Quote write it, or escaped the way encoding/json writes it —
+// and strconv.Quote write it, escaped the way encoding/json writes it, or
+// percent-encoded the way net/url writes a path or a query value (a file
+// name turned into a URI) —
 // by a short mark that says how many bytes were left out. A run of at most
 // MaxRun bytes (a path, a name) stays, so an error stays useful.
 //
@@ -21,6 +23,7 @@ package quotes
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -50,7 +53,7 @@ func Strip(text string, arguments []byte) (string, bool) {
 	if len(text) <= MaxRun || len(arguments) < minString+2 {
 		return text, false
 	}
-	forms := longForms(arguments, strings.IndexByte(text, '\\') >= 0)
+	forms := longForms(arguments, strings.IndexByte(text, '\\') >= 0, strings.IndexByte(text, '%') >= 0)
 	if len(forms) == 0 {
 		return text, false
 	}
@@ -69,11 +72,13 @@ func Strip(text string, arguments []byte) (string, bool) {
 }
 
 // longForms returns each form longer than MaxRun of each string (member
-// names included) in arguments: as sent (decoded), as %q writes it, and as
+// names included) in arguments: as sent (decoded); as %q writes it, and as
 // encoding/json writes it with and without HTML escaping, without their
-// quotes. The escaped forms differ from the decoded one only by
-// backslash escapes, so without a backslash in the text they are skipped.
-func longForms(arguments []byte, escaped bool) [][]byte {
+// quotes; percent-encoded as net/url writes a path, a query value and a
+// file URL's path. The escaped forms differ from the decoded one only by
+// backslash escapes (percent escapes), so without a backslash (a percent
+// sign) in the text they are skipped.
+func longForms(arguments []byte, escaped, percent bool) [][]byte {
 	var forms [][]byte
 	add := func(f []byte) {
 		if len(f) <= MaxRun {
@@ -103,6 +108,11 @@ func longForms(arguments []byte, escaped bool) [][]byte {
 					add([]byte(q[1 : len(q)-1]))
 					add(jsonForm(s, true))
 					add(jsonForm(s, false))
+				}
+				if percent {
+					add([]byte(url.PathEscape(s)))
+					add([]byte(url.QueryEscape(s)))
+					add([]byte((&url.URL{Scheme: "file", Path: s}).EscapedPath()))
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +56,8 @@ func allForms(s string) []string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
 	p := strings.TrimSpace(plain.String())
-	return []string{s, q[1 : len(q)-1], string(j[1 : len(j)-1]), p[1 : len(p)-1]}
+	return []string{s, q[1 : len(q)-1], string(j[1 : len(j)-1]), p[1 : len(p)-1],
+		url.PathEscape(s), url.QueryEscape(s), (&url.URL{Scheme: "file", Path: s}).EscapedPath()}
 }
 
 func TestARunAtTheBoundStaysOnePastIsMarked(t *testing.T) {
@@ -84,8 +86,9 @@ func TestARunAtTheBoundStaysOnePastIsMarked(t *testing.T) {
 
 func TestEveryFormIsRecognised(t *testing.T) {
 	// Each byte class widens in some form: a quote, a backslash, HTML
-	// characters, a control, U+2028, a non-printable rune.
-	v := strings.Repeat("ab\"c\\d<e>f&g\x01h\u2028i\u00ad", 60)
+	// characters, a control, U+2028, a non-printable rune, a space, a
+	// slash, DEL.
+	v := strings.Repeat("ab\"c\\d<e>f&g\x01h\u2028i\u00adj k/l\x7f", 60)
 	a := args(t, map[string]string{"name": v})
 	for i, f := range allForms(v) {
 		text := "bad name \"" + f + "\" (twice: " + f + ")"
