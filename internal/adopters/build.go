@@ -53,10 +53,11 @@ type Adopter struct {
 	// the server answers it from.
 	Cost    CostCall
 	Setting string
-	// Tests, when set, are the arguments of `go test` run in the unpatched
-	// and the patched module: the server's own tests, with TestEnv added to
-	// the environment.
-	Tests, TestEnv []string
+	// Tests, when set, are the `go test` runs (each its arguments) made in
+	// the unpatched and the patched module: the server's own tests, with
+	// TestEnv added to the environment.
+	Tests   [][]string
+	TestEnv []string
 }
 
 // CostCall is a tool call the server answers by itself, with nothing from
@@ -87,6 +88,16 @@ func Gopls() Adopter {
 		// figure
 		Setting: "in a one-package workspace",
 		Cost:    CostCall{Tool: "go_package_api", Arguments: `{"packagePaths":["example.com/ws"]}`, Rounds: 15, Calls: 2000},
+		// its MCP tests: the server's, the marker tests that drive each
+		// MCP tool (over SSE), and `gopls mcp`'s command tests
+		Tests: [][]string{
+			{"./internal/mcp/"},
+			{"-run", "Test/mcptools/", "./internal/test/marker/"},
+			{"-run", "MCP", "./internal/cmd/"},
+		},
+		// the marker test of go.work support needs the go command to look
+		// for one (the builds set GOWORK=off)
+		TestEnv: []string{"GOWORK="},
 	}
 }
 
@@ -137,7 +148,7 @@ func Grafana() Adopter {
 		// tens of microseconds of handler, so more calls a round than gopls
 		Cost:    CostCall{Tool: "generate_deeplink", Arguments: `{"resourceType":"dashboard","dashboardUid":"boundlab"}`, Rounds: 15, Calls: 5000},
 		Setting: "with no Grafana (GRAFANA_URL a closed loopback port)",
-		Tests:   []string{"-tags", "unit", "./..."},
+		Tests:   [][]string{{"-tags", "unit", "./..."}},
 		// the binaries its tests start send no usage report, and could send
 		// one only to loopback
 		TestEnv: []string{"DO_NOT_TRACK=1", "GRAFANA_USAGE_STATS_ENDPOINT=" + grafanaURL + "/usage"},

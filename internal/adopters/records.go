@@ -28,7 +28,7 @@ func init() {
 		}
 		tests := ""
 		if a.Tests != nil {
-			tests = ", runs its own tests (go test " + strings.Join(a.Tests, " ") + ") in both"
+			tests = ", runs its own tests (" + a.testCommands() + ") in both"
 		}
 		results.Register(results.Producer{Name: Producer(a), Records: func() ([]results.Record, error) { return Records(a) },
 			Remeasures: fmt.Sprintf("builds %s@%s unpatched and patched from the module proxy (%s; cached after the first run), "+
@@ -234,7 +234,7 @@ func auditRecords(a Adopter, transport, variant, what string, build results.Buil
 // testRecords are the server's own tests in each variant: how many passed
 // and failed, and the regressions (passed unpatched, not patched), named.
 func testRecords(a Adopter, build results.Build, before, after TestRun) []results.Record {
-	src := "internal/adopters.RunTests: " + strings.Join(a.TestEnv, " ") + " go test -count=1 -json " + strings.Join(a.Tests, " ") + " in " + a.Module + "@" + a.Version + ", unpatched and with " + a.Patch + " applied"
+	src := "internal/adopters.RunTests: " + strings.TrimSpace(strings.Join(a.TestEnv, " ")+" "+a.testCommands()) + " in " + a.Module + "@" + a.Version + ", unpatched and with " + a.Patch + " applied"
 	prefix := "adopters." + a.Key + ".tests."
 	var out []results.Record
 	for _, v := range []struct {

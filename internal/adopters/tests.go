@@ -84,10 +84,20 @@ func Regressions(before, after TestRun) []string {
 // included: mcp-grafana's unit tests compile some forty packages.
 const testTimeout = 30 * time.Minute
 
-// RunTests runs `go test -count=1 -json` with a.Tests in the module's
-// source, patched with patch (unless ""). The tests' own children are
-// theirs (mcp-grafana's start its binary on loopback); the run is bounded
-// by testTimeout and its output read as it comes.
+// testCommands are a.Tests as the commands they run, joined by "; ".
+func (a Adopter) testCommands() string {
+	var cmds []string
+	for _, args := range a.Tests {
+		cmds = append(cmds, "go test -count=1 -json "+strings.Join(args, " "))
+	}
+	return strings.Join(cmds, "; ")
+}
+
+// RunTests runs each of a.Tests (`go test -count=1 -json` with its
+// arguments) in the module's source, patched with patch (unless ""). The
+// tests' own children are theirs (mcp-grafana's start its binary on
+// loopback); each run is bounded by testTimeout and its output read as it
+// comes.
 func (a Adopter) RunTests(ctx context.Context, src, root, patch string) (TestRun, error) {
 	run := TestRun{Outcome: map[string]string{}}
 	dir, cleanup, err := a.tree(ctx, src, root, patch)
@@ -95,18 +105,29 @@ func (a Adopter) RunTests(ctx context.Context, src, root, patch string) (TestRun
 		return run, err
 	}
 	defer cleanup()
+	for _, args := range a.Tests {
+		if err := a.goTest(ctx, dir, args, &run); err != nil {
+			return run, err
+		}
+	}
+	return run, nil
+}
+
+// goTest is one `go test` run in dir, its outcomes added to run.
+func (a Adopter) goTest(ctx context.Context, dir string, args []string, run *TestRun) error {
 	tctx, cancel := context.WithTimeout(ctx, testTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", append([]string{"test", "-count=1", "-json"}, a.Tests...)...)
+	before := len(run.Outcome)
+	cmd := exec.CommandContext(tctx, "go", append([]string{"test", "-count=1", "-json"}, args...)...)
 	cmd.Dir, cmd.Env = dir, append(a.goEnv(), a.TestEnv...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return run, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return run, err
+		return err
 	}
 	started, done := map[string]bool{}, map[string]bool{}
 	sc := bufio.NewScanner(out)
@@ -133,12 +154,12 @@ func (a Adopter) RunTests(ctx context.Context, src, root, patch string) (TestRun
 		}
 	}
 	if tctx.Err() != nil {
-		return run, fmt.Errorf("go test %v in %s: not done in %v", a.Tests, filepath.Base(dir), testTimeout)
+		return fmt.Errorf("go test %v in %s: not done in %v", args, filepath.Base(dir), testTimeout)
 	}
 	// a failing test exits 1 with its outcome in the stream; a build
 	// failure says so on stderr, and a package that never ran is no result
-	if werr != nil && len(run.Outcome) == 0 {
-		return run, fmt.Errorf("go test %v: %v: %s", a.Tests, werr, firstLine(stderr.String()))
+	if werr != nil && len(run.Outcome) == before {
+		return fmt.Errorf("go test %v: %v: %s", args, werr, firstLine(stderr.String()))
 	}
-	return run, nil
+	return nil
 }
