@@ -188,11 +188,13 @@ func strip(text string, forms [][]byte) (out string, changed, ok bool) {
 	gone := make([]bool, len(text)/anchor)
 	var runs []span
 	// Each comparison reads at most the run it finds; the allowance is a
-	// few reads of the text and the forms.
+	// few reads of the text and the forms. Widening runs has as much
+	// again, and stops short when it is spent.
 	allowance := 8 * (len(text) + anchor)
 	for _, f := range forms {
 		allowance += 8 * len(f)
 	}
+	widening := allowance
 	for _, f := range forms {
 		if len(f) < anchor {
 			continue
@@ -205,7 +207,7 @@ func strip(text string, forms [][]byte) (out string, changed, ok bool) {
 					if gone[p/anchor] {
 						continue
 					}
-					from, to, cost := extend(text, f, p, q)
+					from, to, cost := extend(text, f, p, q, &widening)
 					allowance -= cost
 					if allowance < 0 {
 						return "", false, false
@@ -242,9 +244,10 @@ type span struct{ from, to int }
 
 // extend returns the longest run around text[p:p+anchor] that equals f
 // around f[q:q+anchor], empty when the window is a hash collision, and the
-// bytes compared. Where the run reaches an end of f, the text may go on
-// with f at another alignment (a value that repeats itself): widen looks.
-func extend(text string, f []byte, p, q int) (from, to, cost int) {
+// bytes compared. A long run is then widened by the bytes of f at another
+// alignment on either side (a value that repeats itself, or whose start
+// the window missed), within the budget w.
+func extend(text string, f []byte, p, q int, w *int) (from, to, cost int) {
 	if text[p:p+anchor] != string(f[q:q+anchor]) {
 		return p, p, anchor
 	}
@@ -259,34 +262,45 @@ func extend(text string, f []byte, p, q int) (from, to, cost int) {
 	if to-from <= MaxRun {
 		return from, to, cost
 	}
-	if from > 0 && q-(p-from) == 0 {
-		k, c := widen(from, func(k int) string { return text[from-k : from+anchor] }, f)
-		from -= k
-		cost += c
-	}
-	if to < len(text) && q+(to-p) == len(f) {
-		k, c := widen(len(text)-to, func(k int) string { return text[to-anchor : to+k] }, f)
-		to += k
-		cost += c
-	}
+	from -= widen(from, func(k int) []byte { return []byte(text[from-k : from+anchor]) }, f, w)
+	to += widen(len(text)-to, func(k int) []byte { return []byte(text[to-anchor : to+k]) }, f, w)
 	return from, to, cost
 }
 
 // widen returns the most bytes k (at most room and MaxRun) for which
-// seg(k) is in f, by bisection (a segment of one in f is in f), and the
-// bytes searched.
-func widen(room int, seg func(k int) string, f []byte) (k, cost int) {
-	lo, hi := 0, min(room, MaxRun)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		cost += len(f)
-		if bytes.Contains(f, []byte(seg(mid))) {
+// seg(k) is in f — by bisection, a part of a segment in f being in f —
+// each search taken from the budget w; with none left, what it has.
+func widen(room int, seg func(k int) []byte, f []byte, w *int) int {
+	in := func(k int) bool {
+		if *w <= 0 {
+			return false
+		}
+		i := bytes.Index(f, seg(k))
+		if i < 0 {
+			*w -= len(f)
+			return false
+		}
+		*w -= i + k + anchor
+		return true
+	}
+	hi := min(room, MaxRun)
+	// Most quotes end where the argument does: one byte tells.
+	if hi == 0 || !in(1) {
+		return 0
+	}
+	if in(hi) {
+		return hi
+	}
+	lo := 1
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if in(mid) {
 			lo = mid
 		} else {
-			hi = mid - 1
+			hi = mid
 		}
 	}
-	return lo, cost
+	return lo
 }
 
 // replace writes text with each run (merged where they overlap or touch)
