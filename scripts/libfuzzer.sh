@@ -166,7 +166,7 @@ echo "libfuzzer.sh: built in $((tb - t0)) s"
 # run_target T: T's binary for $runs inputs; its summary row goes to
 # DIR/logs/T.row, and a failure's log tail to DIR/logs/T.fail.
 run_target() {
-	local t=$1 bin=$work/out/$1 log=$work/logs/$1.log rc done_line n secs execs rate result
+	local t=$1 bin=$work/out/$1 log=$work/logs/$1.log rc done_line secs execs rate result
 	mkdir -p "$work/corpus/$t"
 	# The empty directory first: libFuzzer adds what it finds there and only
 	# reads the seeds. Leaks are not checked: the Go runtime's C side keeps
@@ -188,7 +188,7 @@ run_target() {
 }
 
 # The binaries are separate processes, each mostly on one core: $jobs run at
-# a time (the cores), and the table lists them in build order.
+# a time (the cores), and the table lists them by name.
 targets=()
 for bin in "$work"/out/Fuzz*; do
 	[ -x "$bin" ] && [ -f "$bin" ] && targets+=("$(basename "$bin")")
