@@ -52,6 +52,11 @@ while read -r dir target importpath; do
 		echo "build.sh: $target: compile_native_go_fuzzer left no binary in \$OUT" >&2
 		exit 1
 	fi
+	# compile_native_go_fuzzer leaves the archive and its cgo header in the
+	# package's directory: go hashes a directory's .h files into its
+	# package's build, so a header left there would make every later build
+	# recompile that package and every package that imports it.
+	rm -f "$dir/$target.a" "$dir/$target.h"
 	cp .clusterfuzzlite/json.dict "$OUT/$target.dict"
 	built+=("$target")
 	echo "build.sh: $target built in $(($(date +%s) - start)) s"
