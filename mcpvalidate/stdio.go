@@ -249,11 +249,12 @@ func (g *gatedLines) admit(e *envelope, n int) bool {
 			return false
 		}
 	}
+	initialize := e.methodIs("initialize")
 	requested := ""
-	if e.Method() == "initialize" {
+	if initialize {
 		requested = requestedVersion(e.body[e.params.at:e.params.end])
 	}
-	g.s.hold(idKey(e.body[e.id.at:e.id.end]), e.Method() == "initialize", requested, grant)
+	g.s.hold(idKey(e.body[e.id.at:e.id.end]), initialize, requested, grant)
 	return true
 }
 
