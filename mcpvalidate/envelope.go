@@ -1,6 +1,7 @@
 package mcpvalidate
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -248,6 +249,9 @@ func sameDecoded(a, b []byte) bool {
 	if string(a) == string(b) {
 		return true
 	}
+	if bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0 {
+		return false // checked content without an escape decodes to itself
+	}
 	var ba, bb [maxEnvelopeNameBytes]byte
 	return string(charge.AppendUnescaped(ba[:0], a)) == string(charge.AppendUnescaped(bb[:0], b))
 }
@@ -414,8 +418,9 @@ var knownKeys = [...]string{"jsonrpc", "method", "id", "params", "result", "erro
 
 // knownKey is the known key name decodes to, or "".
 func knownKey(name []byte) string {
+	escaped := bytes.IndexByte(name, '\\') >= 0 // else only the name's own bytes can match
 	for _, k := range knownKeys {
-		if is(name, k) {
+		if string(name) == k || escaped && is(name, k) {
 			return k
 		}
 	}

@@ -252,6 +252,7 @@ func TestEnvelopeNamesDecodedExactly(t *testing.T) {
 		{`"\r":1,"\u000d":2`, true}, {`"\t":1,"\u0009":2`, true}, {`"\"":1,"\u0022":2`, true},
 		{`"\\":1,"\u005c":2`, true}, {`"\/":1,"/":2`, true}, {`"\u00e9":1,"é":2`, true},
 		{`"\b":1,"\f":2`, false}, {`"\n":1,"\r":2`, false}, {`"\t":1,"\n":2`, false},
+		{`"/":1,"\/":2`, true}, {`"a":1,"\u0061":2`, true},
 		{`"ab":1,"a":2`, false}, {`"a":1,"ab":2`, false}, {`"\u0061b":1,"a":2`, false},
 	} {
 		t.Run(docName(i, c.params), func(t *testing.T) {

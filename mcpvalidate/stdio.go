@@ -91,7 +91,7 @@ func (v *Validator) stdioGate(in io.Reader, out io.Writer, wait time.Duration) (
 	if wait <= 0 {
 		wait = defaultMaxWait
 	}
-	s := &stdioSession{budget: budget, wait: wait, held: map[string]heldGrants{}}
+	s := &stdioSession{budget: budget, wait: wait, held: map[requestID]heldGrants{}}
 	w := &answerWriter{w: out, s: s}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &gatedLines{v: v, env: env, in: in, rd: bufio.NewReaderSize(in, stdioChunk), out: w, s: s, ctx: ctx, cancel: cancel}
@@ -249,11 +249,12 @@ func (g *gatedLines) admit(e *envelope, n int) bool {
 			return false
 		}
 	}
+	initialize := e.methodIs("initialize")
 	requested := ""
-	if e.Method() == "initialize" {
+	if initialize {
 		requested = requestedVersion(e.body[e.params.at:e.params.end])
 	}
-	g.s.hold(idKey(e.body[e.id.at:e.id.end]), e.Method() == "initialize", requested, grant)
+	g.s.hold(idKey(e.body[e.id.at:e.id.end]), initialize, requested, grant)
 	return true
 }
 
@@ -281,10 +282,10 @@ type stdioSession struct {
 	wait   time.Duration // how long a request waits for room
 
 	mu        sync.Mutex
-	held      map[string]heldGrants // by id key
-	initID    string                // the id key of an initialize awaiting its answer
-	requested string                // the protocol version that initialize asked for
-	version   string                // the version asked for, once the server accepted it
+	held      map[requestID]heldGrants // by id key
+	initID    requestID                // the id key of an initialize awaiting its answer; zero: none
+	requested string                   // the protocol version that initialize asked for
+	version   string                   // the version asked for, once the server accepted it
 }
 
 // heldGrants are the grants of the requests in flight under one id, oldest
@@ -295,7 +296,7 @@ type heldGrants struct {
 }
 
 // hold keeps grant until the answer to the request with id key is written.
-func (s *stdioSession) hold(key string, initialize bool, requested string, grant inFlightGrant) {
+func (s *stdioSession) hold(key requestID, initialize bool, requested string, grant inFlightGrant) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, dup := s.held[key]
@@ -346,11 +347,11 @@ func (s *stdioSession) answered(msg []byte) {
 			s.held[key] = heldGrants{first: h.more[0], more: h.more[1:]}
 		}
 	}
-	if key == s.initID && s.initID != "" {
+	if key == s.initID { // never the zero value: every id has a kind
 		if result {
 			s.version = s.requested
 		}
-		s.initID = ""
+		s.initID = requestID{}
 	}
 	s.mu.Unlock()
 	grant.Release()
@@ -439,20 +440,29 @@ func sdkResponseID(msg []byte) (id []byte, result, ok bool) {
 	return nil, false, false
 }
 
-// idKey is an id's identity whatever its spelling: a number's value, a
-// string's decoded text (the SDK writes the id back as it decoded it).
-func idKey(tok []byte) string {
+// requestID is an id's identity whatever its spelling: a number's value
+// (kept as a number, so that the common id costs no allocation), a
+// string's decoded text (the SDK writes the id back as it decoded it), or
+// else the raw token.
+type requestID struct {
+	kind byte // 'n', 's' or 'r'; 0 in the zero value, which no id has
+	n    int64
+	s    string
+}
+
+// idKey is the identity of the id whose raw token is tok.
+func idKey(tok []byte) requestID {
 	if len(tok) > 0 && tok[0] == '"' {
 		var s string
 		if json.Unmarshal(tok, &s) == nil {
-			return "s" + s
+			return requestID{kind: 's', s: s}
 		}
-		return "r" + string(tok)
+		return requestID{kind: 'r', s: string(tok)}
 	}
 	if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
-		return "n" + strconv.FormatInt(n, 10)
+		return requestID{kind: 'n', n: n}
 	}
-	return "r" + string(tok)
+	return requestID{kind: 'r', s: string(tok)}
 }
 
 // answerWriter makes each Write whole on a writer two goroutines share —

@@ -33,5 +33,56 @@ func ListenStdio(ctx context.Context, srv *server.StdioServer, v *mcpvalidate.Va
 	if err != nil {
 		return err
 	}
-	return srv.Listen(ctx, r, w)
+	lines := newLongLivedReader(r)
+	defer lines.stop()
+	return srv.Listen(ctx, lines, w)
 }
+
+// longLivedReader runs every Read of r on one goroutine that lives as long as
+// the connection. mcp-go reads each line on a goroutine of its own
+// (StdioServer.readNextLine), whose stack starts small; the gate's scan of
+// the line needs a larger one, and growing a new goroutine's stack for
+// every line (copying it twice) cost more CPU than the scan itself. The
+// goroutine here grows its stack once.
+type longLivedReader struct {
+	reads   chan []byte
+	results chan readResult
+	done    chan struct{}
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func newLongLivedReader(r io.Reader) *longLivedReader {
+	g := &longLivedReader{reads: make(chan []byte), results: make(chan readResult, 1), done: make(chan struct{})}
+	go func() {
+		for {
+			select {
+			case p := <-g.reads:
+				n, err := r.Read(p)
+				g.results <- readResult{n, err}
+			case <-g.done:
+				return
+			}
+		}
+	}()
+	return g
+}
+
+// Read hands p to the reading goroutine and waits for its result: once
+// taken, p is written until the result comes, so the wait is unconditional.
+func (g *longLivedReader) Read(p []byte) (int, error) {
+	select {
+	case g.reads <- p:
+	case <-g.done:
+		return 0, io.ErrClosedPipe
+	}
+	res := <-g.results
+	return res.n, res.err
+}
+
+// stop ends the reading goroutine once it is not reading (a read under way
+// ends with the input).
+func (g *longLivedReader) stop() { close(g.done) }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -84,5 +85,40 @@ func TestListenStdio(t *testing.T) {
 	}
 	if n := fromServer.Load(); n != 3 {
 		t.Errorf("%d of 3 calls carried the StdioServer's context value", n)
+	}
+}
+
+// ListenStdio leaves no goroutine of its own behind: once it has returned
+// (its context ended while mcp-go waited for a line) and the input ends,
+// every goroutine it started has ended, the one that reads the gated lines
+// included.
+func TestListenStdioEndsItsGoroutines(t *testing.T) {
+	s := m3server.NewMCPServer("m3", "0")
+	s.AddTool(m3.NewToolWithRawSchema("item.put", "", json.RawMessage(itemSchema)), (&handled{}).m3Handler)
+	v, err := mark3labs.Install(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	inR, inW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mark3labs.ListenStdio(ctx, m3server.NewStdioServer(s), v, inR, io.Discard) }()
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ListenStdio did not return in 10 s after its context ended")
+	}
+	inW.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines 10 s after the input ended, %d before ListenStdio", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
