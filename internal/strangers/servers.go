@@ -339,7 +339,7 @@ func tsChild(ctx context.Context, _ string) (audit.Target, func() error, error) 
 func Python(ctx context.Context) (string, error) {
 	py := os.Getenv(PythonEnv)
 	if py == "" {
-		return "", &results.Unavailable{Reason: PythonEnv + " is not set: name a Python with the official MCP SDK importable (pip install mcp) to audit the Python strangers"}
+		return "", &results.Unavailable{Reason: PythonEnv + " is not set: name a Python with the official MCP SDK importable (pip install mcp, or its site on PYTHONPATH) to audit the Python strangers"}
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
