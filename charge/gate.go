@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"sync"
 	"unicode/utf8"
 )
@@ -208,16 +209,40 @@ func (s *scanner) release() {
 // isSpace marks RFC 8259 whitespace.
 var isSpace [256]bool
 
+// spaceRep is each whitespace byte repeated in every byte of a word, and
+// for any other byte a word of spaces, which that byte differs from.
+var spaceRep [256]uint64
+
 func init() {
+	for c := range spaceRep {
+		spaceRep[c] = ones * ' '
+	}
 	for _, c := range []byte{' ', '\t', '\n', '\r'} {
-		isSpace[c] = true
+		isSpace[c], spaceRep[c] = true, ones*uint64(c)
 	}
 }
 
-// skipSpace returns where the whitespace at doc[i:] ends.
+// skipSpace returns where the whitespace at doc[i:] ends: a byte at a
+// time, but for the run after a newline (an indented document's
+// indentation), read a word at a time.
 func skipSpace(doc []byte, i int) int {
 	for i < len(doc) && doc[i] <= ' ' && isSpace[doc[i]] {
-		i++
+		if i++; doc[i-1] == '\n' {
+			i = repeatsEnd(doc, i)
+		}
+	}
+	return i
+}
+
+// repeatsEnd returns where the whitespace at doc[i:] ends if it is words
+// of one byte repeated: it reads while a word fits, and each word that is
+// not its first byte eight times ends the run at the first byte that
+// differs (i itself when doc[i] is no whitespace); the caller reads on.
+func repeatsEnd(doc []byte, i int) int {
+	for ; i+8 <= len(doc); i += 8 {
+		if x := binary.LittleEndian.Uint64(doc[i:]) ^ spaceRep[doc[i]]; x != 0 {
+			return i + bits.TrailingZeros64(x)>>3 // the run's bytes before the first other one
+		}
 	}
 	return i
 }

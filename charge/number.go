@@ -84,15 +84,43 @@ func (d Dialect) numberWidth(tok []byte, integer bool) int {
 // sign+16, where 10^(e+1) renders in at most sign+14 (1×10 and three
 // superscript digits). So when xtextWidth(D, e) <= len(tok), the width is
 // len(tok).
+//
+// Past 15 digits the literal's own digits are also the float's shortest when
+// ownShortest proves it, and the width is then xtextWidth(D, e) whatever it is.
 func goLiteralWidth(tok []byte) (int, bool) {
 	digits, exp, sign, ok := literalDigits(tok)
 	if !ok {
 		return 0, false
 	}
-	if w := xtextWidth(digits, exp, sign); digits <= 15 || w <= len(tok) {
+	if w := xtextWidth(digits, exp, sign); digits <= 15 || w <= len(tok) || ownShortest(mantissa(tok, digits)) {
 		return max(len(tok), w), true
 	}
 	return 0, false
+}
+
+// ownShortest reports whether the float64 nearest a literal whose
+// significant digits, read as an integer, are mant (no trailing zero; 0 when
+// there are too many to read) has a shortest form of as many significant
+// digits as the literal, the first at the literal's decimal exponent: all a
+// width needs. (Not always the literal's digits: 9007199254740993 is
+// 9007199254740992.)
+//
+// The proof: let the literal L have D digits, its last of unit u (L =
+// mant*u), and f be the float nearest it (normal, as literalDigits ensures).
+// A decimal of fewer digits at L's scale is a multiple of 10u, so it lies at
+// least dist = min(mant%10, 10-mant%10) units from L (dist >= 1: the last
+// digit is not zero). shortest(f) lies in f's rounding interval, which holds
+// L and reaches at most half an ulp from f, itself within half an ulp of L:
+// so within an ulp of L. An ulp of a normal float is at most f*2^-52, and
+// f/L is within 2^-53 of 1, so when mant*2^-52*(1+2^-52) < dist, an ulp is
+// less than dist units and no decimal of fewer digits is in the interval;
+// shortest(f) then has D digits (L, in the interval, has D), and its first digit is at
+// L's exponent (a first digit one place up or down would put that power of
+// ten, one digit, between it and L, inside the interval). The constant is
+// 2^52 less a margin far wider than the factor 1+2^-52.
+func ownShortest(mant uint64) bool {
+	r := mant % 10
+	return mant < min(r, 10-r)*4_503_599_627_000_000
 }
 
 // literalShortest reads shortest's answer off a number token without
@@ -103,7 +131,7 @@ func goLiteralWidth(tok []byte) (int, bool) {
 // range. ok is false otherwise, and the caller converts.
 func literalShortest(tok []byte) (digits, exp, sign int, ok bool) {
 	digits, exp, sign, ok = literalDigits(tok)
-	if !ok || digits > 15 {
+	if !ok || (digits > 15 && !ownShortest(mantissa(tok, digits))) {
 		return 0, 0, 0, false // zero, or too many digits to be sure
 	}
 	return digits, exp, sign, true
@@ -165,6 +193,32 @@ func literalDigits(tok []byte) (digits, exp, sign int, ok bool) {
 		return 0, 0, 0, false
 	}
 	return last - first + 1, exp, sign, true
+}
+
+// mantissa is a number token's significant digits read as an integer, when
+// there are at most 19 of them (digits, as literalDigits counts them); 0
+// otherwise.
+func mantissa(tok []byte, digits int) uint64 {
+	if digits > 19 {
+		return 0
+	}
+	var m uint64
+	for _, c := range tok {
+		switch {
+		case c == '.' || c == '-':
+			continue
+		case c < '0' || c > '9':
+			return m // the exponent
+		case m == 0 && c == '0':
+			continue // a leading zero
+		}
+		if digits == 0 {
+			return m // past the last nonzero: trailing zeros
+		}
+		m = m*10 + uint64(c-'0')
+		digits--
+	}
+	return m
 }
 
 // parseFloat converts a valid number token to the nearest float64 (±Inf on

@@ -1,6 +1,8 @@
 package charge
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -8,10 +10,10 @@ import (
 // TestLiteralShortestReadsWhatItCan: literalShortest, the fast path that
 // reads a number's shortest digits off its literal, answers (ok) for every
 // nonzero literal of at most 15 significant digits with a decimal exponent
-// within ±300 (a written exponent of up to five digits read whole), and its
-// answer is what converting the literal gives; it
-// declines zero, 16 or more significant digits and exponents past ±300
-// (which the caller converts). Its results never change a width — a decline
+// within ±300 (a written exponent of up to five digits read whole), and past
+// 15 where ownShortest proves the count, and its answer is what converting
+// the literal gives; it declines zero, more digits that ownShortest cannot
+// prove, and exponents past ±300 (which the caller converts). Its results never change a width — a decline
 // is converted — so this holds that the fast path is taken where it claims.
 func TestLiteralShortestReadsWhatItCan(t *testing.T) {
 	answers := func(t *testing.T, lit string) {
@@ -28,7 +30,13 @@ func TestLiteralShortestReadsWhatItCan(t *testing.T) {
 	t.Run("answers_five_digit_exponent", func(t *testing.T) {
 		answers(t, "0."+strings.Repeat("0", 9999)+"1e10000") // 1: a five-digit written exponent, read whole
 	})
-	for _, lit := range []string{"0", "-0", "0.000", "0e5", "1234567890123456", "1.000000000000001", "1e301", "1e-301", "10e300", "1e100000", "-1e-99999"} {
+	// Past 15 digits, where ownShortest proves the count (see
+	// TestOwnShortestAgreesWithConversion for the rest).
+	for _, lit := range []string{"1234567890123456", "1.000000000000001", "-8.009290528515834E+23", "9007199254740993", "4503599627370497", "0.1000000000000000055511151231257827"[:18]} {
+		t.Run("answers_"+caseName(lit), func(t *testing.T) { answers(t, lit) })
+	}
+	for _, lit := range []string{"0", "-0", "0.000", "0e5", "9999999999999999", "0.30000000000000004", "-8.009290528515839E+23", "12345678901234567890",
+		"1e301", "1e-301", "10e300", "1e100000", "-1e-99999"} {
 		t.Run("declines_"+caseName(lit), func(t *testing.T) {
 			if _, _, _, ok := literalShortest([]byte(lit)); ok {
 				t.Errorf("literalShortest(%s) answered; it must decline", lit)
@@ -41,13 +49,15 @@ func TestLiteralShortestReadsWhatItCan(t *testing.T) {
 // literal of more than 15 significant digits at its own length without
 // converting it, takes a literal whose bound xtextWidth(D, e) is exactly its
 // length (the 17-digit floats binary fractions print as, and a literal that
-// rounds up to the next power of ten) and declines one whose bound is one
-// past it (a comma in the integer part) or more (the exponent form); what it
-// answers is go's width by conversion, and up to 15 digits it always answers.
+// rounds up to the next power of ten), or one whose count of shortest
+// digits ownShortest proves, and declines one whose bound is one past it (a
+// comma in the integer part) or more (the exponent form) where ownShortest
+// cannot prove the count; what it answers is go's width by conversion, and
+// up to 15 digits it always answers.
 func TestGoLiteralWidthAtItsEdge(t *testing.T) {
 	byConversion := func(lit string) int { return max(len(lit), xtextFloatWidth(parseFloat([]byte(lit)))) }
 	for _, lit := range []string{"0.060000000000000005", "-0.06999999999999999", "12.350000000000001", "999.99999999999999999", "0.00012345678901234567",
-		"12.35", "1234.5", "1e-7", "-123456789012345"} {
+		"12.35", "1234.5", "1e-7", "-123456789012345", "0.000012345678901234567"} {
 		t.Run("answers_"+caseName(lit), func(t *testing.T) {
 			w, ok := goLiteralWidth([]byte(lit))
 			if !ok {
@@ -57,11 +67,81 @@ func TestGoLiteralWidthAtItsEdge(t *testing.T) {
 			}
 		})
 	}
-	for _, lit := range []string{"1234.0000000000000001", "-1000.0000000000000001", "0.000012345678901234567", "1234567890123456789"} {
+	for _, lit := range []string{"1234.0000000000000001", "-1000.0000000000000001", "0.000012345678901234569", "1234567890123456789"} {
 		t.Run("declines_"+caseName(lit), func(t *testing.T) {
 			if w, ok := goLiteralWidth([]byte(lit)); ok {
 				t.Errorf("goLiteralWidth(%s) = %d; its bound is past its length, it must decline", lit, w)
 			}
 		})
+	}
+}
+
+// TestOwnShortestAgreesWithConversion: wherever ownShortest answers for a
+// literal of 16 to 19 significant digits, converting the literal gives a
+// shortest form of as many digits with the first at the literal's exponent,
+// and both dialects' widths off the literal are those by conversion. The
+// literals: random mantissas of every length, at random scales across the
+// normal range, in both notations, and the mantissas on each side of the
+// proof's bound for every last digit (dist*4503599627000000, where the
+// bound is nearest 2^52 units an ulp).
+func TestOwnShortestAgreesWithConversion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 46))
+	var mants []uint64
+	for range 20000 {
+		d := 16 + rng.IntN(4)
+		lo := uint64(1)
+		for range d - 1 {
+			lo *= 10
+		}
+		m := lo + rng.Uint64N(9*lo)
+		if m%10 == 0 {
+			m++
+		}
+		mants = append(mants, m)
+	}
+	for dist := uint64(1); dist <= 5; dist++ {
+		for _, r := range []uint64{dist, 10 - dist} {
+			edge := dist * 4_503_599_627_000_000
+			for _, m := range []uint64{edge - edge%10 + r - 10, edge - edge%10 + r, edge - edge%10 + r + 10, 1<<52*dist - (1<<52*dist)%10 + r} {
+				mants = append(mants, m)
+			}
+		}
+	}
+	answered := 0
+	for k, m := range mants {
+		digits := strconv.FormatUint(m, 10)
+		var lit string
+		switch k % 3 {
+		case 0: // d.ddd…e±x
+			lit = digits[:1] + "." + digits[1:] + "e" + strconv.Itoa(rng.IntN(560)-280)
+		case 1: // a point among the digits
+			p := 1 + rng.IntN(len(digits)-1)
+			lit = digits[:p] + "." + digits[p:]
+		default: // 0.000ddd…
+			lit = "0." + strings.Repeat("0", rng.IntN(6)) + digits
+		}
+		if k%2 == 1 {
+			lit = "-" + lit
+		}
+		tok := []byte(lit)
+		f := parseFloat(tok)
+		wd, we, ws := shortest(f)
+		if d, e, s, ok := literalShortest(tok); ok {
+			answered++
+			if d != wd || e != we || s != ws {
+				t.Fatalf("literalShortest(%s) = %d, %d, %d; converting gives %d, %d, %d", lit, d, e, s, wd, we, ws)
+			}
+		}
+		if got, want := Go.NumberWidth(tok), max(len(lit), xtextFloatWidth(f)); got != want {
+			t.Fatalf("go NumberWidth(%s) = %d; by conversion %d", lit, got, want)
+		}
+		if got, want := Python.NumberWidth(tok), pythonFloatWidth(f); got != want {
+			t.Fatalf("python NumberWidth(%s) = %d; by conversion %d", lit, got, want)
+		}
+	}
+	// Of 16-digit mantissas ownShortest proves about six in seven; of more,
+	// few.
+	if answered < len(mants)/6 {
+		t.Fatalf("ownShortest answered for %d of %d literals: the fast path is not taken", answered, len(mants))
 	}
 }

@@ -47,6 +47,8 @@ func FuzzGate(f *testing.F) {
 		`{"s":"` + strings.Repeat("aé中😀\u0600\x7f<'\u2028~", 6) + `"}`,
 		`["` + strings.Repeat("😀\U000e0001", 10) + `"]`,
 		`{"s":"` + strings.Repeat(`\u00e9\u4e2d`, 8) + `"}`,
+		// Indented documents: runs of spaces and of tabs past a word.
+		"{\n          \"a\": [\n\t\t\t\t\t\t\t\t\t1,\r\n            true\n\n  ]\n}\n",
 	} {
 		f.Add([]byte(seed))
 	}
