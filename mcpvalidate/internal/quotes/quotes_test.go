@@ -21,7 +21,7 @@ func words(seed uint64, n int) string {
 	return string(b)
 }
 
-func args(t testing.TB, kv map[string]string) []byte {
+func args(t *testing.T, kv map[string]string) []byte {
 	t.Helper()
 	b, err := json.Marshal(kv)
 	if err != nil {
