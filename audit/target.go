@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/theurian/boundlab/internal/child"
 )
 
 // Target is a server under audit. Open starts a fresh connection: a new HTTP
@@ -359,16 +360,9 @@ func (s *Stdio) Name() string {
 func (s *Stdio) Open(ctx context.Context) (Conn, error) {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := child.Start(cmd)
 	if err != nil {
 		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", s.Command, err)
 	}
 	max := s.maxAnswer
 	if max <= 0 {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/theurian/boundlab/internal/child"
 )
 
 // RSSGuard is the resident set a child (the cost's, the HTTP audit's) may
@@ -40,15 +42,8 @@ type client struct {
 func (a Adopter) dial(ctx context.Context, bin, ws string) (*client, error) {
 	cmd := exec.CommandContext(ctx, bin, a.Args...)
 	cmd.Dir, cmd.Env = ws, a.childEnv()
-	in, err := cmd.StdinPipe()
+	in, out, err := child.Start(cmd)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	c := &client{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), exited: make(chan struct{})}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/theurian/boundlab/audit"
+	"github.com/theurian/boundlab/internal/child"
 	"github.com/theurian/boundlab/internal/strangers"
 )
 
@@ -106,15 +107,8 @@ func dial(t audit.Target) (rawConn, error) {
 func startRaw(t *audit.Stdio) (*stdioRaw, error) {
 	cmd := exec.Command(t.Command, t.Args...)
 	cmd.Dir, cmd.Env = t.Dir, t.Env
-	in, err := cmd.StdinPipe()
+	in, out, err := child.Start(cmd)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	c := &stdioRaw{cmd: cmd, in: in, lines: make(chan []byte, 64), exited: make(chan struct{})}
