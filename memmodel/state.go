@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/theurian/boundlab/internal/child"
 	"github.com/theurian/boundlab/internal/demo"
 	"github.com/theurian/boundlab/internal/sessclient"
 	"github.com/theurian/boundlab/mcpvalidate"
@@ -379,16 +380,9 @@ type stateChild struct {
 
 func startStateChild(ctx context.Context, argv []string) (*stateChild, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
 	cmd.Stderr = &limitedBuffer{max: 4 << 10}
-	if err := cmd.Start(); err != nil {
+	in, outPipe, err := child.Start(cmd)
+	if err != nil {
 		return nil, err
 	}
 	c := &stateChild{cmd: cmd, in: in, out: bufio.NewScanner(outPipe), done: make(chan struct{})}
