@@ -58,8 +58,9 @@ func (v *Validator) Middleware() mcp.Middleware {
 func withoutQuotes(res mcp.Result, err error, args json.RawMessage) (mcp.Result, error) {
 	if err != nil {
 		if w, ok := err.(*jsonrpc.Error); ok {
-			msg, changed := quotes.Strip(w.Message, args)
-			_, inData := quotes.Strip(string(w.Data), args)
+			a := quotes.Of(args)
+			msg, changed := a.Strip(w.Message)
+			_, inData := a.Strip(string(w.Data))
 			if !changed && !inData {
 				return res, err
 			}
@@ -70,19 +71,20 @@ func withoutQuotes(res mcp.Result, err error, args json.RawMessage) (mcp.Result,
 			}
 			return res, &c
 		}
-		return res, quotes.Error(err, args)
+		return res, quotes.Of(args).Error(err)
 	}
 	r, ok := res.(*mcp.CallToolResult)
 	if !ok || r == nil || !r.IsError {
 		return res, nil
 	}
+	a := quotes.Of(args)
 	var content []mcp.Content
 	for i, c := range r.Content {
 		t, ok := c.(*mcp.TextContent)
 		if !ok {
 			continue
 		}
-		text, changed := quotes.Strip(t.Text, args)
+		text, changed := a.Strip(t.Text)
 		if !changed {
 			continue
 		}

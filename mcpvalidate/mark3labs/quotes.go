@@ -11,11 +11,12 @@ import (
 // error carrying err.Error()).
 func withoutQuotes(res *m3.CallToolResult, err error, args []byte) (*m3.CallToolResult, error) {
 	if err != nil {
-		return res, quotes.Error(err, args)
+		return res, quotes.Of(args).Error(err)
 	}
 	if res == nil || !res.IsError {
 		return res, nil
 	}
+	a := quotes.Of(args)
 	var content []m3.Content
 	set := func(i int, c m3.Content) {
 		if content == nil {
@@ -27,7 +28,7 @@ func withoutQuotes(res *m3.CallToolResult, err error, args []byte) (*m3.CallTool
 	for i, c := range res.Content {
 		switch t := c.(type) {
 		case m3.TextContent:
-			if text, changed := quotes.Strip(t.Text, args); changed {
+			if text, changed := a.Strip(t.Text); changed {
 				t.Text = text
 				set(i, t)
 			}
@@ -35,7 +36,7 @@ func withoutQuotes(res *m3.CallToolResult, err error, args []byte) (*m3.CallTool
 			if t == nil {
 				continue
 			}
-			if text, changed := quotes.Strip(t.Text, args); changed {
+			if text, changed := a.Strip(t.Text); changed {
 				tc := *t
 				tc.Text = text
 				set(i, &tc)

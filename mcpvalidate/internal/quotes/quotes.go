@@ -45,15 +45,29 @@ const minString = (MaxRun + 1 + 5) / 6
 // separated within the search's allowance.
 const Withheld = "the tool's error quoted its arguments; its text is not sent"
 
+// Arguments are one call's arguments (raw JSON) as the search of its
+// answer's texts needs them: the long strings decoded once, each form
+// built once, when a text first needs it.
+type Arguments struct {
+	raw     []byte
+	decoded bool
+	long    []string // the strings (member names included) of minString bytes or more
+	forms   [][]byte // each form longer than MaxRun, once
+	built   [3]bool  // the kinds of form in forms: as sent, backslash-escaped, percent-encoded
+}
+
+// Of returns arguments ready to search texts for.
+func Of(arguments []byte) *Arguments { return &Arguments{raw: arguments} }
+
 // Strip returns text with each run of more than MaxRun bytes of a string
-// in arguments (raw JSON) replaced by a mark, and whether it changed
-// anything. Arguments too short to hold such a string, or a text too short
-// to quote one, cost a length comparison.
-func Strip(text string, arguments []byte) (string, bool) {
-	if len(text) <= MaxRun || len(arguments) < minString+2 {
+// in the arguments replaced by a mark, and whether it changed anything.
+// Arguments too short to hold such a string, or a text too short to quote
+// one, cost a length comparison.
+func (a *Arguments) Strip(text string) (string, bool) {
+	if len(text) <= MaxRun || len(a.raw) < minString+2 {
 		return text, false
 	}
-	forms := longForms(arguments, strings.IndexByte(text, '\\') >= 0, strings.IndexByte(text, '%') >= 0)
+	forms := a.formsFor(text)
 	if len(forms) == 0 {
 		return text, false
 	}
@@ -71,54 +85,93 @@ func Strip(text string, arguments []byte) (string, bool) {
 	return out, changed
 }
 
-// longForms returns each form longer than MaxRun of each string (member
-// names included) in arguments: as sent (decoded); as %q writes it, and as
-// encoding/json writes it with and without HTML escaping, without their
-// quotes; percent-encoded as net/url writes a path, a query value and a
-// file URL's path. The escaped forms differ from the decoded one only by
-// backslash escapes (percent escapes), so without a backslash (a percent
-// sign) in the text they are skipped.
-func longForms(arguments []byte, escaped, percent bool) [][]byte {
-	var forms [][]byte
-	add := func(f []byte) {
-		if len(f) <= MaxRun {
+// Strip is Of(arguments).Strip(text).
+func Strip(text string, arguments []byte) (string, bool) { return Of(arguments).Strip(text) }
+
+// The kinds of form.
+const (
+	sent = iota
+	escaped
+	percent
+)
+
+// formsFor returns the forms text may quote: as sent (decoded); as %q
+// writes it, and as encoding/json writes it with and without HTML
+// escaping, without their quotes; percent-encoded as net/url writes a
+// path, a query value and a file URL's path. The escaped forms differ from
+// the decoded one only by backslash escapes (percent escapes), so they are
+// built only for a text holding a backslash (a percent sign).
+func (a *Arguments) formsFor(text string) [][]byte {
+	if !a.decoded {
+		a.decoded = true
+		a.long = longStrings(a.raw)
+	}
+	a.build(sent)
+	if strings.IndexByte(text, '\\') >= 0 {
+		a.build(escaped)
+	}
+	if strings.IndexByte(text, '%') >= 0 {
+		a.build(percent)
+	}
+	return a.forms
+}
+
+func (a *Arguments) build(kind int) {
+	if a.built[kind] {
+		return
+	}
+	a.built[kind] = true
+	for _, s := range a.long {
+		switch kind {
+		case sent:
+			a.add([]byte(s))
+		case escaped:
+			q := strconv.Quote(s)
+			a.add([]byte(q[1 : len(q)-1]))
+			a.add(jsonForm(s, true))
+			a.add(jsonForm(s, false))
+		case percent:
+			a.add([]byte(url.PathEscape(s)))
+			a.add([]byte(url.QueryEscape(s)))
+			a.add([]byte((&url.URL{Scheme: "file", Path: s}).EscapedPath()))
+		}
+	}
+}
+
+// add keeps f if it is longer than MaxRun and not kept already.
+func (a *Arguments) add(f []byte) {
+	if len(f) <= MaxRun {
+		return
+	}
+	for _, g := range a.forms {
+		if bytes.Equal(f, g) {
 			return
 		}
-		for _, g := range forms {
-			if bytes.Equal(f, g) {
-				return
-			}
-		}
-		forms = append(forms, f)
 	}
+	a.forms = append(a.forms, f)
+}
+
+// longStrings returns each string (member names included) of minString
+// bytes or more in arguments, decoded.
+func longStrings(arguments []byte) []string {
+	var long []string
 	for i := 0; i < len(arguments); i++ {
 		if arguments[i] != '"' {
 			continue
 		}
 		end := stringEnd(arguments, i+1)
 		if end < 0 {
-			return forms
+			break
 		}
 		if end-i-1 >= minString {
 			var s string
 			if json.Unmarshal(arguments[i:end+1], &s) == nil {
-				add([]byte(s))
-				if escaped {
-					q := strconv.Quote(s)
-					add([]byte(q[1 : len(q)-1]))
-					add(jsonForm(s, true))
-					add(jsonForm(s, false))
-				}
-				if percent {
-					add([]byte(url.PathEscape(s)))
-					add([]byte(url.QueryEscape(s)))
-					add([]byte((&url.URL{Scheme: "file", Path: s}).EscapedPath()))
-				}
+				long = append(long, s)
 			}
 		}
 		i = end
 	}
-	return forms
+	return long
 }
 
 // stringEnd is the index of the quote that ends the JSON string whose
@@ -332,15 +385,15 @@ func Mark(n int) string {
 	return "[" + strconv.Itoa(n) + " bytes of the call's arguments, not quoted]"
 }
 
-// Error returns err with its text stripped of long quotes of arguments:
-// err itself when there are none, else an error whose Error is the
-// stripped text and which unwraps to err, so errors.Is and errors.As see
-// what the handler returned.
-func Error(err error, arguments []byte) error {
+// Error returns err with its text stripped of long quotes of the
+// arguments: err itself when there are none, else an error whose Error is
+// the stripped text and which unwraps to err, so errors.Is and errors.As
+// see what the handler returned.
+func (a *Arguments) Error(err error) error {
 	if err == nil {
 		return nil
 	}
-	msg, changed := Strip(err.Error(), arguments)
+	msg, changed := a.Strip(err.Error())
 	if !changed {
 		return err
 	}

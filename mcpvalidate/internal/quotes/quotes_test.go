@@ -168,16 +168,37 @@ func TestAMarkWrittenIntoTheValueIsFound(t *testing.T) {
 func TestErrorKeepsTheChain(t *testing.T) {
 	v := words(6, 1000)
 	base := errors.New("no such file " + v)
-	err := Error(base, args(t, map[string]string{"file": v}))
+	a := Of(args(t, map[string]string{"file": v}))
+	err := a.Error(base)
 	if err.Error() != "no such file "+Mark(1000) || !errors.Is(err, base) {
 		t.Errorf("Error: %q, is base %v", err, errors.Is(err, base))
 	}
 	clean := errors.New("no such file")
-	if Error(clean, args(t, map[string]string{"file": v})) != clean {
+	if a.Error(clean) != clean {
 		t.Error("an error with nothing to strip was replaced")
 	}
-	if Error(nil, nil) != nil {
+	if a.Error(nil) != nil {
 		t.Error("nil error not nil")
+	}
+}
+
+// One Arguments serves every text of an answer: the forms a later text
+// needs are built then, and a form an earlier text built still counts.
+func TestOneArgumentsManyTexts(t *testing.T) {
+	v := strings.Repeat("<ab", 200)
+	a := Of(args(t, map[string]string{"q": v}))
+	q := strconv.Quote(v)
+	if out, changed := a.Strip("plain " + v); !changed || out != "plain "+Mark(len(v)) {
+		t.Errorf("as sent: %.80q", out)
+	}
+	if a.built[escaped] {
+		t.Error("escaped forms built for a text without a backslash")
+	}
+	if out, changed := a.Strip("quoted " + q); !changed || out != "quoted \""+Mark(len(q)-2)+"\"" {
+		t.Errorf("%%q: %.80q", out)
+	}
+	if out, changed := a.Strip("again " + v); !changed || out != "again "+Mark(len(v)) {
+		t.Errorf("as sent, after: %.80q", out)
 	}
 }
 
