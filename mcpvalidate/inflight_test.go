@@ -309,11 +309,14 @@ func TestBudgetSmallWaiterWokenAtItsFit(t *testing.T) {
 		t.Fatalf("in use %d, want 100", got)
 	}
 	done := make(chan error, 1)
+	letGo := make(chan struct{}) // the waiter holds its grant until InUse is read
 	go func() {
 		g, err := b.acquire(ctxFor(t, 5*time.Second), 5)
 		done <- err
+		<-letGo
 		g.Release()
 	}()
+	defer close(letGo)
 	waitQueued(t, b, 1)
 	held[4].Release() // 3 bytes back: general has 3, the waiter needs 5
 	if got := b.InUse(); got != 97 {
