@@ -56,6 +56,8 @@ type tool struct {
 	// typed holds the checks of a tool added with AddTool (typed.go), nil
 	// for any other.
 	typed *typedTool
+	// plain is schema as plain.go reads it, nil when it is not plain.
+	plain *plainSchema
 }
 
 // refuseLoader is the registry's only loader: nothing outside the published

@@ -129,8 +129,9 @@ func New(src Source, o *Options) (*Validator, error) {
 	}
 	depth := cfg.limits.MaxParamsNesting
 	v.decode = func(doc []byte, nodes int) (any, error) { return tree(doc, depth, nodes) }
-	for n := range tools {
+	for n, t := range tools {
 		v.names = append(v.names, n)
+		t.plain = plainOf(t.schema)
 	}
 	sort.Strings(v.names)
 	return v, nil
@@ -263,6 +264,9 @@ func (v *Validator) check(name string, arguments json.RawMessage) *callRefusal {
 			return &callRefusal{Tool: charge.DisplayText(name, toolCut), Stage: StageGate, Gate: gr}
 		}
 		nodes = rep.Nodes
+	}
+	if t.typed == nil && t.plain != nil && t.plain.admits(arguments) {
+		return nil
 	}
 	// The tree's unescaped strings alias arguments: it dies with this call
 	// (see tree). A decoder's error is never read.
