@@ -215,12 +215,13 @@ func limitsOf(o *Options) charge.Limits {
 var emptyObject = []byte("{}")
 
 // Check validates one tool call: resolve the tool's schema (or refuse,
-// fail-closed) → charge gate over the raw bytes → decode into the values
-// encoding/json gives with UseNumber (decode.go: nothing checked twice, each
-// piece allocated at its size) → jsonschema/v6 Validate with panics recovered → a bounded
-// refusal built from the error tree. It returns nil when the call is
-// admitted, and otherwise a *Refusal. ctx is
-// handed to the refusal hooks.
+// fail-closed) → charge gate over the raw bytes → for a plain schema, one
+// pass over the bytes that admits a call certainly valid (plain.go) →
+// decode into the values encoding/json gives with UseNumber (decode.go:
+// nothing checked twice, each piece allocated at its size) → jsonschema/v6
+// Validate with panics recovered → a bounded refusal built from the error
+// tree. It returns nil when the call is admitted, and otherwise a
+// *Refusal. ctx is handed to the refusal hooks.
 //
 // Absent arguments (nil or empty) are validated as {}: MCP makes arguments
 // optional, and a tool whose schema requires a field still refuses. The JSON
