@@ -267,3 +267,58 @@ func BenchmarkPlainCheck(b *testing.B) {
 	}
 	v.tools["t"].plain = plain
 }
+
+// A typed tool whose Go type the schema describes whole takes the plain
+// pass; one with checks of its own (an unsigned member refuses -0), or with
+// a schema of its own narrower than its type, does not.
+func TestPlainTypedTools(t *testing.T) {
+	type whole struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	type unsigned struct {
+		Page uint `json:"page"`
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "0"}, nil)
+	AddTool(srv, &mcp.Tool{Name: "whole"}, func(context.Context, *mcp.CallToolRequest, whole) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	AddTool(srv, &mcp.Tool{Name: "unsigned"}, func(context.Context, *mcp.CallToolRequest, unsigned) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	type small struct {
+		Page int8 `json:"page"`
+	}
+	AddTool(srv, &mcp.Tool{Name: "own", InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"integer"}},"additionalProperties":false}`)},
+		func(context.Context, *mcp.CallToolRequest, small) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	v, err := New(ServerTools(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.tools["own"].plain != nil {
+		t.Error("a tool's own schema over a narrower type: plain pass")
+	}
+	if err := v.Check(context.Background(), "own", []byte(`{"page":300}`)); err == nil {
+		t.Error("300 for an int8 member under a schema of the tool's own: admitted")
+	}
+	if v.tools["whole"].plain == nil {
+		t.Error("a type its schema describes whole: no plain pass")
+	}
+	if v.tools["unsigned"].plain != nil {
+		t.Error("a type with checks of its own: plain pass")
+	}
+	ctx := context.Background()
+	args := []byte(`{"query":"q","limit":3}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if err := v.Check(ctx, "whole", args); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("an admitted typed call allocates %v times, want 0", n)
+	}
+	if err := v.Check(ctx, "unsigned", []byte(`{"page":-0}`)); err == nil {
+		t.Error("-0 for an unsigned member: admitted")
+	}
+}

@@ -56,7 +56,8 @@ type tool struct {
 	// typed holds the checks of a tool added with AddTool (typed.go), nil
 	// for any other.
 	typed *typedTool
-	// plain is schema as plain.go reads it, nil when it is not plain.
+	// plain is schema as plain.go reads it, nil when it is not plain or
+	// typed checks more than the schema says.
 	plain *plainSchema
 }
 

@@ -233,6 +233,15 @@ const (
 // place a failure of the SDK's whole path.
 var finite = &plan{kind: planFinite}
 
+// schemaAlone says whether the record checks nothing past the schema: an
+// inferred schema (a tool's own comes with the domain and the SDK's whole
+// path) over an input type it describes whole (strings, signed integers,
+// booleans, and structs, slices and maps of them), so refuse would admit
+// whatever the schema admits.
+func (rec *typedTool) schemaAlone() bool {
+	return rec.plan == nil && rec.domainSchema == nil
+}
+
 // refuse runs the record's checks on arguments the schema admitted: nil, or
 // a StageType refusal.
 func (rec *typedTool) refuse(name string, doc any, args []byte) *callRefusal {

@@ -131,7 +131,9 @@ func New(src Source, o *Options) (*Validator, error) {
 	v.decode = func(doc []byte, nodes int) (any, error) { return tree(doc, depth, nodes) }
 	for n, t := range tools {
 		v.names = append(v.names, n)
-		t.plain = plainOf(t.schema)
+		if t.typed == nil || t.typed.schemaAlone() {
+			t.plain = plainOf(t.schema)
+		}
 	}
 	sort.Strings(v.names)
 	return v, nil
@@ -266,7 +268,7 @@ func (v *Validator) check(name string, arguments json.RawMessage) *callRefusal {
 		}
 		nodes = rep.Nodes
 	}
-	if t.typed == nil && t.plain != nil && t.plain.admits(arguments) {
+	if t.plain != nil && t.plain.admits(arguments) {
 		return nil
 	}
 	// The tree's unescaped strings alias arguments: it dies with this call
