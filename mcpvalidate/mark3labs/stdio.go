@@ -33,56 +33,42 @@ func ListenStdio(ctx context.Context, srv *server.StdioServer, v *mcpvalidate.Va
 	if err != nil {
 		return err
 	}
-	lines := newLongLivedReader(r)
-	defer lines.stop()
-	return srv.Listen(ctx, lines, w)
+	return srv.Listen(ctx, grownReader{r}, w)
 }
 
-// longLivedReader runs every Read of r on one goroutine that lives as long as
-// the connection. mcp-go reads each line on a goroutine of its own
-// (StdioServer.readNextLine), whose stack starts small; the gate's scan of
-// the line needs a larger one, and growing a new goroutine's stack for
-// every line (copying it twice) cost more CPU than the scan itself. The
-// goroutine here grows its stack once.
-type longLivedReader struct {
-	reads   chan []byte
-	results chan readResult
-	done    chan struct{}
+// grownReader runs each Read of r on a stack grown first, in one step,
+// while it is still shallow. mcp-go reads each line on a goroutine of its
+// own (StdioServer.readNextLine), whose stack starts small; the gate's scan
+// of the line needs more, and the runtime grew it twice in the middle of
+// the scan, copying every frame each time. Growing it once at the top costs
+// a fraction of that, and keeps the read on mcp-go's goroutine, where a
+// hand-off to a goroutine of the gate's own cost two wake-ups a line.
+type grownReader struct{ r io.Reader }
+
+func (g grownReader) Read(p []byte) (int, error) {
+	growStack(never)
+	return g.r.Read(p)
 }
 
-type readResult struct {
-	n   int
-	err error
-}
+// scanStack is the stack the gate's scan of a line needs below Read, with
+// room to spare (its frames take about 5 KiB; a deeper scan grows the stack
+// again, as any Go code would).
+const scanStack = 7 << 10
 
-func newLongLivedReader(r io.Reader) *longLivedReader {
-	g := &longLivedReader{reads: make(chan []byte), results: make(chan readResult, 1), done: make(chan struct{})}
-	go func() {
-		for {
-			select {
-			case p := <-g.reads:
-				n, err := r.Read(p)
-				g.results <- readResult{n, err}
-			case <-g.done:
-				return
-			}
-		}
-	}()
-	return g
-}
+// never is false; the compiler cannot prove it, so growStack's frame keeps
+// its reserve without ever clearing it.
+var never = false
 
-// Read hands p to the reading goroutine and waits for its result: once
-// taken, p is written until the result comes, so the wait is unconditional.
-func (g *longLivedReader) Read(p []byte) (int, error) {
-	select {
-	case g.reads <- p:
-	case <-g.done:
-		return 0, io.ErrClosedPipe
+// growStack has a frame of scanStack bytes: entering it makes the runtime
+// grow the stack to fit, and returning leaves the room for the scan.
+//
+//go:noinline
+func growStack(clear bool) {
+	if clear {
+		var reserve [scanStack]byte
+		keep(reserve[:])
 	}
-	res := <-g.results
-	return res.n, res.err
 }
 
-// stop ends the reading goroutine once it is not reading (a read under way
-// ends with the input).
-func (g *longLivedReader) stop() { close(g.done) }
+//go:noinline
+func keep([]byte) {}
