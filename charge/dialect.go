@@ -140,8 +140,10 @@ func (d Dialect) RuneClass(r rune) RenderClass {
 // RuneWidth is the width r takes inside a rendered string, in the dialect's
 // unit. For Python's ' it is the width in a string that holds no ": the quote
 // rule is applied per string by StringWidth.
-func (d Dialect) RuneWidth(r rune) int {
-	c := d.RuneClass(r)
+func (d Dialect) RuneWidth(r rune) int { return d.widthAs(r, d.RuneClass(r)) }
+
+// widthAs is RuneWidth of r, whose class c is: for a caller that needs both.
+func (d Dialect) widthAs(r rune, c RenderClass) int {
 	if c == Printable {
 		if d == Go {
 			return utf8.RuneLen(r)

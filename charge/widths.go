@@ -310,12 +310,13 @@ func widthsFor(d Dialect) *widthTable {
 		}
 		// Past the BMP a code point is printable or not, and each kind has
 		// one width (the sweeps hold of to RuneWidth on every code point).
+		// Each code point is classed once: RuneWidth would class it again.
 		for r := rune(0x10000); r <= utf8.MaxRune; r++ {
-			if d.RuneClass(r) == Printable {
+			if c := d.RuneClass(r); c == Printable {
 				t.astral[(r-0x10000)>>3] |= 1 << (r & 7)
-				t.printable = uint8(d.RuneWidth(r))
+				t.printable = uint8(d.widthAs(r, c))
 			} else {
-				t.unprintable = uint8(d.RuneWidth(r))
+				t.unprintable = uint8(d.widthAs(r, c))
 			}
 		}
 		t.deriveFastPaths()

@@ -1,7 +1,6 @@
 package adopters
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -15,10 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/theurian/boundlab/internal/cachedir"
+	"github.com/theurian/boundlab/internal/labmodule"
 	"github.com/theurian/boundlab/results"
 )
-
-const modulePath = "github.com/theurian/boundlab"
 
 // Adopter is one real server at a pinned version, and the patch that
 // protects it.
@@ -197,32 +196,12 @@ func (a Adopter) Source(ctx context.Context) (string, error) {
 // patches are read from it and the patched build's replace directives
 // point at it.
 func ModuleRoot(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	gomod := strings.TrimSpace(string(out))
-	if err != nil || gomod == "" || gomod == os.DevNull {
-		return "", &results.Unavailable{Reason: "not run inside the boundlab module: the patched servers build against its product modules"}
-	}
-	f, err := os.Open(gomod)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() || strings.TrimSpace(strings.TrimPrefix(sc.Text(), "module")) != modulePath {
-		return "", &results.Unavailable{Reason: "the working directory's module is not " + modulePath}
-	}
-	return filepath.Dir(gomod), nil
+	return labmodule.Root(ctx, "the patched servers build against its product modules")
 }
 
 // CacheDir is where the built binaries are kept across runs: the user's
 // cache directory (else the temp dir).
-func CacheDir() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "boundlab", "adopters")
-}
+func CacheDir() string { return cachedir.Path("adopters") }
 
 // Binaries builds the server unpatched and patched (each unless the cache
 // holds it) and returns both paths. The patched binary's name carries a

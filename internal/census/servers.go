@@ -11,8 +11,9 @@ import (
 
 	"github.com/theurian/boundlab/audit"
 	"github.com/theurian/boundlab/internal/adopters"
+	"github.com/theurian/boundlab/internal/cachedir"
+	"github.com/theurian/boundlab/internal/npminstall"
 	"github.com/theurian/boundlab/internal/strangers"
-	"github.com/theurian/boundlab/results"
 )
 
 // Seed is the seed of every census audit (the strangers' and adopters'
@@ -157,11 +158,7 @@ func adopter(a adopters.Adopter, ws bool, env map[string]string) func(context.Co
 // ReferenceDir is where the reference servers are installed: a cache
 // directory outside the repository, one per version, kept across runs.
 func ReferenceDir() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "boundlab", "census", "npm-reference-"+ReferenceVersion)
+	return cachedir.Path("census", "npm-reference-"+ReferenceVersion)
 }
 
 // InstallReferences installs the four reference servers at
@@ -169,60 +166,15 @@ func ReferenceDir() string {
 // returns the directory. node or npm absent, or the registry unreachable,
 // is Unavailable.
 func InstallReferences(ctx context.Context) (string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return "", &results.Unavailable{Reason: tool + " is not on PATH: the npm reference servers are not audited"}
-		}
+	refs := npminstall.Install{Dir: ReferenceDir(), What: "the reference servers at " + ReferenceVersion,
+		Without: "the npm reference servers are not audited", Timeout: 5 * time.Minute}
+	for _, p := range References {
+		refs.Packages = append(refs.Packages, p+"@"+ReferenceVersion)
 	}
-	dir := ReferenceDir()
-	if referencesInstalled(dir) {
-		return dir, nil
-	}
-	// install beside it and rename into place: two runs at once never see
-	// a half-installed directory
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	if err := refs.Run(ctx); err != nil {
 		return "", err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".install-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	args := []string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}
-	for _, p := range References {
-		args = append(args, p+"@"+ReferenceVersion)
-	}
-	if out, err := exec.CommandContext(ictx, "npm", args...).CombinedOutput(); err != nil {
-		return "", &results.Unavailable{Reason: fmt.Sprintf("npm could not install the reference servers at %s (the registry unreachable?): %v: %s",
-			ReferenceVersion, err, firstLine(string(out)))}
-	}
-	if !referencesInstalled(dir) {
-		os.RemoveAll(dir)
-		if err := os.Rename(tmp, dir); err != nil && !referencesInstalled(dir) {
-			return "", err
-		}
-	}
-	return dir, nil
-}
-
-func referencesInstalled(dir string) bool {
-	for _, p := range References {
-		data, err := os.ReadFile(filepath.Join(dir, "node_modules", p, "package.json"))
-		if err != nil || !strings.Contains(string(data), `"version": "`+ReferenceVersion+`"`) {
-			return false
-		}
-	}
-	return true
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	return refs.Dir, nil
 }
 
 // pythonVersions names the Python SDK and interpreter py runs, as modules.

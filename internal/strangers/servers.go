@@ -1,7 +1,6 @@
 package strangers
 
 import (
-	"bufio"
 	"context"
 	"embed"
 	"fmt"
@@ -10,10 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/theurian/boundlab/audit"
+	"github.com/theurian/boundlab/internal/cachedir"
+	"github.com/theurian/boundlab/internal/labmodule"
+	"github.com/theurian/boundlab/internal/npminstall"
 	"github.com/theurian/boundlab/internal/residuals"
 	"github.com/theurian/boundlab/load"
 	"github.com/theurian/boundlab/results"
@@ -34,8 +35,6 @@ const PythonEnv = "BOUNDLAB_PYTHON_MCP"
 // TypeScriptSDK is the @modelcontextprotocol/sdk version the TypeScript
 // stranger is installed at.
 const TypeScriptSDK = "1.32.2"
-
-const modulePath = "github.com/theurian/boundlab"
 
 // Runtimes: what a stranger needs, and the producer its records belong to.
 const (
@@ -166,27 +165,13 @@ func httpChild(cmd *exec.Cmd, banner, key string) (audit.Target, func() error, e
 	return &audit.HTTP{URL: c.URL, Label: key}, stop, nil
 }
 
-// moduleRoot finds the boundlab module from the working directory (go env
-// GOMOD): the Go strangers are built from its source.
+// moduleRoot finds the boundlab module from the working directory: the Go
+// strangers are built from its source.
 func moduleRoot(ctx context.Context) (string, error) {
 	if _, err := exec.LookPath("go"); err != nil {
 		return "", &results.Unavailable{Reason: "the Go toolchain is not on PATH: the go-sdk and mcp-go strangers are built from source (run verify with `go run ./cmd/boundlab verify` in the module)"}
 	}
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	gomod := strings.TrimSpace(string(out))
-	if err != nil || gomod == "" || gomod == os.DevNull {
-		return "", &results.Unavailable{Reason: "not run inside the boundlab module: the go-sdk and mcp-go strangers are built from its source"}
-	}
-	f, err := os.Open(gomod)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() || strings.TrimSpace(strings.TrimPrefix(sc.Text(), "module")) != modulePath {
-		return "", &results.Unavailable{Reason: "the working directory's module is not " + modulePath + ": the Go strangers are built from its source"}
-	}
-	return filepath.Dir(gomod), nil
+	return labmodule.Root(ctx, "the go-sdk and mcp-go strangers are built from its source")
 }
 
 // goBuild builds the module's package pkg ("./internal/strangers/gosdk")
@@ -262,11 +247,7 @@ func serveChild(ctx context.Context, work string) (audit.Target, func() error, e
 // dir), one per SDK version, kept across runs so a second run needs no
 // network.
 func TypeScriptDir() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "boundlab", "strangers", "typescript-sdk-"+TypeScriptSDK)
+	return cachedir.Path("strangers", "typescript-sdk-"+TypeScriptSDK)
 }
 
 // InstallTypeScript installs @modelcontextprotocol/sdk at TypeScriptSDK
@@ -275,38 +256,11 @@ func TypeScriptDir() string {
 // absent, or an install that fails (the registry unreachable), is
 // Unavailable.
 func InstallTypeScript(ctx context.Context) (string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return "", &results.Unavailable{Reason: tool + " is not on PATH: the TypeScript SDK stranger is not audited"}
-		}
-	}
 	dir := TypeScriptDir()
-	pkg := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	if !installed(pkg) {
-		// install beside it and rename into place: two runs at once (a test
-		// and verify) never see a half-installed directory
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-			return "", err
-		}
-		tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".install-")
-		if err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(tmp)
-		ictx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ictx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp,
-			"@modelcontextprotocol/sdk@"+TypeScriptSDK)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", &results.Unavailable{Reason: fmt.Sprintf("npm could not install @modelcontextprotocol/sdk@%s (the registry unreachable?): %v: %s",
-				TypeScriptSDK, err, firstLine(string(out)))}
-		}
-		if !installed(pkg) { // another run may have finished first: keep its
-			os.RemoveAll(dir) // a stale one (another version's files)
-			if err := os.Rename(tmp, dir); err != nil && !installed(pkg) {
-				return "", err
-			}
-		}
+	sdk := npminstall.Install{Dir: dir, Packages: []string{"@modelcontextprotocol/sdk@" + TypeScriptSDK},
+		What: "@modelcontextprotocol/sdk@" + TypeScriptSDK, Without: "the TypeScript SDK stranger is not audited", Timeout: 3 * time.Minute}
+	if err := sdk.Run(ctx); err != nil {
+		return "", err
 	}
 	src, err := files.ReadFile("typescript/server.mjs")
 	if err != nil {
@@ -318,13 +272,6 @@ func InstallTypeScript(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return script, os.Rename(tmp, script)
-}
-
-// installed reports whether the package.json at pkg is the SDK at
-// TypeScriptSDK.
-func installed(pkg string) bool {
-	data, err := os.ReadFile(pkg)
-	return err == nil && strings.Contains(string(data), `"version": "`+TypeScriptSDK+`"`)
 }
 
 func tsChild(ctx context.Context, _ string) (audit.Target, func() error, error) {

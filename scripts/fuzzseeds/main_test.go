@@ -62,8 +62,13 @@ func TestFindTargetsIsEveryFuzzFunc(t *testing.T) {
 // package code beside the non-test files alone, onto a testing stand-in with
 // go-118-fuzz-build's API) and exports a seed corpus holding at least its
 // F.Add seeds: the OSS-Fuzz build's constraints checked without clang.
+//
+// With $BOUNDLAB_SEED_CORPORA naming a directory, the corpora there are
+// checked instead of exported again: .ci/run sets it to what its libFuzzer
+// build's build.sh exported, with this command, from the same tree.
 func TestEveryTargetExports(t *testing.T) {
-	if testing.Short() {
+	exported := os.Getenv(seedCorporaEnv)
+	if testing.Short() && exported == "" {
 		t.Skip("builds every target's package (about a minute): skipped under -short")
 	}
 	root, module, err := moduleRoot()
@@ -74,11 +79,18 @@ func TestEveryTargetExports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
+	out := exported
+	if out == "" {
+		out = t.TempDir()
+	} else {
+		t.Logf("checking the seed corpora in $%s=%s, not exporting them again", seedCorporaEnv, out)
+	}
 	for _, tg := range targets {
 		t.Run(tg.Name, func(t *testing.T) {
-			if err := export(root, tg, out, false); err != nil {
-				t.Fatal(err)
+			if exported == "" {
+				if err := export(root, tg, out, false); err != nil {
+					t.Fatal(err)
+				}
 			}
 			z, err := zip.OpenReader(filepath.Join(out, tg.Name+"_seed_corpus.zip"))
 			if err != nil {
@@ -91,6 +103,10 @@ func TestEveryTargetExports(t *testing.T) {
 		})
 	}
 }
+
+// seedCorporaEnv names a directory of seed corpora this command exported
+// for every target, for TestEveryTargetExports to check in place.
+const seedCorporaEnv = "BOUNDLAB_SEED_CORPORA"
 
 // OSS-Fuzz's compile_native_go_fuzzer finds a target's file by grepping its
 // package directory, subdirectories included, for the name, and its coverage
