@@ -2,6 +2,7 @@ package charge
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -222,6 +223,38 @@ func TestAstralBlocksRefuseEveryBadSequence(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestQuoteOrControlEveryByte: the word test multi reads before it tries a
+// block says whether a word holds a quote, a backslash or a C0 byte exactly:
+// each of the 256 bytes at each place of a word of each byte that is none of
+// them, and random words against a byte at a time.
+func TestQuoteOrControlEveryByte(t *testing.T) {
+	match := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for f := 0; f < 256; f++ {
+		if match(byte(f)) {
+			continue
+		}
+		for c := 0; c < 256; c++ {
+			for k := 0; k < 8; k++ {
+				x := uint64(ones*uint64(f))&^(0xff<<(8*k)) | uint64(c)<<(8*k)
+				if got := quoteOrControl(x); got != match(byte(c)) {
+					t.Fatalf("quoteOrControl(%#016x) = %v: byte %#x at place %d among %#x", x, got, c, k, f)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		x := rng.Uint64()
+		want := false
+		for k := 0; k < 8; k++ {
+			want = want || match(byte(x>>(8*k)))
+		}
+		if quoteOrControl(x) != want {
+			t.Fatalf("quoteOrControl(%#016x) = %v", x, !want)
 		}
 	}
 }

@@ -380,7 +380,12 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 	// The vector path (multiBlocks) is tried at the run's first lead, and
 	// again a stretch past each block it declines, the stretch doubling
 	// while it declines: text it cannot take (a run of flagged code points)
-	// costs a few declined blocks, not one per block.
+	// costs a few declined blocks, not one per block. It is not tried where
+	// the run cannot fill a block: within 32 bytes of end, or where the
+	// block's last word holds a quote, backslash or control byte (most
+	// often a short string's closing quote or the next one's opening),
+	// which ends the run before it; one word costs a tenth of a declined
+	// block.
 	retry, stretch := math.MaxInt, minStretch
 	if vectorRuns && t.blockForm != noBlocks {
 		retry = i
@@ -401,6 +406,12 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 		// Only at a lead: the path reads the bytes before i as UTF-8
 		// context, which then can only make it decline a block.
 		if i >= retry && c >= 0xc0 {
+			if i+32 > end || i+35 > len(doc) || quoteOrControl(binary.LittleEndian.Uint64(doc[i+24:])) {
+				// No block fits before the run's end: the scalar loop
+				// reads the rest.
+				retry = math.MaxInt
+				goto scalar
+			}
 			j, wv := t.multiBlocks(doc, i, end)
 			stretch = min(2*stretch, maxStretch)
 			if j > i {
@@ -414,6 +425,7 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 				continue
 			}
 		}
+	scalar:
 		run = 0
 		var x uint32
 		if i+4 <= len(doc) {
@@ -509,6 +521,13 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 		}
 	}
 	return i, w
+}
+
+// quoteOrControl reports whether x holds a quote, a backslash or a C0 byte:
+// a stop byte that bytes past ASCII are not. Each mark is exact for "is
+// there any": a borrow runs only from a byte that is itself a match.
+func quoteOrControl(x uint64) bool {
+	return ((x-ones*0x20)&^x|has(x, '"')|has(x, '\\'))&highs != 0
 }
 
 // astralWidth is of for a code point past the BMP (r-0x10000 < 0x100000).
