@@ -19,23 +19,25 @@ import (
 // in a block, and on every invalid pair of bytes.
 
 // blockTables are the sixteen-byte lookups a block is read with. The first
-// three are the UTF-8 validation's (dialect-free); the last three flag
+// three are the UTF-8 validation's (dialect-free); the last four flag
 // leads. A lead's flag byte is taken by the lead's low nibble from lead2Lo
 // (leads 0xc0..0xcf), lead2Hi (0xd0..0xdf) or lead3 (0xe0..0xef); bit k of
 // it, k the next byte's bits 5..3, is set when a code point of that lead
 // and that k may cost other than its length's usual width: an eighth of a
 // two-byte lead's 64 code points, or an eighth of a three-byte lead's 4,096.
-// Lead 0xe0 (U+0800..U+0FFF, the Indic scripts and Thai) is read finer, as
-// an eighth of its 4,096 holds a script whole (Devanagari) beside one with
-// unassigned places (Bengali): its byte in lead3 is zero, and e0 flags it by
-// the next byte's bits 4..0, a group of 64 code points each (bit b of byte
-// j for bits 4..1 equal to j and bit 0 to b). Every four-byte lead is
-// flagged: the astral plane's printable and unprintable code points are too
-// interleaved for a two-byte lookup.
+// Leads 0xe0 and 0xe3 are read finer, as an eighth of their 4,096 holds a
+// script whole beside places that cost otherwise (Devanagari beside
+// Bengali's unassigned ones; kana beside the ideographic space): their
+// bytes in lead3 are zero, and fine flags them by the next byte's bits
+// 5..0, a group of 64 code points each: bit b of byte j for bits 5..2 equal
+// to j and bits 1..0 to b (0xe3, U+3000..U+3FFF), or to b-4 (0xe0,
+// U+0800..U+0FFF, whose next byte's bit 5 is always set). Every four-byte
+// lead is flagged: the astral plane's printable and unprintable code points
+// are too interleaved for a two-byte lookup.
 type blockTables struct {
 	byte1High, byte1Low, byte2High [16]byte
 	lead2Lo, lead2Hi, lead3        [16]byte
-	e0                             [16]byte
+	fine                           [16]byte
 }
 
 // UTF-8 errors, as the validation's lookups name them: bit sets that a pair
@@ -152,15 +154,19 @@ func (t *widthTable) deriveBlocks() {
 			flag(table, lead&0xf, k, rune(lead&0x1f)<<6|rune(k)<<3, 8, 2)
 		}
 	}
-	for lead := 0xe1; lead < 0xf0; lead++ {
+	for lead := 0xe0; lead < 0xf0; lead++ {
+		if lead == 0xe0 || lead == 0xe3 {
+			continue // fine flags them
+		}
 		for k := uint(0); k < 8; k++ {
 			flag(&t.blocks.lead3, lead&0xf, k, rune(lead&0xf)<<12|rune(k)<<9, 512, 3)
 		}
 	}
-	// After 0xe0 a valid second byte is 0xa0..0xbf: its bits 4..0 pick
-	// one of the 32 groups of 64 in U+0800..U+0FFF.
-	for g := 0; g < 32; g++ {
-		flag(&t.blocks.e0, g>>1, uint(g&1), 0x800+rune(g)<<6, 64, 3)
+	for g := 0; g < 64; g++ { // the next byte's bits 5..0
+		flag(&t.blocks.fine, g>>2, uint(g&3), 0x3000|rune(g)<<6, 64, 3)
+		if g >= 32 { // after 0xe0 a valid next byte is 0xa0..0xbf
+			flag(&t.blocks.fine, g>>2, 4+uint(g&3), rune(g)<<6, 64, 3)
+		}
 	}
 }
 

@@ -23,8 +23,10 @@ SPLAT(mbNibC, 0x0c0c0c0c0c0c0c0c)
 SPLAT(mbNibD, 0x0d0d0d0d0d0d0d0d)
 SPLAT(mbNibE, 0x0e0e0e0e0e0e0e0e)
 SPLAT(mbNibF, 0x0f0f0f0f0f0f0f0f)
-SPLAT(mbOne, 0x0101010101010101)
+SPLAT(mbThree, 0x0303030303030303)
+SPLAT(mbFour, 0x0404040404040404)
 SPLAT(mbE0, 0xe0e0e0e0e0e0e0e0)
+SPLAT(mbE3, 0xe3e3e3e3e3e3e3e3)
 
 // mbBit: 1<<k at k for k < 8, the flag byte's bit for the next byte's bits 5..3.
 DATA mbBit<>+0(SB)/8, $0x8040201008040201
@@ -35,7 +37,7 @@ GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 
 // func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
 //
-// tab: byte1High, byte1Low, byte2High, lead2Lo, lead2Hi, lead3, e0, 16
+// tab: byte1High, byte1Low, byte2High, lead2Lo, lead2Hi, lead3, fine, 16
 // bytes each, at 0, 16, ... 96. Each is broadcast to both 128-bit lanes, as
 // VPSHUFB looks up within a lane. Only VEX-encoded instructions (see
 // plainrun_amd64.s).
@@ -109,21 +111,25 @@ TEXT ·multiBlockAVX2(SB), NOSPLIT, $0-41
 	VPAND   mbSeven<>(SB), Y10, Y10
 	VMOVDQU mbBit<>(SB), Y11
 	VPSHUFB Y10, Y11, Y10
-	VPAND   Y10, Y8, Y8 // lead3's E0 byte is zero: E0 is flagged below
+	VPAND   Y10, Y8, Y8 // zero at leads 0xe0 and 0xe3, flagged below
 
-	// E0 leads (U+0800..U+0FFF, the Indic scripts) are flagged by the
-	// next byte's bits 4..0, a 64-code-point group each: e0 by its bits
-	// 4..1, masked to the bit its bit 0 picks.
-	VPSRLW  $1, Y13, Y12
+	// Leads 0xe0 and 0xe3 are flagged by groups of 64 code points: fine's
+	// byte by the next byte's bits 5..2, masked to the bit its bits 1..0
+	// pick (four higher for 0xe0).
+	VPCMPEQB mbE0<>(SB), Y0, Y14
+	VPCMPEQB mbE3<>(SB), Y0, Y15
+	VPSRLW  $2, Y13, Y12
 	VPAND   mbNibble<>(SB), Y12, Y12
-	VBROADCASTI128 96(DI), Y14
-	VPSHUFB Y12, Y14, Y14
-	VPAND   mbOne<>(SB), Y13, Y12
-	VPSHUFB Y12, Y11, Y12 // 1 << (next byte & 1)
-	VPAND   Y12, Y14, Y14
-	VPCMPEQB mbE0<>(SB), Y0, Y12
-	VPAND   Y12, Y14, Y14
-	VPOR    Y14, Y8, Y8
+	VBROADCASTI128 96(DI), Y9
+	VPSHUFB Y12, Y9, Y9
+	VPAND   mbThree<>(SB), Y13, Y12
+	VPAND   mbFour<>(SB), Y14, Y10
+	VPOR    Y10, Y12, Y12
+	VPSHUFB Y12, Y11, Y12
+	VPAND   Y12, Y9, Y9
+	VPOR    Y15, Y14, Y14
+	VPAND   Y14, Y9, Y9
+	VPOR    Y9, Y8, Y8
 	VPXOR   Y12, Y12, Y12
 	VPCMPEQB Y12, Y8, Y8 // unflagged
 	VPMOVMSKB Y8, BX
