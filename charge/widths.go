@@ -406,7 +406,7 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 		// Only at a lead: the path reads the bytes before i as UTF-8
 		// context, which then can only make it decline a block.
 		if i >= retry && c >= 0xc0 {
-			if i+32 > end || i+35 > len(doc) || quoteOrControl(binary.LittleEndian.Uint64(doc[i+24:])) {
+			if i+35 > len(doc) || i+32 > end || quoteOrControl(binary.LittleEndian.Uint64(doc[i+24:i+32])) {
 				// No block fits before the run's end: the scalar loop
 				// reads the rest.
 				retry = math.MaxInt
