@@ -397,12 +397,7 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 	// The vector path (multiBlocks) is tried at the run's first lead, and
 	// again a stretch past each block it declines, the stretch doubling
 	// while it declines: text it cannot take (a run of flagged code points)
-	// costs a few declined blocks, not one per block. It is not tried where
-	// the run cannot fill a block: within 32 bytes of end, or where the
-	// block's last word holds a quote, backslash or control byte (most
-	// often a short string's closing quote or the next one's opening),
-	// which ends the run before it; one word costs a tenth of a declined
-	// block.
+	// costs a few declined blocks, not one per block.
 	retry, stretch := math.MaxInt, minStretch
 	if vectorRuns && t.blockForm != noBlocks {
 		retry = i
@@ -423,12 +418,6 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 		// Only at a lead: the path reads the bytes before i as UTF-8
 		// context, which then can only make it decline a block.
 		if i >= retry && c >= 0xc0 {
-			if i+35 > len(doc) || i+32 > end || quoteOrControl(binary.LittleEndian.Uint64(doc[i+24:i+32])) {
-				// No block fits before the run's end: the scalar loop
-				// reads the rest.
-				retry = math.MaxInt
-				goto scalar
-			}
 			j, wv := t.multiBlocks(doc, i, end)
 			stretch = min(2*stretch, maxStretch)
 			if j > i {
@@ -442,7 +431,6 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 				continue
 			}
 		}
-	scalar:
 		run = 0
 		var x uint32
 		if i+4 <= len(doc) {
