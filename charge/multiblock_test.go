@@ -227,10 +227,10 @@ func TestAstralBlocksRefuseEveryBadSequence(t *testing.T) {
 	}
 }
 
-// TestQuoteOrControlEveryByte: the word test multi reads before it tries a
-// block says whether a word holds a quote, a backslash or a C0 byte exactly:
-// each of the 256 bytes at each place of a word of each byte that is none of
-// them, and random words against a byte at a time.
+// TestQuoteOrControlEveryByte: quoteOrControl, the word test multiBlocks
+// makes before its first block, says exactly whether a word holds a quote, a
+// backslash or a C0 byte: each of the 256 bytes at each place of a word of
+// each byte that is none of them, and random words against a byte at a time.
 func TestQuoteOrControlEveryByte(t *testing.T) {
 	match := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
 	for f := 0; f < 256; f++ {
