@@ -485,6 +485,25 @@ func (s *scanner) spend(w int64) (over bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// digitsEnd returns where the run of ASCII digits at doc[i:] ends, reading
+// a word at a time: a byte is a digit when its high nibble is 3 and stays 3
+// with 6 added (0x30..0x39). A byte of 0xfa or more carries into the next
+// one, which then may read wrong; but it is no digit itself, so the first
+// byte that is none is found exactly.
+func digitsEnd(doc []byte, i int) int {
+	const nibbles, threes, sixes = 0xf0f0f0f0f0f0f0f0, 0x3030303030303030, 0x0606060606060606
+	for ; i+8 <= len(doc); i += 8 {
+		x := binary.LittleEndian.Uint64(doc[i : i+8])
+		if other := (x&nibbles ^ threes) | ((x+sixes)&nibbles ^ threes); other != 0 {
+			return i + bits.TrailingZeros64(other)>>3
+		}
+	}
+	for i < len(doc) && isDigit(doc[i]) {
+		i++
+	}
+	return i
+}
+
 // continuesNumber marks the bytes that can follow a digit inside one number
 // token: more digits, a fraction or an exponent.
 var continuesNumber = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
@@ -500,9 +519,7 @@ func (s *scanner) number(start int) (int, *Refusal) {
 	case i < len(doc) && doc[i] == '0':
 		i++
 	case i < len(doc) && doc[i] >= '1' && doc[i] <= '9':
-		for i < len(doc) && isDigit(doc[i]) {
-			i++
-		}
+		i = digitsEnd(doc, i+1)
 	default:
 		return i, s.refuse(BoundSyntax, i)
 	}
@@ -513,9 +530,7 @@ func (s *scanner) number(start int) (int, *Refusal) {
 		if i >= len(doc) || !isDigit(doc[i]) {
 			return i, s.refuse(BoundSyntax, i)
 		}
-		for i < len(doc) && isDigit(doc[i]) {
-			i++
-		}
+		i = digitsEnd(doc, i+1)
 	}
 	exp, expAt := 0, -1
 	if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {

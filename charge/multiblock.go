@@ -19,17 +19,26 @@ import (
 // in a block, and on every invalid pair of bytes.
 
 // blockTables are the sixteen-byte lookups a block is read with. The first
-// three are the UTF-8 validation's (dialect-free); the last three flag
+// three are the UTF-8 validation's (dialect-free); the last four flag
 // leads. A lead's flag byte is taken by the lead's low nibble from lead2Lo
 // (leads 0xc0..0xcf), lead2Hi (0xd0..0xdf) or lead3 (0xe0..0xef); bit k of
 // it, k the next byte's bits 5..3, is set when a code point of that lead
 // and that k may cost other than its length's usual width: an eighth of a
 // two-byte lead's 64 code points, or an eighth of a three-byte lead's 4,096.
-// Every four-byte lead is flagged: the astral plane's printable and
-// unprintable code points are too interleaved for a two-byte lookup.
+// fine is a finer reading of leads 0xe0 and 0xe3, where an eighth of the
+// lead's 4,096 holds a script whole beside places that cost otherwise
+// (Devanagari beside Bengali's unassigned ones; kana beside the ideographic
+// space): by the next byte's bits 5..0, a group of 64 code points each, bit
+// b of byte j for bits 5..2 equal to j and bits 1..0 to b (0xe3,
+// U+3000..U+3FFF), or to b-4 (0xe0, U+0800..U+0FFF, whose next byte's bit 5
+// is always set). A run that begins with such a lead is read with it
+// (multiBlockFineAVX2), every other run without it, at no cost. Every
+// four-byte lead is flagged: the astral plane's printable and unprintable
+// code points are too interleaved for a two-byte lookup.
 type blockTables struct {
 	byte1High, byte1Low, byte2High [16]byte
 	lead2Lo, lead2Hi, lead3        [16]byte
+	fine                           [16]byte
 }
 
 // UTF-8 errors, as the validation's lookups name them: bit sets that a pair
@@ -151,6 +160,12 @@ func (t *widthTable) deriveBlocks() {
 			flag(&t.blocks.lead3, lead&0xf, k, rune(lead&0xf)<<12|rune(k)<<9, 512, 3)
 		}
 	}
+	for g := 0; g < 64; g++ { // the next byte's bits 5..0
+		flag(&t.blocks.fine, g>>2, uint(g&3), 0x3000|rune(g)<<6, 64, 3)
+		if g >= 32 { // after 0xe0 a valid next byte is 0xa0..0xbf
+			flag(&t.blocks.fine, g>>2, 4+uint(g&3), rune(g)<<6, 64, 3)
+		}
+	}
 }
 
 // How a block's unflagged code points are charged.
@@ -164,15 +179,32 @@ const (
 // byte, a block of 32 bytes at a time, while a block holds no stop byte
 // (" \ C0), no invalid UTF-8, at least one byte past ASCII and at most
 // maxFlagged flagged code points, and lies inside end; a code point that a
-// block's last bytes begin is left to the next. It returns where it stopped,
-// always a code point's first byte, and the width before it; multi's scalar
-// loop takes on from there.
+// block's last bytes begin is left to the next. A run that begins with lead
+// 0xe0 or 0xe3 is read with their fine flags (multiBlockFineAVX2). It
+// returns where it stopped, always a code point's first byte, and the width
+// before it; multi's scalar loop takes on from there.
+//
+// It declines at once where the first block's last word holds a quote, a
+// backslash or a control byte (most often a short string's closing quote,
+// or the next string's opening one): the run ends before the block does,
+// and one word costs a fraction of a declined block.
 func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
 	var w int64
 	// The block reads three bytes before it (the validation's context) and
 	// three after (a flagged lead's code point, read as one word).
-	for i >= 3 && i+32 <= end && i+35 <= len(doc) {
-		leads, flags, n0, n1, ok := multiBlockAVX2((*[36]byte)(doc[i-3:i+33]), &t.blocks, t.odd[0], t.odd[1])
+	if i < 3 || i+35 > len(doc) || i+32 > end || quoteOrControl(binary.LittleEndian.Uint64(doc[i+24:i+32])) {
+		return i, 0
+	}
+	fine := doc[i] == 0xe0 || doc[i] == 0xe3
+	for last := min(end-32, len(doc)-35); i <= last; {
+		b := (*[36]byte)(doc[i-3 : i+33])
+		var leads, flags, n0, n1 uint32
+		var ok bool
+		if fine {
+			leads, flags, n0, n1, ok = multiBlockFineAVX2(b, &t.blocks, t.odd[0], t.odd[1])
+		} else {
+			leads, flags, n0, n1, ok = multiBlockAVX2(b, &t.blocks, t.odd[0], t.odd[1])
+		}
 		if !ok || bits.OnesCount32(flags) > maxFlagged {
 			break
 		}

@@ -22,3 +22,9 @@ func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flag
 //
 //go:noescape
 func astralBlockAVX2(b *[32]byte, bits *byte) (printable uint32, ok bool)
+
+// multiBlockFineAVX2 is multiBlockAVX2 with leads 0xe0 and 0xe3 flagged by
+// tab's fine table rather than lead3. In multiblock_amd64.s.
+//
+//go:noescape
+func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)

@@ -2,6 +2,7 @@ package charge
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -221,6 +222,92 @@ func TestAstralBlocksRefuseEveryBadSequence(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestQuoteOrControlEveryByte: quoteOrControl, the word test multiBlocks
+// makes before its first block, says exactly whether a word holds a quote, a
+// backslash or a C0 byte: each of the 256 bytes at each place of a word of
+// each byte that is none of them, and random words against a byte at a time.
+func TestQuoteOrControlEveryByte(t *testing.T) {
+	match := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for f := 0; f < 256; f++ {
+		if match(byte(f)) {
+			continue
+		}
+		for c := 0; c < 256; c++ {
+			for k := 0; k < 8; k++ {
+				x := uint64(ones*uint64(f))&^(0xff<<(8*k)) | uint64(c)<<(8*k)
+				if got := quoteOrControl(x); got != match(byte(c)) {
+					t.Fatalf("quoteOrControl(%#016x) = %v: byte %#x at place %d among %#x", x, got, c, k, f)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		x := rng.Uint64()
+		want := false
+		for k := 0; k < 8; k++ {
+			want = want || match(byte(x>>(8*k)))
+		}
+		if quoteOrControl(x) != want {
+			t.Fatalf("quoteOrControl(%#016x) = %v", x, !want)
+		}
+	}
+}
+
+// TestFineBlocksTakeWholeScripts: with the fine flags, runs of Devanagari
+// (U+0900..U+097F) and of katakana (U+30C0..U+30FF), each script's every
+// code point in turn, are read by the vector path nearly whole, in both
+// dialects: their leads' groups of 64 hold no code point that costs other
+// than its length's usual width, where the lead3 flags mark every one of
+// them (so a block of them is declined for its flags).
+func TestFineBlocksTakeWholeScripts(t *testing.T) {
+	skipWithoutBlocks(t)
+	for _, script := range [][2]rune{{0x900, 0x980}, {0x30c0, 0x3100}} {
+		doc := []byte(`{"s":"`)
+		for len(doc) < 4096 {
+			for r := script[0]; r < script[1]; r++ {
+				doc = utf8.AppendRune(doc, r)
+			}
+		}
+		doc = append(doc, `"}`...)
+		for _, d := range Dialects() {
+			wt := widthsFor(d)
+			if taken := blockRun(t, d, wt, doc, 6); taken < len(doc)*9/10 {
+				t.Errorf("%v: U+%04X..U+%04X: the fine vector path took %d of %d bytes", d, script[0], script[1]-1, taken, len(doc))
+			}
+		}
+	}
+}
+
+// TestFineBlocksChargeEveryCodePoint: every code point of leads 0xe0 and
+// 0xe3 (U+0800..U+0FFF, U+3000..U+3FFF), the only ones the fine flags read
+// otherwise, among fillers of those leads (so that every run, and every
+// read after a declined block, begins with one and is read with the fine
+// flags), is charged by the vector path what refPlain charges it; and the
+// path takes most of the document.
+func TestFineBlocksChargeEveryCodePoint(t *testing.T) {
+	skipWithoutBlocks(t)
+	fillers := []string{"क", "कक", "ダ", "कダ", "ダダダ"}
+	for _, d := range Dialects() {
+		wt := widthsFor(d)
+		for shift := range 3 {
+			doc := []byte(`{"s":"` + strings.Repeat("क", shift+1))
+			k := 0
+			for _, span := range [][2]rune{{0x800, 0x1000}, {0x3000, 0x4000}} {
+				for r := span[0]; r < span[1]; r++ {
+					doc = utf8.AppendRune(doc, r)
+					doc = append(doc, fillers[k%len(fillers)]...)
+					k++
+				}
+			}
+			doc = append(doc, `"}`...)
+			if taken := blockRun(t, d, wt, doc, 6); taken < len(doc)*3/4 {
+				t.Fatalf("%v, shift %d: the vector path took %d of %d bytes", d, shift, taken, len(doc))
 			}
 		}
 	}

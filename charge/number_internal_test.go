@@ -145,3 +145,36 @@ func TestOwnShortestAgreesWithConversion(t *testing.T) {
 		t.Fatalf("ownShortest answered for %d of %d literals: the fast path is not taken", answered, len(mants))
 	}
 }
+
+// TestDigitsEndEveryByte: digitsEnd finds the end of a run of digits as a
+// byte at a time does: runs of every length to 40 closed by each of the 256
+// bytes (followed by each of a few bytes, the carry of 0xfa..0xff among
+// them) or by the document's end, from every start in the first word.
+func TestDigitsEndEveryByte(t *testing.T) {
+	ref := func(doc []byte, i int) int {
+		for i < len(doc) && isDigit(doc[i]) {
+			i++
+		}
+		return i
+	}
+	for n := 0; n <= 40; n++ {
+		run := make([]byte, n)
+		for k := range run {
+			run[k] = "0123456789"[(k*7+3)%10]
+		}
+		for c := 0; c <= 256; c++ {
+			for _, after := range []string{"", "9", "\xff9", "0\xfa", ":/"} {
+				doc := append([]byte("-"), run...)
+				if c < 256 {
+					doc = append(doc, byte(c))
+					doc = append(doc, after...)
+				}
+				for at := 0; at <= min(8, len(doc)); at++ {
+					if got, want := digitsEnd(doc, at), ref(doc, at); got != want {
+						t.Fatalf("digitsEnd(%q, %d) = %d, want %d", doc, at, got, want)
+					}
+				}
+			}
+		}
+	}
+}

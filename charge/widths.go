@@ -82,32 +82,49 @@ func stopByte(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\
 // do not. Odd bytes are only looked for on the way; a content holding one
 // is charged by plainRunWords.
 func (t *widthTable) shortPlain(doc []byte, i int) (n int, w int64, key uint64) {
-	if !t.words {
+	if !t.words || i+8 > len(doc) {
 		return -1, 0, 0
 	}
-	var odd uint64
-	for k := 0; k < 32 && i+k+8 <= len(doc); k += 8 {
+	// The first word alone: most names and many values end in it.
+	x := binary.LittleEndian.Uint64(doc[i : i+8])
+	st, quotes := stopsQuotes(x)
+	if st == 0 {
+		return t.shortPlainOn(doc, i, x)
+	}
+	first := st & -st
+	if first&quotes == 0 {
+		return -1, 0, 0 // the content goes on past a stop byte
+	}
+	x &= first>>7 - 1 // the bytes before the quote
+	n = bits.TrailingZeros64(st) >> 3
+	if (hasRep(x, t.oddRep[0])|hasRep(x, t.oddRep[1]))&highs == 0 { // exact: has marks a byte only above a match
+		return n, int64(n), x
+	}
+	_, w = t.plainRunWords(doc[i : i+n])
+	return n, w, x
+}
+
+// shortPlainOn is shortPlain past a first word x of eight plain bytes.
+func (t *widthTable) shortPlainOn(doc []byte, i int, key uint64) (n int, w int64, _ uint64) {
+	odd := hasRep(key, t.oddRep[0]) | hasRep(key, t.oddRep[1])
+	for k := 8; k < 32 && i+k+8 <= len(doc); k += 8 {
 		x := binary.LittleEndian.Uint64(doc[i+k:])
 		st, quotes := stopsQuotes(x)
-		first := st & -st
 		if st != 0 {
-			x &= first>>7 - 1 // the bytes before the first stop
-		}
-		if k == 0 {
-			key = x
-		}
-		odd |= hasRep(x, t.oddRep[0]) | hasRep(x, t.oddRep[1])
-		if st != 0 {
+			first := st & -st
 			if first&quotes == 0 {
 				return -1, 0, 0 // the content goes on past a stop byte
 			}
+			x &= first>>7 - 1
+			odd |= hasRep(x, t.oddRep[0]) | hasRep(x, t.oddRep[1])
 			n = k + bits.TrailingZeros64(st)>>3
-			if odd&highs == 0 { // exact: has marks a byte only above a match
+			if odd&highs == 0 {
 				return n, int64(n), key
 			}
 			_, w = t.plainRunWords(doc[i : i+n])
 			return n, w, key
 		}
+		odd |= hasRep(x, t.oddRep[0]) | hasRep(x, t.oddRep[1])
 	}
 	return -1, 0, 0
 }
@@ -510,6 +527,13 @@ func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
 		}
 	}
 	return i, w
+}
+
+// quoteOrControl reports whether x holds a quote, a backslash or a C0 byte:
+// a stop byte that bytes past ASCII are not. Each mark is exact for "is
+// there any": a borrow runs only from a byte that is itself a match.
+func quoteOrControl(x uint64) bool {
+	return ((x-ones*0x20)&^x|has(x, '"')|has(x, '\\'))&highs != 0
 }
 
 // astralWidth is of for a code point past the BMP (r-0x10000 < 0x100000).
