@@ -353,21 +353,12 @@ func (p *plainSchema) object(b []byte, i int) (int, bool) {
 		if at >= 0 {
 			seen |= 1 << at
 		}
-		var ok bool
+		var ok, more bool
 		if i, ok = sub.value(b, i); !ok {
 			return 0, false
 		}
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return i + 1, seen&p.required == p.required
-		default:
-			return 0, false
+		if i, more, ok = afterMember(b, i, '}'); !ok || !more {
+			return i, ok && seen&p.required == p.required
 		}
 	}
 }
@@ -393,23 +384,30 @@ func (p *plainSchema) array(b []byte, i int) (int, bool) {
 		return i + 1, true
 	}
 	for {
-		var ok bool
+		var ok, more bool
 		if i, ok = p.items.value(b, i); !ok {
 			return 0, false
 		}
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case ']':
-			return i + 1, true
-		default:
-			return 0, false
+		if i, more, ok = afterMember(b, i, ']'); !ok || !more {
+			return i, ok
 		}
 	}
+}
+
+// afterMember reads what follows a member or an element at b[i]: a comma
+// (more follow; i past it and its spaces) or the container's closing byte
+// (i past it).
+func afterMember(b []byte, i int, closing byte) (next int, more, ok bool) {
+	i = skipSpace(b, i)
+	switch {
+	case i >= len(b):
+		return 0, false, false
+	case b[i] == ',':
+		return skipSpace(b, i+1), true, true
+	case b[i] == closing:
+		return i + 1, false, true
+	}
+	return 0, false, false
 }
 
 func (p *plainSchema) str(b []byte, i int) (int, bool) {

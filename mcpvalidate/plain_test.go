@@ -323,3 +323,15 @@ func TestPlainTypedTools(t *testing.T) {
 		t.Error("-0 for an unsigned member: admitted")
 	}
 }
+
+// The pass reads bytes the gate admitted, but where bytes it is handed are
+// plainly broken — a container closed by the other's bracket, members not
+// separated — it admits nothing and does not panic.
+func TestPlainDeclinesBrokenContainers(t *testing.T) {
+	_, tl := plainTool(t, `{"type":"object","properties":{"v":{"type":"array"},"o":{"type":"object"}}}`)
+	for _, doc := range []string{`{"v":[1}}`, `{"o":{"a":1]}`, `{"o":{"a":1 "b":2}}`, `{"v":[1 2]}`, `{"v":[1,`, `{"o":{"a"`, `{"v":[`} {
+		if tl.plain.admits([]byte(doc)) {
+			t.Errorf("admits %s", doc)
+		}
+	}
+}
