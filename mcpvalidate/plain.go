@@ -146,7 +146,7 @@ func plainAt(s *jsonschema.Schema, depth int) (*plainSchema, bool) {
 		p.props = append(p.props, plainProp{name: name, schema: ps, declared: true})
 	}
 	for _, name := range s.Required {
-		i := p.find(name)
+		i := p.lookup([]byte(name))
 		if i < 0 {
 			p.props = append(p.props, plainProp{name: name})
 			i = len(p.props) - 1
@@ -191,15 +191,6 @@ func plainAt(s *jsonschema.Schema, depth int) (*plainSchema, bool) {
 		return plainAny, true
 	}
 	return p, true
-}
-
-func (p *plainSchema) find(name string) int {
-	for i, m := range p.props {
-		if m.name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // boundBy sets p's integer bounds from s's minimum, maximum and their
