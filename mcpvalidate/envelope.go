@@ -198,9 +198,12 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 		if n == maxEnvelopeMembers {
 			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-members", where: where, limit: maxEnvelopeMembers, unit: "members"}
 		}
-		end, _, err := p.env.CheckValue(p.body, i)
-		if err != nil {
-			return 0, p.inner(err, codeParseError, where)
+		end, ok := shortPlain(p.body, i)
+		if !ok {
+			var err error
+			if end, _, err = p.env.CheckValue(p.body, i); err != nil {
+				return 0, p.inner(err, codeParseError, where)
+			}
 		}
 		nameAt, name := i, p.body[i+1:end-1]
 		if len(name) > maxEnvelopeNameBytes {
@@ -267,8 +270,38 @@ func is(raw []byte, s string) bool {
 	return sameDecoded(raw, []byte(s))
 }
 
+// shortPlainBytes bounds the strings shortPlain reads: the envelope's names
+// and most of its string values are far shorter.
+const shortPlainBytes = 64
+
+// shortPlain is the end of the string at body[at] when its content is at
+// most shortPlainBytes of printable ASCII without a quote or backslash: a
+// string the envelope gate admits as one node whatever its limits (it
+// bounds no string's length but by the charge, which the envelope's limits
+// leave unbounded), read without it. Any other string, ok false, is the
+// gate's to read.
+func shortPlain(body []byte, at int) (end int, ok bool) {
+	if at >= len(body) || body[at] != '"' {
+		return 0, false
+	}
+	last := min(len(body), at+2+shortPlainBytes)
+	for i := at + 1; i < last; i++ {
+		switch c := body[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20 || c > 0x7e || c == '\\':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
 // value scans one envelope value with the envelope gate, counting its nodes.
 func (p *envParser) value(at int, where string) (int, *envelopeError) {
+	if end, ok := shortPlain(p.body, at); ok {
+		p.nodes++
+		return end, nil
+	}
 	end, rep, err := p.env.CheckValue(p.body, at)
 	p.nodes += rep.Nodes
 	if err != nil {
@@ -418,9 +451,35 @@ var knownKeys = [...]string{"jsonrpc", "method", "id", "params", "result", "erro
 
 // knownKey is the known key name decodes to, or "".
 func knownKey(name []byte) string {
-	escaped := bytes.IndexByte(name, '\\') >= 0 // else only the name's own bytes can match
+	switch string(name) {
+	case "jsonrpc":
+		return "jsonrpc"
+	case "method":
+		return "method"
+	case "id":
+		return "id"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "_meta":
+		return "_meta"
+	case "inputResponses":
+		return "inputResponses"
+	case "requestState":
+		return "requestState"
+	}
+	if bytes.IndexByte(name, '\\') < 0 {
+		return "" // only an escaped name can decode to a key it does not spell
+	}
 	for _, k := range knownKeys {
-		if string(name) == k || escaped && is(name, k) {
+		if is(name, k) {
 			return k
 		}
 	}

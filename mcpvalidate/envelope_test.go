@@ -381,3 +381,82 @@ func TestToolCallRestOfParamsAtAndPast(t *testing.T) {
 		})
 	}
 }
+
+// shortPlain reads a string only when the envelope gate would read it the
+// same: admitted, ending at the same byte, one node. It takes every string
+// of printable ASCII without a quote or backslash up to shortPlainBytes
+// (and not one byte past), and every other byte in any place of one sends
+// it to the gate.
+func TestShortPlainIsTheGates(t *testing.T) {
+	v, err := New(published, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := v.envelopeGate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(doc []byte, at int) (end int, ok bool) {
+		t.Helper()
+		end, ok = shortPlain(doc, at)
+		if !ok {
+			return end, ok
+		}
+		gEnd, rep, gErr := env.CheckValue(doc, at)
+		if gErr != nil || gEnd != end || rep.Nodes != 1 {
+			t.Fatalf("%q at %d: shortPlain ends at %d; the gate at %d, %d nodes, %v", doc, at, end, gEnd, rep.Nodes, gErr)
+		}
+		return end, ok
+	}
+	for n := 0; n <= shortPlainBytes+1; n++ {
+		content := []byte(strings.Repeat("a", n))
+		doc := append(append([]byte(`{"k":"`), content...), `"}`...)
+		end, ok := check(doc, 5)
+		if want := n <= shortPlainBytes; ok != want || ok && end != len(doc)-1 {
+			t.Errorf("%d plain bytes: taken %v, end %d; want taken %v", n, ok, end, want)
+		}
+		for _, k := range []int{0, n / 2, n - 1} {
+			if k < 0 || k >= n {
+				continue
+			}
+			for b := range 256 {
+				d := append([]byte(nil), doc...)
+				d[6+k] = byte(b)
+				_, ok := check(d, 5)
+				plain := b >= 0x20 && b <= 0x7e && b != '\\' && b != '"'
+				if plain && n <= shortPlainBytes && !ok {
+					t.Errorf("%d bytes with %#x at %d: not taken", n, b, k)
+				}
+				if !plain && b != '"' && ok {
+					t.Errorf("%d bytes with %#x at %d: taken", n, b, k)
+				}
+			}
+		}
+		for cut := 5; cut < len(doc)-1; cut++ {
+			check(doc[:cut], 5)
+		}
+	}
+	for _, doc := range []string{`1`, `{}`, `[]`, `true`, `null`, ` "a"`} {
+		if _, ok := shortPlain([]byte(doc), 0); ok {
+			t.Errorf("%q: taken as a string", doc)
+		}
+	}
+}
+
+// knownKey names each key the frame reads, spelled plainly or with
+// escapes, and nothing else.
+func TestKnownKeySpellsEveryKey(t *testing.T) {
+	for _, k := range knownKeys {
+		escaped := fmt.Sprintf(`\u%04x`, k[0]) + k[1:]
+		for _, name := range []string{k, escaped} {
+			if got := knownKey([]byte(name)); got != k {
+				t.Errorf("knownKey(%q) = %q, want %q", name, got, k)
+			}
+		}
+		for _, name := range []string{k + "x", k[:len(k)-1], strings.ToUpper(k), `\u0078` + k} {
+			if got := knownKey([]byte(name)); got != "" {
+				t.Errorf("knownKey(%q) = %q, want none", name, got)
+			}
+		}
+	}
+}

@@ -33,42 +33,39 @@ func ListenStdio(ctx context.Context, srv *server.StdioServer, v *mcpvalidate.Va
 	if err != nil {
 		return err
 	}
-	return srv.Listen(ctx, grownReader{r}, w)
+	return srv.Listen(ctx, &grownReader{r}, w)
 }
 
 // grownReader runs each Read of r on a stack grown first, in one step,
 // while it is still shallow. mcp-go reads each line on a goroutine of its
 // own (StdioServer.readNextLine), whose stack starts small; the gate's scan
 // of the line needs more, and the runtime grew it twice in the middle of
-// the scan, copying every frame each time. Growing it once at the top costs
-// a fraction of that, and keeps the read on mcp-go's goroutine, where a
-// hand-off to a goroutine of the gate's own cost two wake-ups a line.
+// the scan, copying every frame each time. Growing it once, on entering
+// Read, costs a fraction of that: the runtime walks the frames the stack
+// holds when it grows, and there are fewest there. It keeps the read on
+// mcp-go's goroutine, where a hand-off to a goroutine of the gate's own
+// cost two wake-ups a line.
 type grownReader struct{ r io.Reader }
 
-func (g grownReader) Read(p []byte) (int, error) {
-	growStack(never)
-	return g.r.Read(p)
-}
-
-// scanStack is the stack the gate's scan of a line needs below Read, with
-// room to spare (its frames take about 5 KiB; a deeper scan grows the stack
-// again, as any Go code would).
-const scanStack = 7 << 10
-
-// never is false; the compiler cannot prove it, so growStack's frame keeps
-// its reserve without ever clearing it.
-var never = false
-
-// growStack has a frame of scanStack bytes: entering it makes the runtime
-// grow the stack to fit, and returning leaves the room for the scan.
-//
-//go:noinline
-func growStack(clear bool) {
-	if clear {
+// Read's frame holds scanStack bytes it never touches: entering it makes
+// the runtime grow the stack to fit, and the scan below runs in what is
+// left (the stack grows by doubling, so the reserve takes it from its
+// first few KiB to 16 KiB at once, and the scan's frames, about 5 KiB,
+// fit beside it).
+func (g *grownReader) Read(p []byte) (int, error) {
+	if never {
 		var reserve [scanStack]byte
 		keep(reserve[:])
 	}
+	return g.r.Read(p)
 }
+
+// scanStack is the reserve Read's frame holds.
+const scanStack = 7 << 10
+
+// never is false; the compiler cannot prove it, so Read's frame keeps its
+// reserve without ever clearing it.
+var never = false
 
 //go:noinline
 func keep([]byte) {}
