@@ -185,6 +185,7 @@ func (p *envParser) message() *envelopeError {
 // which returns the value's end. where names the object for refusals.
 func (p *envParser) object(i int, where string, member func(name []byte, at int) (int, *envelopeError)) (int, *envelopeError) {
 	var names [maxEnvelopeMembers][]byte
+	var escaped uint32 // bit k: names[k] holds a backslash
 	n := 0
 	p.nodes++
 	i = p.skip(i + 1)
@@ -198,8 +199,8 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 		if n == maxEnvelopeMembers {
 			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-members", where: where, limit: maxEnvelopeMembers, unit: "members"}
 		}
-		end, ok := shortPlain(p.body, i)
-		if !ok {
+		end, plain := shortPlain(p.body, i)
+		if !plain {
 			var err error
 			if end, _, err = p.env.CheckValue(p.body, i); err != nil {
 				return 0, p.inner(err, codeParseError, where)
@@ -209,12 +210,18 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 		if len(name) > maxEnvelopeNameBytes {
 			return 0, &envelopeError{code: codeInvalidRequest, bound: "envelope-name-bytes", where: where, limit: maxEnvelopeNameBytes, unit: "bytes"}
 		}
-		for _, prev := range names[:n] {
-			if sameDecoded(prev, name) {
+		var bit uint32
+		if !plain && bytes.IndexByte(name, '\\') >= 0 {
+			bit = 1
+		}
+		for k, prev := range names[:n] {
+			// Two names without an escape are the same only byte for byte.
+			if string(prev) == string(name) || (bit|escaped>>k)&1 != 0 && sameDecoded(prev, name) {
 				return 0, &envelopeError{code: codeParseError, bound: charge.BoundDuplicateName.String(), where: where}
 			}
 		}
 		names[n] = name
+		escaped |= bit << n
 		n++
 		p.nodes++
 		i = p.skip(end)

@@ -99,13 +99,22 @@ func (g inFlightGrant) Release() {
 	}
 	b := g.b
 	b.mu.Lock()
+	g.releaseLocked()
+	b.mu.Unlock()
+}
+
+// releaseLocked is Release with g's budget's mutex held.
+func (g inFlightGrant) releaseLocked() {
+	if g.b == nil {
+		return
+	}
+	b := g.b
 	if g.fromRes {
 		b.usedRes -= g.weight
 	} else {
 		b.used -= g.weight
 	}
 	b.grantLocked()
-	b.mu.Unlock()
 }
 
 // tryAcquire grants weight now if the discipline allows it, without

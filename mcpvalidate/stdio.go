@@ -235,26 +235,26 @@ func crlf(chunk []byte) []byte {
 // no room it answers the request itself.
 func (g *gatedLines) admit(e *envelope, n int) bool {
 	weight := requestWeight(int64(n), g.v.cfg.limits)
-	grant, ok := g.s.budget.tryAcquire(weight)
-	if !ok {
-		ctx, cancel := context.WithTimeout(g.ctx, g.s.wait)
-		var err error
-		grant, err = g.s.budget.acquire(ctx, weight)
-		cancel()
-		if err != nil {
-			f := &requestRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
-				Bound: "in-flight-budget", Limit: g.s.budget.Total(), Unit: "bytes", Offset: -1}
-			f.id = e.body[e.id.at:e.id.end]
-			g.refuse(f, e)
-			return false
-		}
-	}
+	key := idKey(e.body[e.id.at:e.id.end])
 	initialize := e.methodIs("initialize")
 	requested := ""
 	if initialize {
 		requested = requestedVersion(e.body[e.params.at:e.params.end])
 	}
-	g.s.hold(idKey(e.body[e.id.at:e.id.end]), initialize, requested, grant)
+	if g.s.tryHold(key, initialize, requested, weight) {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(g.ctx, g.s.wait)
+	grant, err := g.s.budget.acquire(ctx, weight)
+	cancel()
+	if err != nil {
+		f := &requestRefusal{Status: http.StatusServiceUnavailable, Code: codeServerBusy,
+			Bound: "in-flight-budget", Limit: g.s.budget.Total(), Unit: "bytes", Offset: -1}
+		f.id = e.body[e.id.at:e.id.end]
+		g.refuse(f, e)
+		return false
+	}
+	g.s.hold(key, initialize, requested, grant)
 	return true
 }
 
@@ -277,11 +277,16 @@ func (g *gatedLines) shrink() {
 // stdioSession is what a gated connection keeps between its lines and its
 // answers: the in-flight room each request holds until its answer is
 // written, and the protocol version the server negotiated.
+//
+// The budget's mutex guards the session too: a request takes its room and
+// is recorded as held in one critical section, and its answer gives both
+// back in one, so that the reading and the writing goroutine, usually on
+// different threads, share one lock a request, not three.
 type stdioSession struct {
 	budget *inFlight
 	wait   time.Duration // how long a request waits for room
 
-	mu        sync.Mutex
+	// guarded by budget.mu
 	held      map[requestID]heldGrants // by id key
 	initID    requestID                // the id key of an initialize awaiting its answer; zero: none
 	requested string                   // the protocol version that initialize asked for
@@ -295,10 +300,32 @@ type heldGrants struct {
 	more  []inFlightGrant
 }
 
+// tryHold takes weight of the budget now, if it has room, and holds it
+// until the answer to the request with id key is written.
+func (s *stdioSession) tryHold(key requestID, initialize bool, requested string, weight int64) bool {
+	b := s.budget
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	grant := inFlightGrant{}
+	if weight > 0 {
+		fromRes, ok := b.tryLocked(weight)
+		if !ok {
+			return false
+		}
+		grant = inFlightGrant{b, weight, fromRes}
+	}
+	s.holdLocked(key, initialize, requested, grant)
+	return true
+}
+
 // hold keeps grant until the answer to the request with id key is written.
 func (s *stdioSession) hold(key requestID, initialize bool, requested string, grant inFlightGrant) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.budget.mu.Lock()
+	defer s.budget.mu.Unlock()
+	s.holdLocked(key, initialize, requested, grant)
+}
+
+func (s *stdioSession) holdLocked(key requestID, initialize bool, requested string, grant inFlightGrant) {
 	h, dup := s.held[key]
 	if dup {
 		h.more = append(h.more, grant)
@@ -317,8 +344,8 @@ func (s *stdioSession) hold(key requestID, initialize bool, requested string, gr
 // initialize is answered, not, as the HTTP front gate without a version
 // header.
 func (s *stdioSession) stampsComplete() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.budget.mu.Lock()
+	defer s.budget.mu.Unlock()
 	return s.version >= multiRoundTripVersion
 }
 
@@ -326,18 +353,23 @@ func (s *stdioSession) stampsComplete() bool {
 // message the server wrote; the go-sdk and mcp-go write a response's id
 // before its result or error, so only its first members are read.
 func (s *stdioSession) answered(msg []byte) {
-	s.mu.Lock()
-	waiting := len(s.held) > 0
-	s.mu.Unlock()
-	if !waiting {
-		return
-	}
-	id, result, ok := responseID(msg)
+	id, result, ok := sdkResponseID(msg)
 	if !ok {
-		return
+		// Not a response as the SDKs write one: worth decoding only when
+		// some request waits for its answer.
+		s.budget.mu.Lock()
+		waiting := len(s.held) > 0
+		s.budget.mu.Unlock()
+		if !waiting {
+			return
+		}
+		if id, result, ok = responseID(msg); !ok {
+			return
+		}
 	}
 	key := idKey(id)
-	s.mu.Lock()
+	s.budget.mu.Lock()
+	defer s.budget.mu.Unlock()
 	var grant inFlightGrant
 	if h, ok := s.held[key]; ok {
 		grant = h.first
@@ -353,8 +385,7 @@ func (s *stdioSession) answered(msg []byte) {
 		}
 		s.initID = requestID{}
 	}
-	s.mu.Unlock()
-	grant.Release()
+	grant.releaseLocked()
 }
 
 // requestedVersion is the protocolVersion an initialize's params ask for.
