@@ -152,6 +152,9 @@ type envParser struct {
 }
 
 func (p *envParser) skip(i int) int {
+	if i < len(p.body) && p.body[i] > ' ' {
+		return i // the SDKs write no whitespace between tokens
+	}
 	for i < len(p.body) && (p.body[i] == ' ' || p.body[i] == '\t' || p.body[i] == '\n' || p.body[i] == '\r') {
 		i++
 	}
@@ -184,8 +187,8 @@ func (p *envParser) message() *envelopeError {
 // (its raw content, escapes undecoded) and the value's offset to member,
 // which returns the value's end. where names the object for refusals.
 func (p *envParser) object(i int, where string, member func(name []byte, at int) (int, *envelopeError)) (int, *envelopeError) {
-	var names [maxEnvelopeMembers][]byte
-	var escaped uint32 // bit k: names[k] holds a backslash
+	var names [maxEnvelopeMembers]struct{ at, end int } // raw contents; no pointers to clear
+	var escaped uint32                                  // bit k: names[k] holds a backslash
 	n := 0
 	p.nodes++
 	i = p.skip(i + 1)
@@ -215,12 +218,13 @@ func (p *envParser) object(i int, where string, member func(name []byte, at int)
 			bit = 1
 		}
 		for k, prev := range names[:n] {
+			prev := p.body[prev.at:prev.end]
 			// Two names without an escape are the same only byte for byte.
 			if string(prev) == string(name) || (bit|escaped>>k)&1 != 0 && sameDecoded(prev, name) {
 				return 0, &envelopeError{code: codeParseError, bound: charge.BoundDuplicateName.String(), where: where}
 			}
 		}
-		names[n] = name
+		names[n].at, names[n].end = i+1, end-1
 		escaped |= bit << n
 		n++
 		p.nodes++
