@@ -509,7 +509,9 @@ func digitsEnd(doc []byte, i int) int {
 var continuesNumber = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
 	'6': true, '7': true, '8': true, '9': true, '.': true, 'e': true, 'E': true}
 
-// number reads the number at doc[start] and returns where it ends.
+// number reads the number at doc[start] and returns where it ends. Its
+// width is priced from the parts the scan found (Dialect.scannedWidth), so
+// its digits are not read a second time.
 func (s *scanner) number(start int) (int, *Refusal) {
 	doc, i := s.doc, start
 	if doc[i] == '-' {
@@ -523,33 +525,41 @@ func (s *scanner) number(start int) (int, *Refusal) {
 	default:
 		return i, s.refuse(BoundSyntax, i)
 	}
-	integer := true
+	intEnd := i
 	if i < len(doc) && doc[i] == '.' {
-		integer = false
 		i++
 		if i >= len(doc) || !isDigit(doc[i]) {
 			return i, s.refuse(BoundSyntax, i)
 		}
 		i = digitsEnd(doc, i+1)
 	}
+	fracEnd := i
 	exp, expAt := 0, -1
 	if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {
-		integer = false
 		i++
+		neg := i < len(doc) && doc[i] == '-'
 		if i < len(doc) && (doc[i] == '+' || doc[i] == '-') {
 			i++
 		}
 		if i >= len(doc) || !isDigit(doc[i]) {
 			return i, s.refuse(BoundSyntax, i)
 		}
+		// The exponent's magnitude, read while it stays within the limit
+		// (each step checked before it is taken, so that no limit, up to
+		// the largest int, lets it overflow); expAt is the digit that
+		// passes it.
 		limit := s.l.MaxNumberExponent
 		for ; i < len(doc) && isDigit(doc[i]); i++ {
-			if exp <= limit {
-				exp = exp*10 + int(doc[i]-'0')
-				if exp > limit && expAt < 0 {
+			if expAt < 0 {
+				if dg := int(doc[i] - '0'); exp <= limit/10 && exp*10 <= limit-dg {
+					exp = exp*10 + dg
+				} else {
 					expAt = i
 				}
 			}
+		}
+		if neg {
+			exp = -exp
 		}
 	}
 	if n := i - start; n > s.l.MaxNumberBytes {
@@ -558,7 +568,7 @@ func (s *scanner) number(start int) (int, *Refusal) {
 	if expAt >= 0 {
 		return i, s.refuse(BoundNumberExponent, expAt)
 	}
-	w := s.dialect.numberWidth(doc[start:i], integer)
+	w := s.dialect.scannedWidth(doc, start, intEnd, fracEnd, i, exp)
 	if s.spend(int64(w)) {
 		return i, s.refuse(BoundCharge, start)
 	}

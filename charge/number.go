@@ -60,6 +60,107 @@ func (d Dialect) numberWidth(tok []byte, integer bool) int {
 	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
 }
 
+// scannedWidth is numberWidth for the valid number token doc[start:end]
+// whose parts the gate's scan found: its integer part ends at intEnd, its
+// fraction (a point and digits) at fracEnd (fracEnd == intEnd without
+// one), and e is its exponent's value (0 without one). It prices the
+// token as numberWidth does, reading its significant digits off those
+// ends (scannedDigits) rather than reading the token again.
+func (d Dialect) scannedWidth(doc []byte, start, intEnd, fracEnd, end, e int) int {
+	tok := doc[start:end]
+	sign, intAt := 0, start
+	if doc[start] == '-' {
+		sign, intAt = 1, start+1
+	}
+	if end == intEnd { // an integer literal
+		if d == Python {
+			if sign == 1 && intEnd-intAt == 1 && doc[intAt] == '0' {
+				return 1 // -0 is 0
+			}
+			return len(tok)
+		}
+		if n := intEnd - intAt; n <= 15 { // a float64 exactly: xtextIntegerWidth
+			if doc[intAt] == '0' {
+				return len(tok) // 0 or -0, printed 0
+			}
+			last := intEnd - 1
+			for doc[last] == '0' {
+				last--
+			}
+			return max(len(tok), xtextWidth(last-intAt+1, n-1, sign))
+		}
+	}
+	if digits, exp, first, last, ok := scannedDigits(doc, intAt, intEnd, fracEnd, e); ok {
+		if d == Python {
+			if digits <= 15 || ownShortest(scannedMantissa(doc, first, last, digits)) {
+				return pythonWidth(digits, exp, sign)
+			}
+			return pythonFloatWidth(parseFloat(tok))
+		}
+		if w := xtextWidth(digits, exp, sign); digits <= 15 || w <= len(tok) || ownShortest(scannedMantissa(doc, first, last, digits)) {
+			return max(len(tok), w)
+		}
+	} else if d == Python {
+		return pythonFloatWidth(parseFloat(tok))
+	}
+	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
+}
+
+// scannedDigits is literalDigits for a number token whose integer part is
+// doc[intAt:intEnd], whose fraction, if any, ends at fracEnd, and whose
+// exponent is e: its significant digits' count, the decimal exponent of
+// the first, and where the first and the last are in doc. The first is
+// the integer part's first digit unless that is 0 (then the first nonzero
+// digit of the fraction), the last is found from the end back past the
+// zeros. ok is false for zero and for a decimal exponent outside ±300, as
+// for literalDigits, and for an exponent of more than 1000 in magnitude
+// (which literalDigits refuses but for a token of hundreds of digits, where
+// both ways are exact).
+func scannedDigits(doc []byte, intAt, intEnd, fracEnd, e int) (digits, exp, first, last int, ok bool) {
+	if e > 1000 || e < -1000 {
+		return 0, 0, 0, 0, false
+	}
+	first, exp = intAt, intEnd-intAt-1+e
+	if doc[intAt] == '0' { // the integer part is 0
+		if first = intEnd + 1; first >= fracEnd {
+			return 0, 0, 0, 0, false // zero
+		}
+		for doc[first] == '0' {
+			if first++; first == fracEnd {
+				return 0, 0, 0, 0, false // zero
+			}
+		}
+		exp = intEnd - first + e
+	}
+	last = fracEnd - 1
+	for doc[last] == '0' || doc[last] == '.' { // stops at first at the latest
+		last--
+	}
+	digits = last - first + 1
+	if first < intEnd && last > intEnd {
+		digits-- // the point lies between them
+	}
+	if exp < -300 || exp > 300 {
+		return 0, 0, 0, 0, false
+	}
+	return digits, exp, first, last, true
+}
+
+// scannedMantissa is mantissa for the significant digits doc[first:last+1]
+// (a point among them skipped), digits of them: 0 past 19.
+func scannedMantissa(doc []byte, first, last, digits int) uint64 {
+	if digits > 19 {
+		return 0
+	}
+	var m uint64
+	for k := first; k <= last; k++ {
+		if c := doc[k]; c != '.' {
+			m = m*10 + uint64(c-'0')
+		}
+	}
+	return m
+}
+
 // goLiteralWidth is go's width for tok read off the literal without
 // converting it, when that is sure (ok): up to 15 significant digits, the
 // float's shortest digits are the literal's own (literalShortest); past 15,

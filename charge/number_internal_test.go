@@ -178,3 +178,107 @@ func TestDigitsEndEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestScannedWidthIsNumberWidth: the gate prices a number from the parts
+// its scan found (scannedWidth), and that is NumberWidth of the token, in
+// both dialects: every token of integer parts of up to four digits, 0 and
+// nonzero ones of 1s and 9s, fractions of up to four digits of 0s, 1s and
+// 9s, with and without exponents at each form's edges, both signs; and
+// random tokens of up to 22 digits on each side of the point, half of them
+// zeros (so runs of zeros at both ends, past 15 significant digits and
+// past 19).
+func TestScannedWidthIsNumberWidth(t *testing.T) {
+	var ints []string
+	ints = append(ints, "0")
+	var grow func(s string, n int)
+	grow = func(s string, n int) {
+		if len(s) == n {
+			ints = append(ints, s)
+			return
+		}
+		for _, c := range "019" {
+			if s == "" && c == '0' {
+				continue
+			}
+			grow(s+string(c), n)
+		}
+	}
+	for n := 1; n <= 4; n++ {
+		grow("", n)
+	}
+	fracs := []string{""}
+	for n := 1; n <= 4; n++ {
+		for k := range pow(3, n) {
+			f := []byte(".")
+			for j := 0; j < n; j++ {
+				f = append(f, "019"[k%3])
+				k /= 3
+			}
+			fracs = append(fracs, string(f))
+		}
+	}
+	exps := []string{"", "e0", "E+5", "e-5", "e-4", "e6", "e16", "e-16", "e-300", "e300", "e-301", "e301", "e-305", "e308",
+		"e-7", "e05", "E+0001", "e999", "e-999"}
+	for _, d := range Dialects() {
+		g, err := NewGate(d, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		agree := func(tok string) {
+			want := d.NumberWidth([]byte(tok))
+			if rep, err := g.Check([]byte(tok)); err != nil || rep.Charge != int64(want) {
+				t.Fatalf("%v: %s charged %d (%v); NumberWidth %d", d, tok, rep.Charge, err, want)
+			}
+		}
+		for _, sign := range []string{"", "-"} {
+			for _, i := range ints {
+				for _, f := range fracs {
+					for _, e := range exps {
+						agree(sign + i + f + e)
+					}
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(19, 46))
+		digit := func() byte {
+			if rng.IntN(2) == 0 {
+				return '0'
+			}
+			return byte('1' + rng.IntN(9))
+		}
+		for range 50000 {
+			tok := []byte{}
+			if rng.IntN(2) == 0 {
+				tok = append(tok, '-')
+			}
+			if n := rng.IntN(23); n == 0 {
+				tok = append(tok, '0')
+			} else {
+				tok = append(tok, byte('1'+rng.IntN(9)))
+				for range n - 1 {
+					tok = append(tok, digit())
+				}
+			}
+			if n := rng.IntN(23); n > 0 && rng.IntN(4) > 0 {
+				tok = append(tok, '.')
+				for range n {
+					tok = append(tok, digit())
+				}
+			}
+			if rng.IntN(2) == 0 {
+				tok = append(tok, "eE"[rng.IntN(2)])
+				tok = append(tok, "+-"[rng.IntN(2)])
+				tok = strconv.AppendInt(tok, int64(rng.IntN(330)), 10)
+			}
+			agree(string(tok))
+		}
+	}
+}
+
+func pow(b, n int) int {
+	p := 1
+	for range n {
+		p *= b
+	}
+	return p
+}
