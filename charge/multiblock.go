@@ -176,40 +176,43 @@ const (
 )
 
 // multiBlocks charges the code points from doc[i], a code point's first
-// byte, a block of 32 bytes at a time, while a block holds no stop byte
-// (" \ C0), no invalid UTF-8, at least one byte past ASCII and at most
-// maxFlagged flagged code points, and lies inside end; a code point that a
-// block's last bytes begin is left to the next. A run that begins with lead
-// 0xe0 or 0xe3 is read with their fine flags (multiBlockFineAVX2). It
-// returns where it stopped, always a code point's first byte, and the width
+// byte, a block of 32 bytes at a time, while a block holds no invalid
+// UTF-8, at least one byte past ASCII and at most maxFlagged flagged code
+// points, and lies inside end; a code point that a block's last bytes
+// begin is left to the next. A block that holds a stop byte (" \ C0) is
+// charged up to it, and the path ends there: a short string's content is
+// one block, read to its closing quote. A run that begins with lead 0xe0
+// or 0xe3 is read with their fine flags (multiBlockFineAVX2). It returns
+// where it stopped, always a code point's first byte, and the width
 // before it; multi's scalar loop takes on from there.
 //
-// It declines at once where the first block's last word holds a quote, a
-// backslash or a control byte (most often a short string's closing quote,
-// or the next string's opening one): the run ends before the block does,
-// and one word costs a fraction of a declined block.
+// It declines at once where the run's first word holds a quote, a
+// backslash or a control byte (a string that ends a code point or two
+// later): the scalar loop reads those few for less than a block costs.
 func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
 	var w int64
 	// The block reads three bytes before it (the validation's context) and
 	// three after (a flagged lead's code point, read as one word).
-	if i < 3 || i+35 > len(doc) || i+32 > end || quoteOrControl(binary.LittleEndian.Uint64(doc[i+24:i+32])) {
+	if i < 3 || i+35 > len(doc) || i+32 > end || quoteOrControl(binary.LittleEndian.Uint64(doc[i:i+8])) {
 		return i, 0
 	}
 	fine := doc[i] == 0xe0 || doc[i] == 0xe3
 	for last := min(end-32, len(doc)-35); i <= last; {
 		b := (*[36]byte)(doc[i-3 : i+33])
-		var leads, flags, n0, n1 uint32
+		var leads, flags, n0, n1, stops uint32
 		var ok bool
 		if fine {
-			leads, flags, n0, n1, ok = multiBlockFineAVX2(b, &t.blocks, t.odd[0], t.odd[1])
+			leads, flags, n0, n1, stops, ok = multiBlockFineAVX2(b, &t.blocks, t.odd[0], t.odd[1])
 		} else {
-			leads, flags, n0, n1, ok = multiBlockAVX2(b, &t.blocks, t.odd[0], t.odd[1])
+			leads, flags, n0, n1, stops, ok = multiBlockAVX2(b, &t.blocks, t.odd[0], t.odd[1])
 		}
 		if !ok || bits.OnesCount32(flags) > maxFlagged {
 			break
 		}
-		n := 32 // the block's bytes up to its last whole code point
+		n := 32 // the block's bytes up to its first stop, or its last whole code point
 		switch {
+		case stops != 0:
+			n = bits.TrailingZeros32(stops) // a stop byte ends a whole code point (else !ok)
 		case doc[i+31] >= 0xc0:
 			n = 31
 		case doc[i+30] >= 0xe0:
@@ -241,6 +244,9 @@ func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
 			}
 		}
 		i += n
+		if stops != 0 {
+			break
+		}
 	}
 	return i, w
 }

@@ -36,15 +36,19 @@ DATA mbBit<>+24(SB)/8, $0
 GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 
 // MB_FRONT loads a block (SI: b, DI: tab), refuses it (to the function's
-// refuse label) at a stop byte, with no byte past ASCII, or at invalid UTF-8,
-// and leaves in Y8 each lead's flag from lead2Lo, lead2Hi and lead3 (by its
-// nibbles; a four-byte lead's byte is all ones) masked to the bit the next
-// byte's bits 5..3 pick, with mbBit in Y11 and the byte after each in Y13.
+// refuse label) with no byte past ASCII, or at invalid UTF-8 at or before
+// its first stop byte, and leaves in R9 the stop bytes' mask, in R11 the
+// mask of the bytes before the first (all ones without one), and in Y8
+// each lead's flag from lead2Lo, lead2Hi and lead3 (by its nibbles; a
+// four-byte lead's byte is all ones) masked to the bit the next byte's
+// bits 5..3 pick, with mbBit in Y11 and the byte after each in Y13.
 //
 // Stop bytes: <= 0x1f unsigned, " or \. UTF-8: the three lookups of each
 // (previous, this) pair share a bit exactly where the pair is bad, except
 // that a continuation after a continuation (twoConts) is bad only where no
-// lead two or three back asks for it.
+// lead two or three back asks for it. An error at the first stop byte
+// itself counts (a sequence the stop cuts short); past it none does, as
+// the block's bytes past it are not charged.
 #define MB_FRONT \
 	MOVQ b+0(FP), SI \
 	MOVQ tab+8(FP), DI \
@@ -56,8 +60,7 @@ GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 	VPOR     Y3, Y2, Y2 \
 	VPCMPEQB mbBackslash<>(SB), Y0, Y3 \
 	VPOR     Y3, Y2, Y2 \
-	VPTEST   Y2, Y2 \
-	JNZ      refuse \
+	VPMOVMSKB Y2, R9 \
 	VPMOVMSKB Y0, AX \
 	TESTL    AX, AX \
 	JZ       refuse \
@@ -81,8 +84,17 @@ GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 	VPOR    Y3, Y2, Y2 \
 	VPAND   mbHigh<>(SB), Y2, Y2 \
 	VPXOR   Y4, Y2, Y2 \
-	VPTEST  Y2, Y2 \
+	VPXOR   Y12, Y12, Y12 \
+	VPCMPEQB Y12, Y2, Y2 \
+	VPMOVMSKB Y2, R10 \
+	NOTL    R10 \
+	LEAL    -1(R9), R11 \
+	XORL    R9, R11 \
+	TESTL   R11, R10 \
 	JNZ     refuse \
+	NOTL    R11 \
+	ORL     R9, R11 \
+	NOTL    R11 \
 	VPAND   mbNibble<>(SB), Y0, Y7 \
 	VBROADCASTI128 48(DI), Y8 \
 	VPSHUFB Y7, Y8, Y8 \
@@ -130,38 +142,43 @@ GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 	VPOR    Y9, Y8, Y8
 
 // MB_BACK turns Y8 into the flags mask, finds the leads (every byte but a
-// continuation, 0x80..0xbf, below -64 signed) and counts the odd bytes, and
-// returns them with ok.
+// continuation, 0x80..0xbf, below -64 signed) and counts the odd bytes,
+// flags and odd bytes before the first stop byte only (R11), and returns
+// them with the stop bytes and ok.
 #define MB_BACK \
 	VPXOR   Y12, Y12, Y12 \
 	VPCMPEQB Y12, Y8, Y8 \
 	VPMOVMSKB Y8, BX \
 	NOTL    BX \
+	ANDL    R11, BX \
 	VPCMPGTB mbLastCont<>(SB), Y0, Y9 \
 	VPMOVMSKB Y9, CX \
 	VPBROADCASTB odd0+16(FP), Y10 \
 	VPCMPEQB Y10, Y0, Y10 \
 	VPMOVMSKB Y10, DX \
+	ANDL    R11, DX \
 	POPCNTL DX, DX \
 	VPBROADCASTB odd1+17(FP), Y11 \
 	VPCMPEQB Y11, Y0, Y11 \
 	VPMOVMSKB Y11, R8 \
+	ANDL    R11, R8 \
 	POPCNTL R8, R8 \
 	VZEROUPPER \
 	MOVL CX, leads+24(FP) \
 	MOVL BX, flags+28(FP) \
 	MOVL DX, n0+32(FP) \
 	MOVL R8, n1+36(FP) \
-	MOVB $1, ok+40(FP) \
+	MOVL R9, stops+40(FP) \
+	MOVB $1, ok+44(FP) \
 	RET
 
-// func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
+// func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
 //
 // tab: byte1High, byte1Low, byte2High, lead2Lo, lead2Hi, lead3, fine, 16
 // bytes each, at 0, 16, ... 96. Each is broadcast to both 128-bit lanes, as
 // VPSHUFB looks up within a lane. Only VEX-encoded instructions (see
 // plainrun_amd64.s).
-TEXT ·multiBlockAVX2(SB), NOSPLIT, $0-41
+TEXT ·multiBlockAVX2(SB), NOSPLIT, $0-45
 	MB_FRONT
 	MB_BACK
 
@@ -171,15 +188,16 @@ refuse:
 	MOVL $0, flags+28(FP)
 	MOVL $0, n0+32(FP)
 	MOVL $0, n1+36(FP)
-	MOVB $0, ok+40(FP)
+	MOVL $0, stops+40(FP)
+	MOVB $0, ok+44(FP)
 	RET
 
-// func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
+// func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
 //
 // multiBlockAVX2 with leads 0xe0 and 0xe3 flagged by fine (MB_FINE): a
 // dozen more instructions a block, spent only on runs that begin with such
 // a lead.
-TEXT ·multiBlockFineAVX2(SB), NOSPLIT, $0-41
+TEXT ·multiBlockFineAVX2(SB), NOSPLIT, $0-45
 	MB_FRONT
 	MB_FINE
 	MB_BACK
@@ -190,7 +208,8 @@ refuse:
 	MOVL $0, flags+28(FP)
 	MOVL $0, n0+32(FP)
 	MOVL $0, n1+36(FP)
-	MOVB $0, ok+40(FP)
+	MOVL $0, stops+40(FP)
+	MOVB $0, ok+44(FP)
 	RET
 
 // Dword constants for astralBlockAVX2.
