@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"sync"
 	"unicode/utf8"
@@ -544,14 +545,14 @@ func (s *scanner) number(start int) (int, *Refusal) {
 		if i >= len(doc) || !isDigit(doc[i]) {
 			return i, s.refuse(BoundSyntax, i)
 		}
-		// The exponent's magnitude, read while it stays within the limit
-		// (each step checked before it is taken, so that no limit, up to
-		// the largest int, lets it overflow); expAt is the digit that
-		// passes it.
+		// The exponent's magnitude, read while it stays within the limit;
+		// expAt is the digit that passes it. Each step is checked before
+		// it is taken: a magnitude past math.MaxInt/10 passes any limit
+		// with one more digit, and below it ten times it cannot overflow.
 		limit := s.l.MaxNumberExponent
 		for ; i < len(doc) && isDigit(doc[i]); i++ {
 			if expAt < 0 {
-				if dg := int(doc[i] - '0'); exp <= limit/10 && exp*10 <= limit-dg {
+				if dg := int(doc[i] - '0'); exp <= math.MaxInt/10 && exp*10 <= limit-dg {
 					exp = exp*10 + dg
 				} else {
 					expAt = i
