@@ -282,3 +282,93 @@ func pow(b, n int) int {
 	}
 	return p
 }
+
+// TestNearestFloatIsParseFloat: nearestFloat(m, q) is strconv's float64
+// for m×10^q over its whole range of q, for random m of every bit length
+// and for the integers exactly halfway between two floats (odd multiples
+// of a half ulp, from 2^53 up, the ties half to even decides), with
+// trailing zeros moved to q.
+func TestNearestFloatIsParseFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 35))
+	var ms []uint64
+	for range 20000 {
+		ms = append(ms, rng.Uint64()>>rng.IntN(64)|1<<rng.IntN(8))
+	}
+	for k := 53; k < 64; k++ {
+		for range 200 {
+			j := rng.Uint64N(1 << (k - 53))
+			ms = append(ms, 1<<k+(2*j+1)<<(k-53)) // halfway: the bit below the last one kept
+		}
+	}
+	// Products m×10^q whose low word is zero and whose high word holds more
+	// than 53 bits: m = odd×2^(64-q), so the bits rounding drops are all
+	// in the high word.
+	for q := 10; q <= 19; q++ {
+		for range 200 {
+			ms = append(ms, (rng.Uint64N(1<<(q-1))*2+1)<<(64-q))
+		}
+	}
+	for _, m := range ms {
+		for q := -19; q <= 19; q++ {
+			got, ok := nearestFloat(m, q)
+			want, err := strconv.ParseFloat(strconv.FormatUint(m, 10)+"e"+strconv.Itoa(q), 64)
+			if !ok || err != nil || got != want {
+				t.Fatalf("nearestFloat(%d, %d) = %v, %v; ParseFloat %v (%v)", m, q, got, ok, want, err)
+			}
+		}
+	}
+	for _, q := range []int{-20, 20} {
+		if _, ok := nearestFloat(1, q); ok {
+			t.Errorf("nearestFloat(1, %d) answers out of its range", q)
+		}
+	}
+}
+
+// TestOwnDigitsIsConversion: for literals of 16 to 19 significant digits
+// (mant×10^q, no trailing zero) at scales across nearestFloat's range,
+// ownDigits says exactly whether converting gives a shortest form of as
+// many digits with the first at the literal's exponent; past that range
+// it answers only where ownShortest proves it. The mantissas: random ones
+// of each length, both sides of ownShortest's bound, and integers halfway
+// between two floats.
+func TestOwnDigitsIsConversion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(46, 19))
+	var mants []uint64
+	for range 4000 {
+		lo := pow10s[15+rng.IntN(4)]
+		mants = append(mants, lo+rng.Uint64N(9*lo))
+	}
+	for k := 53; k < 64; k++ {
+		for range 100 {
+			j := rng.Uint64N(1 << (k - 53))
+			mants = append(mants, 1<<k+(2*j+1)<<(k-53))
+		}
+	}
+	answered := 0
+	for _, m := range mants {
+		for m%10 == 0 {
+			m /= 10
+		}
+		digits := len(strconv.FormatUint(m, 10))
+		if digits < 16 {
+			continue
+		}
+		for q := -22; q <= 22; q++ {
+			lit := strconv.FormatUint(m, 10) + "e" + strconv.Itoa(q)
+			wd, we, _ := shortest(parseFloat([]byte(lit)))
+			want := wd == digits && we == q+digits-1
+			got := ownDigits(m, q)
+			if inRange := q >= -19 && q <= 18; got != want && (inRange || got) {
+				t.Fatalf("ownDigits(%d, %d) = %v; converting gives %d digits at %d", m, q, got, wd, we)
+			} else if !inRange && got != ownShortest(m) {
+				t.Fatalf("ownDigits(%d, %d) = %v out of nearestFloat's range; ownShortest says %v", m, q, got, !got)
+			}
+			if got && !ownShortest(m) {
+				answered++
+			}
+		}
+	}
+	if answered < len(mants) {
+		t.Fatalf("ownDigits answered past ownShortest for %d cases of %d mantissas: the exact path is not taken", answered, len(mants))
+	}
+}
