@@ -760,22 +760,28 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 }
 
 // pointerBytes counts the ~ and / in the raw name doc[at:end]: long names
-// with bytes.Count, short ones a word at a time (the last word masked to the
-// name; a word that would run past the document byte by byte).
+// with bytes.Count; short ones are first tested a word at a time (the last
+// word masked to the name) and counted byte by byte only when a word holds
+// one, which few names do, or when a word would run past the document.
 func pointerBytes(doc []byte, at, end int) int {
 	if end-at >= 32 {
 		return bytes.Count(doc[at:end], []byte{'~'}) + bytes.Count(doc[at:end], []byte{'/'})
 	}
-	n := 0
-	for ; at < end && at+8 <= len(doc); at += 8 {
-		x := binary.LittleEndian.Uint64(doc[at:])
-		if rest := end - at; rest < 8 {
+	var marks uint64
+	k := at
+	for ; k < end && k+8 <= len(doc); k += 8 {
+		x := binary.LittleEndian.Uint64(doc[k:])
+		if rest := end - k; rest < 8 {
 			x &= 1<<(8*rest) - 1 // zero bytes: neither ~ nor /
 		}
-		n += pointerBytesIn(x)
+		marks |= has(x, '~') | has(x, '/') // a mark only at or above a match
 	}
-	for ; at < end; at++ {
-		if c := doc[at]; c == '~' || c == '/' {
+	if k >= end && marks&highs == 0 {
+		return 0
+	}
+	n := 0
+	for k = at; k < end; k++ {
+		if c := doc[k]; c == '~' || c == '/' {
 			n++
 		}
 	}
