@@ -36,20 +36,132 @@ DATA mbBit<>+24(SB)/8, $0
 GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 
 // MB_FRONT loads a block (SI: b, DI: tab), refuses it (to the function's
-// refuse label) with no byte past ASCII, or at invalid UTF-8 at or before
-// its first stop byte, and leaves in R9 the stop bytes' mask, in R11 the
-// mask of the bytes before the first (all ones without one), and in Y8
-// each lead's flag from lead2Lo, lead2Hi and lead3 (by its nibbles; a
-// four-byte lead's byte is all ones) masked to the bit the next byte's
-// bits 5..3 pick, with mbBit in Y11 and the byte after each in Y13.
+// refuse label) at a stop byte, with no byte past ASCII, or at invalid UTF-8,
+// and leaves in Y8 each lead's flag from lead2Lo, lead2Hi and lead3 (by its
+// nibbles; a four-byte lead's byte is all ones) masked to the bit the next
+// byte's bits 5..3 pick, with mbBit in Y11 and the byte after each in Y13.
 //
 // Stop bytes: <= 0x1f unsigned, " or \. UTF-8: the three lookups of each
 // (previous, this) pair share a bit exactly where the pair is bad, except
 // that a continuation after a continuation (twoConts) is bad only where no
-// lead two or three back asks for it. An error at the first stop byte
-// itself counts (a sequence the stop cuts short); past it none does, as
-// the block's bytes past it are not charged.
+// lead two or three back asks for it.
 #define MB_FRONT \
+	MOVQ b+0(FP), SI \
+	MOVQ tab+8(FP), DI \
+	VMOVDQU 3(SI), Y0 \
+	VMOVDQU 2(SI), Y1 \
+	VPMINUB  mbC0Max<>(SB), Y0, Y2 \
+	VPCMPEQB Y2, Y0, Y2 \
+	VPCMPEQB mbQuote<>(SB), Y0, Y3 \
+	VPOR     Y3, Y2, Y2 \
+	VPCMPEQB mbBackslash<>(SB), Y0, Y3 \
+	VPOR     Y3, Y2, Y2 \
+	VPTEST   Y2, Y2 \
+	JNZ      refuse \
+	VPMOVMSKB Y0, AX \
+	TESTL    AX, AX \
+	JZ       refuse \
+	VPSRLW  $4, Y1, Y3 \
+	VPAND   mbNibble<>(SB), Y3, Y3 \
+	VBROADCASTI128 0(DI), Y4 \
+	VPSHUFB Y3, Y4, Y4 \
+	VPAND   mbNibble<>(SB), Y1, Y3 \
+	VBROADCASTI128 16(DI), Y5 \
+	VPSHUFB Y3, Y5, Y5 \
+	VPAND   Y5, Y4, Y4 \
+	VPSRLW  $4, Y0, Y6 \
+	VPAND   mbNibble<>(SB), Y6, Y6 \
+	VBROADCASTI128 32(DI), Y5 \
+	VPSHUFB Y6, Y5, Y5 \
+	VPAND   Y5, Y4, Y4 \
+	VMOVDQU 1(SI), Y2 \
+	VPSUBUSB mbThird<>(SB), Y2, Y2 \
+	VMOVDQU 0(SI), Y3 \
+	VPSUBUSB mbFourth<>(SB), Y3, Y3 \
+	VPOR    Y3, Y2, Y2 \
+	VPAND   mbHigh<>(SB), Y2, Y2 \
+	VPXOR   Y4, Y2, Y2 \
+	VPTEST  Y2, Y2 \
+	JNZ     refuse \
+	VPAND   mbNibble<>(SB), Y0, Y7 \
+	VBROADCASTI128 48(DI), Y8 \
+	VPSHUFB Y7, Y8, Y8 \
+	VPCMPEQB mbNibC<>(SB), Y6, Y9 \
+	VPAND   Y9, Y8, Y8 \
+	VBROADCASTI128 64(DI), Y10 \
+	VPSHUFB Y7, Y10, Y10 \
+	VPCMPEQB mbNibD<>(SB), Y6, Y9 \
+	VPAND   Y9, Y10, Y10 \
+	VPOR    Y10, Y8, Y8 \
+	VBROADCASTI128 80(DI), Y10 \
+	VPSHUFB Y7, Y10, Y10 \
+	VPCMPEQB mbNibE<>(SB), Y6, Y9 \
+	VPAND   Y9, Y10, Y10 \
+	VPOR    Y10, Y8, Y8 \
+	VPCMPEQB mbNibF<>(SB), Y6, Y9 \
+	VPOR    Y9, Y8, Y8 \
+	VMOVDQU 4(SI), Y13 \
+	VPSRLW  $3, Y13, Y10 \
+	VPAND   mbSeven<>(SB), Y10, Y10 \
+	VMOVDQU mbBit<>(SB), Y11 \
+	VPSHUFB Y10, Y11, Y10 \
+	VPAND   Y10, Y8, Y8
+
+// MB_FINE flags leads 0xe0 and 0xe3 by groups of 64 code points instead:
+// their coarse flags are cleared, and fine's byte by the next byte's bits
+// 5..2, masked to the bit its bits 1..0 pick (four higher for 0xe0), is
+// taken in their place.
+#define MB_FINE \
+	VPCMPEQB mbE0<>(SB), Y0, Y14 \
+	VPCMPEQB mbE3<>(SB), Y0, Y15 \
+	VPOR    Y15, Y14, Y15 \
+	VPAND   Y15, Y8, Y12 \
+	VPXOR   Y12, Y8, Y8 \
+	VPSRLW  $2, Y13, Y12 \
+	VPAND   mbNibble<>(SB), Y12, Y12 \
+	VBROADCASTI128 96(DI), Y9 \
+	VPSHUFB Y12, Y9, Y9 \
+	VPAND   mbThree<>(SB), Y13, Y12 \
+	VPAND   mbFour<>(SB), Y14, Y10 \
+	VPOR    Y10, Y12, Y12 \
+	VPSHUFB Y12, Y11, Y12 \
+	VPAND   Y12, Y9, Y9 \
+	VPAND   Y15, Y9, Y9 \
+	VPOR    Y9, Y8, Y8
+
+// MB_BACK turns Y8 into the flags mask, finds the leads (every byte but a
+// continuation, 0x80..0xbf, below -64 signed) and counts the odd bytes, and
+// returns them with ok.
+#define MB_BACK \
+	VPXOR   Y12, Y12, Y12 \
+	VPCMPEQB Y12, Y8, Y8 \
+	VPMOVMSKB Y8, BX \
+	NOTL    BX \
+	VPCMPGTB mbLastCont<>(SB), Y0, Y9 \
+	VPMOVMSKB Y9, CX \
+	VPBROADCASTB odd0+16(FP), Y10 \
+	VPCMPEQB Y10, Y0, Y10 \
+	VPMOVMSKB Y10, DX \
+	POPCNTL DX, DX \
+	VPBROADCASTB odd1+17(FP), Y11 \
+	VPCMPEQB Y11, Y0, Y11 \
+	VPMOVMSKB Y11, R8 \
+	POPCNTL R8, R8 \
+	VZEROUPPER \
+	MOVL CX, leads+24(FP) \
+	MOVL BX, flags+28(FP) \
+	MOVL DX, n0+32(FP) \
+	MOVL R8, n1+36(FP) \
+	MOVB $1, ok+40(FP) \
+	RET
+
+// MB_FRONT_PREFIX is MB_FRONT for a block that may hold a stop byte: it
+// refuses the block with no byte past ASCII, or at invalid UTF-8 at or
+// before its first stop byte (an error at the stop itself is a sequence it
+// cuts short; past it nothing counts, as those bytes are not charged), and
+// leaves the stop bytes' mask in R9 and the mask of the bytes before the
+// first in R11 (all ones without one), with Y8, Y11 and Y13 as MB_FRONT.
+#define MB_FRONT_PREFIX \
 	MOVQ b+0(FP), SI \
 	MOVQ tab+8(FP), DI \
 	VMOVDQU 3(SI), Y0 \
@@ -119,33 +231,9 @@ GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 	VPSHUFB Y10, Y11, Y10 \
 	VPAND   Y10, Y8, Y8
 
-// MB_FINE flags leads 0xe0 and 0xe3 by groups of 64 code points instead:
-// their coarse flags are cleared, and fine's byte by the next byte's bits
-// 5..2, masked to the bit its bits 1..0 pick (four higher for 0xe0), is
-// taken in their place.
-#define MB_FINE \
-	VPCMPEQB mbE0<>(SB), Y0, Y14 \
-	VPCMPEQB mbE3<>(SB), Y0, Y15 \
-	VPOR    Y15, Y14, Y15 \
-	VPAND   Y15, Y8, Y12 \
-	VPXOR   Y12, Y8, Y8 \
-	VPSRLW  $2, Y13, Y12 \
-	VPAND   mbNibble<>(SB), Y12, Y12 \
-	VBROADCASTI128 96(DI), Y9 \
-	VPSHUFB Y12, Y9, Y9 \
-	VPAND   mbThree<>(SB), Y13, Y12 \
-	VPAND   mbFour<>(SB), Y14, Y10 \
-	VPOR    Y10, Y12, Y12 \
-	VPSHUFB Y12, Y11, Y12 \
-	VPAND   Y12, Y9, Y9 \
-	VPAND   Y15, Y9, Y9 \
-	VPOR    Y9, Y8, Y8
-
-// MB_BACK turns Y8 into the flags mask, finds the leads (every byte but a
-// continuation, 0x80..0xbf, below -64 signed) and counts the odd bytes,
-// flags and odd bytes before the first stop byte only (R11), and returns
-// them with the stop bytes and ok.
-#define MB_BACK \
+// MB_BACK_PREFIX is MB_BACK with the flags and odd bytes taken before the
+// first stop byte only (R11), and the stop bytes returned.
+#define MB_BACK_PREFIX \
 	VPXOR   Y12, Y12, Y12 \
 	VPCMPEQB Y12, Y8, Y8 \
 	VPMOVMSKB Y8, BX \
@@ -172,13 +260,13 @@ GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 	MOVB $1, ok+44(FP) \
 	RET
 
-// func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
+// func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
 //
 // tab: byte1High, byte1Low, byte2High, lead2Lo, lead2Hi, lead3, fine, 16
 // bytes each, at 0, 16, ... 96. Each is broadcast to both 128-bit lanes, as
 // VPSHUFB looks up within a lane. Only VEX-encoded instructions (see
 // plainrun_amd64.s).
-TEXT ·multiBlockAVX2(SB), NOSPLIT, $0-45
+TEXT ·multiBlockAVX2(SB), NOSPLIT, $0-41
 	MB_FRONT
 	MB_BACK
 
@@ -188,16 +276,15 @@ refuse:
 	MOVL $0, flags+28(FP)
 	MOVL $0, n0+32(FP)
 	MOVL $0, n1+36(FP)
-	MOVL $0, stops+40(FP)
-	MOVB $0, ok+44(FP)
+	MOVB $0, ok+40(FP)
 	RET
 
-// func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
+// func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
 //
 // multiBlockAVX2 with leads 0xe0 and 0xe3 flagged by fine (MB_FINE): a
 // dozen more instructions a block, spent only on runs that begin with such
 // a lead.
-TEXT ·multiBlockFineAVX2(SB), NOSPLIT, $0-45
+TEXT ·multiBlockFineAVX2(SB), NOSPLIT, $0-41
 	MB_FRONT
 	MB_FINE
 	MB_BACK
@@ -208,8 +295,7 @@ refuse:
 	MOVL $0, flags+28(FP)
 	MOVL $0, n0+32(FP)
 	MOVL $0, n1+36(FP)
-	MOVL $0, stops+40(FP)
-	MOVB $0, ok+44(FP)
+	MOVB $0, ok+40(FP)
 	RET
 
 // Dword constants for astralBlockAVX2.
@@ -283,4 +369,41 @@ astralNo:
 	VZEROUPPER
 	MOVL $0, printable+16(FP)
 	MOVB $0, ok+20(FP)
+	RET
+
+// func multiBlockPrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
+//
+// multiBlockAVX2 for a block that may hold a stop byte, read up to the
+// first (MB_FRONT_PREFIX, MB_BACK_PREFIX): a dozen more instructions than
+// a block without, spent on a run's first block and its last.
+TEXT ·multiBlockPrefixAVX2(SB), NOSPLIT, $0-45
+	MB_FRONT_PREFIX
+	MB_BACK_PREFIX
+
+refuse:
+	VZEROUPPER
+	MOVL $0, leads+24(FP)
+	MOVL $0, flags+28(FP)
+	MOVL $0, n0+32(FP)
+	MOVL $0, n1+36(FP)
+	MOVL $0, stops+40(FP)
+	MOVB $0, ok+44(FP)
+	RET
+
+// func multiBlockFinePrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
+//
+// multiBlockPrefixAVX2 with the fine flags (MB_FINE).
+TEXT ·multiBlockFinePrefixAVX2(SB), NOSPLIT, $0-45
+	MB_FRONT_PREFIX
+	MB_FINE
+	MB_BACK_PREFIX
+
+refuse:
+	VZEROUPPER
+	MOVL $0, leads+24(FP)
+	MOVL $0, flags+28(FP)
+	MOVL $0, n0+32(FP)
+	MOVL $0, n1+36(FP)
+	MOVL $0, stops+40(FP)
+	MOVB $0, ok+44(FP)
 	RET

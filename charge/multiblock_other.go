@@ -2,11 +2,19 @@
 
 package charge
 
-func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool) {
+func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool) {
 	panic("charge: no vector path in this build")
 }
 
-func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool) {
+func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool) {
+	panic("charge: no vector path in this build")
+}
+
+func multiBlockPrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool) {
+	panic("charge: no vector path in this build")
+}
+
+func multiBlockFinePrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool) {
 	panic("charge: no vector path in this build")
 }
 
