@@ -3,6 +3,7 @@ package charge_test
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -191,6 +192,38 @@ func TestExponentPrefixAtTheLimit(t *testing.T) {
 				t.Errorf("%s: 1e0999 (exponent 999, a leading zero): %v", d, ref)
 			}
 		})
+	})
+}
+
+// TestExponentAtTheLargestLimit: under MaxNumberExponent at the largest
+// int, an exponent of that magnitude is admitted and one more, or a digit
+// more, is refused at the digit that passes it: the scan's magnitude never
+// overflows into a small one.
+func TestExponentAtTheLargestLimit(t *testing.T) {
+	l := charge.DefaultLimits()
+	l.MaxNumberBytes, l.MaxNumberExponent = 64, math.MaxInt
+	most := strconv.Itoa(math.MaxInt) // 19 digits
+	forDialects(t, func(t *testing.T, d charge.Dialect) {
+		g := gate(t, d, l)
+		for _, doc := range []string{"[1e" + most + "]", "[1E-" + most + "]", "[1e+0" + most + "]"} {
+			if _, ref := check(t, g, []byte(doc)); ref != nil {
+				t.Errorf("%s: %s (the limit): %v", d, doc, ref)
+			}
+		}
+		for _, c := range []struct {
+			doc string
+			at  int
+		}{
+			{"[1e9223372036854775808]", 21},  // the limit plus one
+			{"[1e-9223372036854775810]", 22}, // past it by its last digit
+			{"[1e" + most + "0]", 22},        // a digit more
+			{"[1e99999999999999999999]", 21}, // twenty nines: the nineteenth passes
+			{"[1e18446744073709551617]", 22}, // 2^64+1, which an unchecked int64 wraps to 1
+		} {
+			if _, ref := check(t, g, []byte(c.doc)); ref == nil || ref.Bound != charge.BoundNumberExponent || ref.Offset != c.at {
+				t.Errorf("%s: %s: %v, want number-exponent at byte %d", d, c.doc, ref, c.at)
+			}
+		}
 	})
 }
 

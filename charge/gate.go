@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"sync"
 	"unicode/utf8"
@@ -509,7 +510,9 @@ func digitsEnd(doc []byte, i int) int {
 var continuesNumber = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
 	'6': true, '7': true, '8': true, '9': true, '.': true, 'e': true, 'E': true}
 
-// number reads the number at doc[start] and returns where it ends.
+// number reads the number at doc[start] and returns where it ends. Its
+// width is priced from the parts the scan found (Dialect.scannedWidth), so
+// its digits are not read a second time.
 func (s *scanner) number(start int) (int, *Refusal) {
 	doc, i := s.doc, start
 	if doc[i] == '-' {
@@ -523,33 +526,41 @@ func (s *scanner) number(start int) (int, *Refusal) {
 	default:
 		return i, s.refuse(BoundSyntax, i)
 	}
-	integer := true
+	intEnd := i
 	if i < len(doc) && doc[i] == '.' {
-		integer = false
 		i++
 		if i >= len(doc) || !isDigit(doc[i]) {
 			return i, s.refuse(BoundSyntax, i)
 		}
 		i = digitsEnd(doc, i+1)
 	}
+	fracEnd := i
 	exp, expAt := 0, -1
 	if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {
-		integer = false
 		i++
+		neg := i < len(doc) && doc[i] == '-'
 		if i < len(doc) && (doc[i] == '+' || doc[i] == '-') {
 			i++
 		}
 		if i >= len(doc) || !isDigit(doc[i]) {
 			return i, s.refuse(BoundSyntax, i)
 		}
+		// The exponent's magnitude, read while it stays within the limit;
+		// expAt is the digit that passes it. Each step is checked before
+		// it is taken: a magnitude past math.MaxInt/10 passes any limit
+		// with one more digit, and below it ten times it cannot overflow.
 		limit := s.l.MaxNumberExponent
 		for ; i < len(doc) && isDigit(doc[i]); i++ {
-			if exp <= limit {
-				exp = exp*10 + int(doc[i]-'0')
-				if exp > limit && expAt < 0 {
+			if expAt < 0 {
+				if dg := int(doc[i] - '0'); exp <= math.MaxInt/10 && exp*10 <= limit-dg {
+					exp = exp*10 + dg
+				} else {
 					expAt = i
 				}
 			}
+		}
+		if neg {
+			exp = -exp
 		}
 	}
 	if n := i - start; n > s.l.MaxNumberBytes {
@@ -558,7 +569,7 @@ func (s *scanner) number(start int) (int, *Refusal) {
 	if expAt >= 0 {
 		return i, s.refuse(BoundNumberExponent, expAt)
 	}
-	w := s.dialect.numberWidth(doc[start:i], integer)
+	w := s.dialect.scannedWidth(doc, start, intEnd, fracEnd, i, exp)
 	if s.spend(int64(w)) {
 		return i, s.refuse(BoundCharge, start)
 	}
@@ -749,22 +760,28 @@ func (s *scanner) closeString(open, at int, name bool, w int64, q *quoting) *Ref
 }
 
 // pointerBytes counts the ~ and / in the raw name doc[at:end]: long names
-// with bytes.Count, short ones a word at a time (the last word masked to the
-// name; a word that would run past the document byte by byte).
+// with bytes.Count; short ones are first tested a word at a time (the last
+// word masked to the name) and counted byte by byte only when a word holds
+// one, which few names do, or when a word would run past the document.
 func pointerBytes(doc []byte, at, end int) int {
 	if end-at >= 32 {
 		return bytes.Count(doc[at:end], []byte{'~'}) + bytes.Count(doc[at:end], []byte{'/'})
 	}
-	n := 0
-	for ; at < end && at+8 <= len(doc); at += 8 {
-		x := binary.LittleEndian.Uint64(doc[at:])
-		if rest := end - at; rest < 8 {
+	var marks uint64
+	k := at
+	for ; k < end && k+8 <= len(doc); k += 8 {
+		x := binary.LittleEndian.Uint64(doc[k:])
+		if rest := end - k; rest < 8 {
 			x &= 1<<(8*rest) - 1 // zero bytes: neither ~ nor /
 		}
-		n += pointerBytesIn(x)
+		marks |= has(x, '~') | has(x, '/') // a mark only at or above a match
 	}
-	for ; at < end; at++ {
-		if c := doc[at]; c == '~' || c == '/' {
+	if k >= end && marks&highs == 0 {
+		return 0
+	}
+	n := 0
+	for k = at; k < end; k++ {
+		if c := doc[k]; c == '~' || c == '/' {
 			n++
 		}
 	}

@@ -179,23 +179,29 @@ const (
 // byte, a block of 32 bytes at a time, while a block holds no stop byte
 // (" \ C0), no invalid UTF-8, at least one byte past ASCII and at most
 // maxFlagged flagged code points, and lies inside end; a code point that a
-// block's last bytes begin is left to the next. A run that begins with lead
+// block's last bytes begin is left to the next. The run's first block, and
+// the block that ends the loop, are read by prefixBlock, up to a stop byte
+// they hold: a short string's content is one block, read to its closing
+// quote, and a long one's last bytes one more. A run that begins with lead
 // 0xe0 or 0xe3 is read with their fine flags (multiBlockFineAVX2). It
 // returns where it stopped, always a code point's first byte, and the width
 // before it; multi's scalar loop takes on from there.
 //
-// It declines at once where the first block's last word holds a quote, a
-// backslash or a control byte (most often a short string's closing quote,
-// or the next string's opening one): the run ends before the block does,
-// and one word costs a fraction of a declined block.
+// It declines at once where the run's first word holds a quote, a
+// backslash or a control byte (a string that ends a code point or two
+// later): the scalar loop reads those few for less than a block costs.
 func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
-	var w int64
 	// The block reads three bytes before it (the validation's context) and
 	// three after (a flagged lead's code point, read as one word).
-	if i < 3 || i+35 > len(doc) || i+32 > end || quoteOrControl(binary.LittleEndian.Uint64(doc[i+24:i+32])) {
+	if i < 3 || i+35 > len(doc) || i+32 > end || quoteOrControl(binary.LittleEndian.Uint64(doc[i:i+8])) {
 		return i, 0
 	}
 	fine := doc[i] == 0xe0 || doc[i] == 0xe3
+	j, w, stopped := t.prefixBlock(doc, i, fine)
+	if stopped || j == i { // read to a stop, or declined
+		return j, w
+	}
+	i = j
 	for last := min(end-32, len(doc)-35); i <= last; {
 		b := (*[36]byte)(doc[i-3 : i+33])
 		var leads, flags, n0, n1 uint32
@@ -206,7 +212,9 @@ func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
 			leads, flags, n0, n1, ok = multiBlockAVX2(b, &t.blocks, t.odd[0], t.odd[1])
 		}
 		if !ok || bits.OnesCount32(flags) > maxFlagged {
-			break
+			// Most often a block that holds the run's end.
+			j, wp, _ := t.prefixBlock(doc, i, fine)
+			return j, w + wp
 		}
 		n := 32 // the block's bytes up to its last whole code point
 		switch {
@@ -243,4 +251,61 @@ func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
 		i += n
 	}
 	return i, w
+}
+
+// prefixBlock reads the block at doc[i] (a code point's first byte, with
+// three bytes before it and 35 from it inside doc) as multiBlocks reads
+// one, but a stop byte it holds does not decline it: it is charged up to
+// the first, and stopped says so. It returns where it stopped and the
+// width before it; i and 0 when it declines the block.
+func (t *widthTable) prefixBlock(doc []byte, i int, fine bool) (int, int64, bool) {
+	b := (*[36]byte)(doc[i-3 : i+33])
+	var leads, flags, n0, n1, stops uint32
+	var ok bool
+	if fine {
+		leads, flags, n0, n1, stops, ok = multiBlockFinePrefixAVX2(b, &t.blocks, t.odd[0], t.odd[1])
+	} else {
+		leads, flags, n0, n1, stops, ok = multiBlockPrefixAVX2(b, &t.blocks, t.odd[0], t.odd[1])
+	}
+	if !ok || bits.OnesCount32(flags) > maxFlagged {
+		return i, 0, false
+	}
+	n := 32 // the block's bytes up to its first stop, or its last whole code point
+	switch {
+	case stops != 0:
+		n = bits.TrailingZeros32(stops) // a stop byte ends a whole code point (else !ok)
+	case doc[i+31] >= 0xc0:
+		n = 31
+	case doc[i+30] >= 0xe0:
+		n = 30
+	case doc[i+29] >= 0xf0:
+		n = 29
+	}
+	if n == 0 {
+		return i, 0, true
+	}
+	whole := uint32(uint64(1)<<n - 1)
+	w := int64(n)
+	if t.blockForm != byteCount {
+		w = int64(bits.OnesCount32(leads & whole))
+	}
+	w += t.oddExtra[0]*int64(n0) + t.oddExtra[1]*int64(n1)
+	for f := flags & whole; f != 0; f &= f - 1 {
+		w += t.flaggedExtra(doc, i+bits.TrailingZeros32(f))
+	}
+	return i + n, w, stops != 0
+}
+
+// flaggedExtra is what the flagged code point at doc[k] costs over its
+// length's usual width.
+func (t *widthTable) flaggedExtra(doc []byte, k int) int64 {
+	x := binary.LittleEndian.Uint32(doc[k:])
+	switch c := byte(x); {
+	case c < 0xe0:
+		return int64(t.bmp[x&0x1f<<6|x>>8&0x3f]) - t.usual[2]
+	case c < 0xf0:
+		return int64(t.bmp[x&0x0f<<12|x>>8&0x3f<<6|x>>16&0x3f]) - t.usual[3]
+	}
+	r := x&0x07<<18 | x>>8&0x3f<<12 | x>>16&0x3f<<6 | x>>24&0x3f
+	return t.astralWidth(r) - t.usual[4]
 }

@@ -28,3 +28,20 @@ func astralBlockAVX2(b *[32]byte, bits *byte) (printable uint32, ok bool)
 //
 //go:noescape
 func multiBlockFineAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
+
+// multiBlockPrefixAVX2 is multiBlockAVX2 for a block that may hold a stop
+// byte (" \ C0): stops marks them, and the block is read up to the first.
+// ok is false when the block holds no byte past ASCII, or a byte before
+// the first stop, or the stop itself, that breaks UTF-8 given the ones
+// before it (a stop that cuts a sequence short); flags, n0 and n1 count
+// only the bytes before the first stop. Without a stop it answers as
+// multiBlockAVX2 does. In multiblock_amd64.s.
+//
+//go:noescape
+func multiBlockPrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
+
+// multiBlockFinePrefixAVX2 is multiBlockPrefixAVX2 with leads 0xe0 and
+// 0xe3 flagged by tab's fine table. In multiblock_amd64.s.
+//
+//go:noescape
+func multiBlockFinePrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)

@@ -155,6 +155,111 @@ GLOBL mbBit<>(SB), RODATA|NOPTR, $32
 	MOVB $1, ok+40(FP) \
 	RET
 
+// MB_FRONT_PREFIX is MB_FRONT for a block that may hold a stop byte: it
+// refuses the block with no byte past ASCII, or at invalid UTF-8 at or
+// before its first stop byte (an error at the stop itself is a sequence it
+// cuts short; past it nothing counts, as those bytes are not charged), and
+// leaves the stop bytes' mask in R9 and the mask of the bytes before the
+// first in R11 (all ones without one), with Y8, Y11 and Y13 as MB_FRONT.
+#define MB_FRONT_PREFIX \
+	MOVQ b+0(FP), SI \
+	MOVQ tab+8(FP), DI \
+	VMOVDQU 3(SI), Y0 \
+	VMOVDQU 2(SI), Y1 \
+	VPMINUB  mbC0Max<>(SB), Y0, Y2 \
+	VPCMPEQB Y2, Y0, Y2 \
+	VPCMPEQB mbQuote<>(SB), Y0, Y3 \
+	VPOR     Y3, Y2, Y2 \
+	VPCMPEQB mbBackslash<>(SB), Y0, Y3 \
+	VPOR     Y3, Y2, Y2 \
+	VPMOVMSKB Y2, R9 \
+	VPMOVMSKB Y0, AX \
+	TESTL    AX, AX \
+	JZ       refuse \
+	VPSRLW  $4, Y1, Y3 \
+	VPAND   mbNibble<>(SB), Y3, Y3 \
+	VBROADCASTI128 0(DI), Y4 \
+	VPSHUFB Y3, Y4, Y4 \
+	VPAND   mbNibble<>(SB), Y1, Y3 \
+	VBROADCASTI128 16(DI), Y5 \
+	VPSHUFB Y3, Y5, Y5 \
+	VPAND   Y5, Y4, Y4 \
+	VPSRLW  $4, Y0, Y6 \
+	VPAND   mbNibble<>(SB), Y6, Y6 \
+	VBROADCASTI128 32(DI), Y5 \
+	VPSHUFB Y6, Y5, Y5 \
+	VPAND   Y5, Y4, Y4 \
+	VMOVDQU 1(SI), Y2 \
+	VPSUBUSB mbThird<>(SB), Y2, Y2 \
+	VMOVDQU 0(SI), Y3 \
+	VPSUBUSB mbFourth<>(SB), Y3, Y3 \
+	VPOR    Y3, Y2, Y2 \
+	VPAND   mbHigh<>(SB), Y2, Y2 \
+	VPXOR   Y4, Y2, Y2 \
+	VPXOR   Y12, Y12, Y12 \
+	VPCMPEQB Y12, Y2, Y2 \
+	VPMOVMSKB Y2, R10 \
+	NOTL    R10 \
+	LEAL    -1(R9), R11 \
+	XORL    R9, R11 \
+	TESTL   R11, R10 \
+	JNZ     refuse \
+	NOTL    R11 \
+	ORL     R9, R11 \
+	NOTL    R11 \
+	VPAND   mbNibble<>(SB), Y0, Y7 \
+	VBROADCASTI128 48(DI), Y8 \
+	VPSHUFB Y7, Y8, Y8 \
+	VPCMPEQB mbNibC<>(SB), Y6, Y9 \
+	VPAND   Y9, Y8, Y8 \
+	VBROADCASTI128 64(DI), Y10 \
+	VPSHUFB Y7, Y10, Y10 \
+	VPCMPEQB mbNibD<>(SB), Y6, Y9 \
+	VPAND   Y9, Y10, Y10 \
+	VPOR    Y10, Y8, Y8 \
+	VBROADCASTI128 80(DI), Y10 \
+	VPSHUFB Y7, Y10, Y10 \
+	VPCMPEQB mbNibE<>(SB), Y6, Y9 \
+	VPAND   Y9, Y10, Y10 \
+	VPOR    Y10, Y8, Y8 \
+	VPCMPEQB mbNibF<>(SB), Y6, Y9 \
+	VPOR    Y9, Y8, Y8 \
+	VMOVDQU 4(SI), Y13 \
+	VPSRLW  $3, Y13, Y10 \
+	VPAND   mbSeven<>(SB), Y10, Y10 \
+	VMOVDQU mbBit<>(SB), Y11 \
+	VPSHUFB Y10, Y11, Y10 \
+	VPAND   Y10, Y8, Y8
+
+// MB_BACK_PREFIX is MB_BACK with the flags and odd bytes taken before the
+// first stop byte only (R11), and the stop bytes returned.
+#define MB_BACK_PREFIX \
+	VPXOR   Y12, Y12, Y12 \
+	VPCMPEQB Y12, Y8, Y8 \
+	VPMOVMSKB Y8, BX \
+	NOTL    BX \
+	ANDL    R11, BX \
+	VPCMPGTB mbLastCont<>(SB), Y0, Y9 \
+	VPMOVMSKB Y9, CX \
+	VPBROADCASTB odd0+16(FP), Y10 \
+	VPCMPEQB Y10, Y0, Y10 \
+	VPMOVMSKB Y10, DX \
+	ANDL    R11, DX \
+	POPCNTL DX, DX \
+	VPBROADCASTB odd1+17(FP), Y11 \
+	VPCMPEQB Y11, Y0, Y11 \
+	VPMOVMSKB Y11, R8 \
+	ANDL    R11, R8 \
+	POPCNTL R8, R8 \
+	VZEROUPPER \
+	MOVL CX, leads+24(FP) \
+	MOVL BX, flags+28(FP) \
+	MOVL DX, n0+32(FP) \
+	MOVL R8, n1+36(FP) \
+	MOVL R9, stops+40(FP) \
+	MOVB $1, ok+44(FP) \
+	RET
+
 // func multiBlockAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1 uint32, ok bool)
 //
 // tab: byte1High, byte1Low, byte2High, lead2Lo, lead2Hi, lead3, fine, 16
@@ -264,4 +369,41 @@ astralNo:
 	VZEROUPPER
 	MOVL $0, printable+16(FP)
 	MOVB $0, ok+20(FP)
+	RET
+
+// func multiBlockPrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
+//
+// multiBlockAVX2 for a block that may hold a stop byte, read up to the
+// first (MB_FRONT_PREFIX, MB_BACK_PREFIX): a dozen more instructions than
+// a block without, spent on a run's first block and its last.
+TEXT ·multiBlockPrefixAVX2(SB), NOSPLIT, $0-45
+	MB_FRONT_PREFIX
+	MB_BACK_PREFIX
+
+refuse:
+	VZEROUPPER
+	MOVL $0, leads+24(FP)
+	MOVL $0, flags+28(FP)
+	MOVL $0, n0+32(FP)
+	MOVL $0, n1+36(FP)
+	MOVL $0, stops+40(FP)
+	MOVB $0, ok+44(FP)
+	RET
+
+// func multiBlockFinePrefixAVX2(b *[36]byte, tab *blockTables, odd0, odd1 byte) (leads, flags, n0, n1, stops uint32, ok bool)
+//
+// multiBlockPrefixAVX2 with the fine flags (MB_FINE).
+TEXT ·multiBlockFinePrefixAVX2(SB), NOSPLIT, $0-45
+	MB_FRONT_PREFIX
+	MB_FINE
+	MB_BACK_PREFIX
+
+refuse:
+	VZEROUPPER
+	MOVL $0, leads+24(FP)
+	MOVL $0, flags+28(FP)
+	MOVL $0, n0+32(FP)
+	MOVL $0, n1+36(FP)
+	MOVL $0, stops+40(FP)
+	MOVB $0, ok+44(FP)
 	RET

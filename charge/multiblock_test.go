@@ -114,6 +114,73 @@ func TestMultiBlocksEndOnAWholeCodePoint(t *testing.T) {
 	}
 }
 
+// TestMultiBlocksReadToTheFirstStop: a block that holds a stop byte (" \
+// or any C0 byte) is charged up to it, wherever in the block it is, after
+// code points of every length, in both dialects and with the fine flags
+// (a run that begins with U+0915), as the run's first block and as the
+// block after a whole one: taken whole (but for a first block whose first
+// word holds the stop), and what refPlain charges. What follows the stop in
+// the block is not charged and cannot decline it: more flagged code points
+// than a block may hold, odd bytes, invalid UTF-8. A sequence the stop
+// cuts short declines the block (the scalar loop refuses it).
+func TestMultiBlocksReadToTheFirstStop(t *testing.T) {
+	skipWithoutBlocks(t)
+	stopBytes := []byte{'"', '\\'}
+	for c := byte(0); c < 0x20; c++ {
+		stopBytes = append(stopBytes, c)
+	}
+	fills := []string{"a", "é", "中", "😀", "\u0600", "'", "\x7f", "\U000e0001"}
+	cuts := []string{"", "\xc3", "\xe4", "\xe4\xb8", "\xf0", "\xf0\x9f", "\xf0\x9f\x98"}
+	tails := []string{
+		strings.Repeat("\u0600", 8) + "\x7f'",              // flagged code points past maxFlagged
+		"\x7f'\x7f'\xff\xfe\xc3" + strings.Repeat("'", 20), // odd bytes, invalid UTF-8
+	}
+	for _, d := range Dialects() {
+		wt := widthsFor(d)
+		for _, lead := range []string{"é", "क", "é" + strings.Repeat("é", 16), "क" + strings.Repeat("क", 10) + "é"} {
+			for _, stop := range stopBytes {
+				for at := 1; at < 32; at++ {
+					for _, cut := range cuts {
+						// A long lead is a whole first block; the stop is
+						// then in the second.
+						first := len(lead) / 32 * 32
+						if len(lead)-first+len(cut) > at {
+							continue
+						}
+						var fill []byte
+						for k := 0; len(lead)-first+len(fill)+len(cut) < at; k++ {
+							f := fills[k%len(fills)]
+							if len(lead)-first+len(fill)+len(cut)+len(f) > at {
+								f = "a"
+							}
+							fill = append(fill, f...)
+						}
+						for _, tail := range tails {
+							pre := `{"s":"`
+							doc := []byte(pre + lead + string(fill) + cut)
+							doc = append(doc, stop)
+							doc = append(doc, tail+strings.Repeat("é", 24)+`"}`...)
+							i := len(pre)
+							ri, rw := refPlain(wt, doc, i, len(doc))
+							j, w := wt.multiBlocks(doc, i, len(doc))
+							switch {
+							case cut == "" && (at >= 8 || first > 0) && (j != ri || w != rw):
+								t.Fatalf("%v: multiBlocks(%q) = (%d, %d); refPlain reads to the stop at %d as (%d, %d)", d, doc, j, w, ri, ri, rw)
+							case cut == "" && j != i && (j != ri || w != rw):
+								t.Fatalf("%v: multiBlocks(%q) = (%d, %d); refPlain reads (%d, %d)", d, doc, j, w, ri, rw)
+							case cut != "" && (j > ri || (first == 0 && j != i)):
+								t.Fatalf("%v: multiBlocks(%q) took a block to %d, past the sequence the stop cuts short (refPlain stops at %d)", d, doc, j, ri)
+							case j > i && (j > ri || w != func() int64 { _, pw := refPlain(wt, doc, i, j); return pw }()):
+								t.Fatalf("%v: multiBlocks(%q) = (%d, %d); refPlain stops at %d", d, doc, j, w, ri)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestMultiBlocksRefuseEveryBadPair: every pair of a byte past ASCII and any
 // byte, followed by two of a few bytes that continue or end a sequence, in
 // a block of otherwise valid text and at two places (each 128-bit lane), is

@@ -2,6 +2,7 @@ package charge
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -58,6 +59,107 @@ func (d Dialect) numberWidth(tok []byte, integer bool) int {
 		return w
 	}
 	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
+}
+
+// scannedWidth is numberWidth for the valid number token doc[start:end]
+// whose parts the gate's scan found: its integer part ends at intEnd, its
+// fraction (a point and digits) at fracEnd (fracEnd == intEnd without
+// one), and e is its exponent's value (0 without one). It prices the
+// token as numberWidth does, reading its significant digits off those
+// ends (scannedDigits) rather than reading the token again.
+func (d Dialect) scannedWidth(doc []byte, start, intEnd, fracEnd, end, e int) int {
+	tok := doc[start:end]
+	sign, intAt := 0, start
+	if doc[start] == '-' {
+		sign, intAt = 1, start+1
+	}
+	if end == intEnd { // an integer literal
+		if d == Python {
+			if sign == 1 && intEnd-intAt == 1 && doc[intAt] == '0' {
+				return 1 // -0 is 0
+			}
+			return len(tok)
+		}
+		if n := intEnd - intAt; n <= 15 { // a float64 exactly: xtextIntegerWidth
+			if doc[intAt] == '0' {
+				return len(tok) // 0 or -0, printed 0
+			}
+			last := intEnd - 1
+			for doc[last] == '0' {
+				last--
+			}
+			return max(len(tok), xtextWidth(last-intAt+1, n-1, sign))
+		}
+	}
+	if digits, exp, first, last, ok := scannedDigits(doc, intAt, intEnd, fracEnd, e); ok {
+		if d == Python {
+			if digits <= 15 || ownDigits(scannedMantissa(doc, first, last, digits), exp-digits+1) {
+				return pythonWidth(digits, exp, sign)
+			}
+			return pythonFloatWidth(parseFloat(tok))
+		}
+		if w := xtextWidth(digits, exp, sign); digits <= 15 || w <= len(tok) || ownDigits(scannedMantissa(doc, first, last, digits), exp-digits+1) {
+			return max(len(tok), w)
+		}
+	} else if d == Python {
+		return pythonFloatWidth(parseFloat(tok))
+	}
+	return max(len(tok), xtextFloatWidth(parseFloat(tok)))
+}
+
+// scannedDigits is literalDigits for a number token whose integer part is
+// doc[intAt:intEnd], whose fraction, if any, ends at fracEnd, and whose
+// exponent is e: its significant digits' count, the decimal exponent of
+// the first, and where the first and the last are in doc. The first is
+// the integer part's first digit unless that is 0 (then the first nonzero
+// digit of the fraction), the last is found from the end back past the
+// zeros. ok is false for zero and for a decimal exponent outside ±300, as
+// for literalDigits, and for an exponent of more than 1000 in magnitude
+// (which literalDigits refuses but for a token of hundreds of digits, where
+// both ways are exact).
+func scannedDigits(doc []byte, intAt, intEnd, fracEnd, e int) (digits, exp, first, last int, ok bool) {
+	if e > 1000 || e < -1000 {
+		return 0, 0, 0, 0, false
+	}
+	first, exp = intAt, intEnd-intAt-1+e
+	if doc[intAt] == '0' { // the integer part is 0
+		if first = intEnd + 1; first >= fracEnd {
+			return 0, 0, 0, 0, false // zero
+		}
+		for doc[first] == '0' {
+			if first++; first == fracEnd {
+				return 0, 0, 0, 0, false // zero
+			}
+		}
+		exp = intEnd - first + e
+	}
+	last = fracEnd - 1
+	for doc[last] == '0' || doc[last] == '.' { // stops at first at the latest
+		last--
+	}
+	digits = last - first + 1
+	if first < intEnd && last > intEnd {
+		digits-- // the point lies between them
+	}
+	if exp < -300 || exp > 300 {
+		return 0, 0, 0, 0, false
+	}
+	return digits, exp, first, last, true
+}
+
+// scannedMantissa is mantissa for the significant digits doc[first:last+1]
+// (a point among them skipped), digits of them: 0 past 19.
+func scannedMantissa(doc []byte, first, last, digits int) uint64 {
+	if digits > 19 {
+		return 0
+	}
+	var m uint64
+	for k := first; k <= last; k++ {
+		if c := doc[k]; c != '.' {
+			m = m*10 + uint64(c-'0')
+		}
+	}
+	return m
 }
 
 // goLiteralWidth is go's width for tok read off the literal without
@@ -121,6 +223,103 @@ func goLiteralWidth(tok []byte) (int, bool) {
 func ownShortest(mant uint64) bool {
 	r := mant % 10
 	return mant < min(r, 10-r)*4_503_599_627_000_000
+}
+
+// ownDigits is ownShortest, and where its bound cannot tell, the exact
+// answer by nearestFloat: whether the float64 nearest mant×10^q (mant's
+// digits significant, no trailing zero; 0 when too many to read) has a
+// shortest form of as many significant digits as mant, the first at the
+// same decimal exponent. False where neither can tell (the caller
+// converts).
+//
+// The exact answer: a decimal of fewer digits at the literal's scale or
+// above is a multiple of 10×10^q, and the set of reals that round to the
+// float f nearest the literal L is an interval holding L; so one lies in
+// it exactly when the nearest such multiple below L (lo) or above it (hi)
+// does, that is when lo or hi rounds to f. If neither does, the shortest
+// form has as many digits as L, and its first is at L's exponent (as in
+// ownShortest's proof: a power of ten between would be a shorter decimal
+// in the interval).
+func ownDigits(mant uint64, q int) bool {
+	if mant == 0 {
+		return false
+	}
+	if ownShortest(mant) {
+		return true
+	}
+	f, ok := nearestFloat(mant, q)
+	lo := mant / 10
+	below, okScale := nearestFloat(lo, q+1)
+	above, _ := nearestFloat(lo+1, q+1)
+	return ok && okScale && below != f && above != f
+}
+
+// pow10s are the powers of ten that fit a uint64.
+var pow10s = func() (p [20]uint64) {
+	p[0] = 1
+	for k := 1; k < len(p); k++ {
+		p[k] = p[k-1] * 10
+	}
+	return p
+}()
+
+// nearestFloat is the float64 nearest m×10^q (m > 0), rounded half to
+// even as strconv.ParseFloat rounds, for q in [-19, 19]: the exact
+// product, or a quotient of at least 62 bits with its remainder, rounded
+// to 53 bits. ok is false outside that range.
+func nearestFloat(m uint64, q int) (float64, bool) {
+	switch {
+	case q >= 0 && q < len(pow10s):
+		hi, lo := bits.Mul64(m, pow10s[q])
+		return roundBits(hi, lo, false, 0), true
+	case q < 0 && -q < len(pow10s):
+		d := pow10s[-q]
+		// m×2^s / d has 63 or 64 bits: m×2^s < 2^(len(m)+s) = 2^63×2^len(d)
+		// < 2^64×d, and m×2^s >= 2^(len(m)-1+s) = 2^62×2^len(d) > 2^62×d.
+		s := 63 + bits.Len64(d) - bits.Len64(m)
+		var hi, lo uint64
+		if s >= 64 {
+			hi = m << (s - 64)
+		} else {
+			hi, lo = m>>(64-s), m<<s
+		}
+		quo, rem := bits.Div64(hi, lo, d)
+		return roundBits(0, quo, rem != 0, -s), true
+	}
+	return 0, false
+}
+
+// roundBits is the float64 nearest (hi×2^64 + lo + ε)×2^e, where ε is in
+// (0, 1) when sticky and 0 otherwise, rounded half to even; the result
+// must be a normal float.
+func roundBits(hi, lo uint64, sticky bool, e int) float64 {
+	n := bits.Len64(lo)
+	if hi != 0 {
+		n = 64 + bits.Len64(hi)
+	}
+	if n <= 53 && !sticky {
+		return math.Ldexp(float64(lo), e) // exact
+	}
+	// Keep 54 bits (53 and the rounding bit); the rest join sticky.
+	shift := n - 54
+	var top uint64
+	switch {
+	case shift < 0:
+		top = lo << -shift
+	case shift == 0:
+		top = lo
+	case shift < 64:
+		top = lo>>shift | hi<<(64-shift)
+		sticky = sticky || lo&(1<<shift-1) != 0
+	default:
+		top = hi >> (shift - 64)
+		sticky = sticky || lo != 0 || hi&(1<<(shift-64)-1) != 0
+	}
+	mant := top >> 1
+	if top&1 == 1 && (sticky || mant&1 == 1) {
+		mant++
+	}
+	return math.Ldexp(float64(mant), e+shift+1)
 }
 
 // literalShortest reads shortest's answer off a number token without

@@ -178,3 +178,197 @@ func TestDigitsEndEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestScannedWidthIsNumberWidth: the gate prices a number from the parts
+// its scan found (scannedWidth), and that is NumberWidth of the token, in
+// both dialects: every token of integer parts of up to four digits, 0 and
+// nonzero ones of 1s and 9s, fractions of up to four digits of 0s, 1s and
+// 9s, with and without exponents at each form's edges, both signs; and
+// random tokens of up to 22 digits on each side of the point, half of them
+// zeros (so runs of zeros at both ends, past 15 significant digits and
+// past 19).
+func TestScannedWidthIsNumberWidth(t *testing.T) {
+	var ints []string
+	ints = append(ints, "0")
+	var grow func(s string, n int)
+	grow = func(s string, n int) {
+		if len(s) == n {
+			ints = append(ints, s)
+			return
+		}
+		for _, c := range "019" {
+			if s == "" && c == '0' {
+				continue
+			}
+			grow(s+string(c), n)
+		}
+	}
+	for n := 1; n <= 4; n++ {
+		grow("", n)
+	}
+	fracs := []string{""}
+	for n := 1; n <= 4; n++ {
+		for k := range pow(3, n) {
+			f := []byte(".")
+			for j := 0; j < n; j++ {
+				f = append(f, "019"[k%3])
+				k /= 3
+			}
+			fracs = append(fracs, string(f))
+		}
+	}
+	exps := []string{"", "e0", "E+5", "e-5", "e-4", "e6", "e16", "e-16", "e-300", "e300", "e-301", "e301", "e-305", "e308",
+		"e-7", "e05", "E+0001", "e999", "e-999"}
+	for _, d := range Dialects() {
+		g, err := NewGate(d, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		agree := func(tok string) {
+			want := d.NumberWidth([]byte(tok))
+			if rep, err := g.Check([]byte(tok)); err != nil || rep.Charge != int64(want) {
+				t.Fatalf("%v: %s charged %d (%v); NumberWidth %d", d, tok, rep.Charge, err, want)
+			}
+		}
+		for _, sign := range []string{"", "-"} {
+			for _, i := range ints {
+				for _, f := range fracs {
+					for _, e := range exps {
+						agree(sign + i + f + e)
+					}
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(19, 46))
+		digit := func() byte {
+			if rng.IntN(2) == 0 {
+				return '0'
+			}
+			return byte('1' + rng.IntN(9))
+		}
+		for range 50000 {
+			tok := []byte{}
+			if rng.IntN(2) == 0 {
+				tok = append(tok, '-')
+			}
+			if n := rng.IntN(23); n == 0 {
+				tok = append(tok, '0')
+			} else {
+				tok = append(tok, byte('1'+rng.IntN(9)))
+				for range n - 1 {
+					tok = append(tok, digit())
+				}
+			}
+			if n := rng.IntN(23); n > 0 && rng.IntN(4) > 0 {
+				tok = append(tok, '.')
+				for range n {
+					tok = append(tok, digit())
+				}
+			}
+			if rng.IntN(2) == 0 {
+				tok = append(tok, "eE"[rng.IntN(2)])
+				tok = append(tok, "+-"[rng.IntN(2)])
+				tok = strconv.AppendInt(tok, int64(rng.IntN(330)), 10)
+			}
+			agree(string(tok))
+		}
+	}
+}
+
+func pow(b, n int) int {
+	p := 1
+	for range n {
+		p *= b
+	}
+	return p
+}
+
+// TestNearestFloatIsParseFloat: nearestFloat(m, q) is strconv's float64
+// for m×10^q over its whole range of q, for random m of every bit length
+// and for the integers exactly halfway between two floats (odd multiples
+// of a half ulp, from 2^53 up, the ties half to even decides), with
+// trailing zeros moved to q.
+func TestNearestFloatIsParseFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 35))
+	var ms []uint64
+	for range 20000 {
+		ms = append(ms, rng.Uint64()>>rng.IntN(64)|1<<rng.IntN(8))
+	}
+	for k := 53; k < 64; k++ {
+		for range 200 {
+			j := rng.Uint64N(1 << (k - 53))
+			ms = append(ms, 1<<k+(2*j+1)<<(k-53)) // halfway: the bit below the last one kept
+		}
+	}
+	// Products m×10^q whose low word is zero and whose high word holds more
+	// than 53 bits: m = odd×2^(64-q), so the bits rounding drops are all
+	// in the high word.
+	for q := 10; q <= 19; q++ {
+		for range 200 {
+			ms = append(ms, (rng.Uint64N(1<<(q-1))*2+1)<<(64-q))
+		}
+	}
+	for _, m := range ms {
+		for q := -19; q <= 19; q++ {
+			got, ok := nearestFloat(m, q)
+			want, err := strconv.ParseFloat(strconv.FormatUint(m, 10)+"e"+strconv.Itoa(q), 64)
+			if !ok || err != nil || got != want {
+				t.Fatalf("nearestFloat(%d, %d) = %v, %v; ParseFloat %v (%v)", m, q, got, ok, want, err)
+			}
+		}
+	}
+	for _, q := range []int{-20, 20} {
+		if _, ok := nearestFloat(1, q); ok {
+			t.Errorf("nearestFloat(1, %d) answers out of its range", q)
+		}
+	}
+}
+
+// TestOwnDigitsIsConversion: for literals of 16 to 19 significant digits
+// (mant×10^q, no trailing zero) at scales across nearestFloat's range,
+// ownDigits says exactly whether converting gives a shortest form of as
+// many digits with the first at the literal's exponent; past that range
+// it answers only where ownShortest proves it. The mantissas: random ones
+// of each length, both sides of ownShortest's bound, and integers halfway
+// between two floats.
+func TestOwnDigitsIsConversion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(46, 19))
+	var mants []uint64
+	for range 4000 {
+		lo := pow10s[15+rng.IntN(4)]
+		mants = append(mants, lo+rng.Uint64N(9*lo))
+	}
+	for k := 53; k < 64; k++ {
+		for range 100 {
+			j := rng.Uint64N(1 << (k - 53))
+			mants = append(mants, 1<<k+(2*j+1)<<(k-53))
+		}
+	}
+	answered := 0
+	for _, m := range mants {
+		for m%10 == 0 {
+			m /= 10
+		}
+		digits := len(strconv.FormatUint(m, 10))
+		if digits < 16 {
+			continue
+		}
+		for q := -22; q <= 22; q++ {
+			lit := strconv.FormatUint(m, 10) + "e" + strconv.Itoa(q)
+			wd, we, _ := shortest(parseFloat([]byte(lit)))
+			want := wd == digits && we == q+digits-1
+			got := ownDigits(m, q)
+			if inRange := q >= -19 && q <= 18; got != want && (inRange || got) {
+				t.Fatalf("ownDigits(%d, %d) = %v; converting gives %d digits at %d", m, q, got, wd, we)
+			} else if !inRange && got != ownShortest(m) {
+				t.Fatalf("ownDigits(%d, %d) = %v out of nearestFloat's range; ownShortest says %v", m, q, got, !got)
+			}
+			if got && !ownShortest(m) {
+				answered++
+			}
+		}
+	}
+	if answered < len(mants) {
+		t.Fatalf("ownDigits answered past ownShortest for %d cases of %d mantissas: the exact path is not taken", answered, len(mants))
+	}
+}

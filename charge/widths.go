@@ -269,7 +269,18 @@ func (t *widthTable) plain(doc []byte, i, end int) (int, int64) {
 			i++
 			continue
 		}
-		j, wm := t.multi(doc, i, end)
+		// Past ASCII: a block at a time where the vector path takes it
+		// (often to the string's end), else multi, a code point at a time,
+		// which tries blocks again a stretch on.
+		retry := i
+		if vectorRuns && t.blockForm != noBlocks && c >= 0xc0 {
+			if j, wv := t.multiBlocks(doc, i, end); j > i {
+				i, w = j, w+wv
+				continue
+			}
+			retry = i + 2*minStretch
+		}
+		j, wm := t.multiFrom(doc, i, end, retry)
 		if j == i {
 			break // invalid UTF-8: the caller refuses it
 		}
@@ -394,14 +405,20 @@ func (t *widthTable) deriveFastPaths() {
 // run is read a 32-byte block at a time while blocks allow (multiBlocks),
 // and a run of four-byte sequences eight at a time (astralBlockAVX2).
 func (t *widthTable) multi(doc []byte, i, end int) (int, int64) {
+	return t.multiFrom(doc, i, end, i)
+}
+
+// multiFrom is multi with the vector path first tried at retry, i or a
+// stretch past it where plain has just seen it decline a block at i.
+func (t *widthTable) multiFrom(doc []byte, i, end, retry int) (int, int64) {
 	var w int64
 	// The vector path (multiBlocks) is tried at the run's first lead, and
 	// again a stretch past each block it declines, the stretch doubling
 	// while it declines: text it cannot take (a run of flagged code points)
 	// costs a few declined blocks, not one per block.
-	retry, stretch := math.MaxInt, minStretch
-	if vectorRuns && t.blockForm != noBlocks {
-		retry = i
+	stretch := max(minStretch, retry-i)
+	if !vectorRuns || t.blockForm == noBlocks {
+		retry = math.MaxInt
 	}
 	run := 0 // ASCII bytes in a row
 	for i < end {
