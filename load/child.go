@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	childproc "github.com/theurian/boundlab/internal/child"
 )
 
 // Variant is one server under test: `boundlab serve --addr 127.0.0.1:0
@@ -145,17 +147,9 @@ func (c *child) exitError(v Variant) error {
 	msg := c.stderr.String()
 	if strings.Contains(msg, "flag provided but not defined") {
 		return fmt.Errorf("serve %s: %w (a build from before the flag?); it exited with: %s",
-			strings.Join(v.Flags, " "), ErrFlagUnknown, firstLine(msg))
+			strings.Join(v.Flags, " "), ErrFlagUnknown, childproc.FirstLine(msg))
 	}
-	return fmt.Errorf("serve exited before printing its URL (%v): %s", c.cmd.ProcessState, firstLine(msg))
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	return fmt.Errorf("serve exited before printing its URL (%v): %s", c.cmd.ProcessState, childproc.FirstLine(msg))
 }
 
 // loopbackOnly refuses any URL whose host is not 127.0.0.1: the lab never
@@ -278,7 +272,7 @@ func Build(ctx context.Context, moduleDir, dir string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/boundlab")
 	cmd.Dir = moduleDir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/boundlab: %v: %s", err, firstLine(string(out)))
+		return "", fmt.Errorf("go build ./cmd/boundlab: %v: %s", err, childproc.FirstLine(string(out)))
 	}
 	return bin, nil
 }
@@ -383,7 +377,7 @@ func (c *child) awaitURL(lead string) error {
 		switch {
 		case c.URL != "":
 		case exited:
-			return fmt.Errorf("%s exited before printing its URL (%v): %s", filepath.Base(c.cmd.Path), c.cmd.ProcessState, firstLine(c.stderr.String()))
+			return fmt.Errorf("%s exited before printing its URL (%v): %s", filepath.Base(c.cmd.Path), c.cmd.ProcessState, childproc.FirstLine(c.stderr.String()))
 		case time.Now().After(deadline):
 			return fmt.Errorf("%s printed no URL within %v", filepath.Base(c.cmd.Path), 2*startTimeout)
 		default:
@@ -397,7 +391,7 @@ func (c *child) awaitURL(lead string) error {
 			return conn.Close()
 		}
 		if !c.alive() {
-			return fmt.Errorf("%s exited before listening: %s", filepath.Base(c.cmd.Path), firstLine(c.stderr.String()))
+			return fmt.Errorf("%s exited before listening: %s", filepath.Base(c.cmd.Path), childproc.FirstLine(c.stderr.String()))
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%s does not listen on %s within %v", filepath.Base(c.cmd.Path), u.Host, 2*startTimeout)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	childproc "github.com/theurian/boundlab/internal/child"
+	"github.com/theurian/boundlab/internal/labmodule"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -94,7 +96,7 @@ func StdioStream(ctx context.Context, cmd *exec.Cmd, guard int64) (*StdioResult,
 		}
 		select {
 		case <-exited:
-			return nil, fmt.Errorf("%s exited before announcing: %s", filepath.Base(cmd.Path), firstLine(stderr.String()))
+			return nil, fmt.Errorf("%s exited before announcing: %s", filepath.Base(cmd.Path), childproc.FirstLine(stderr.String()))
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -395,10 +397,9 @@ func UnderAddressGuard(ctx context.Context, bin string, args ...string) *exec.Cm
 func stdioRecords() ([]results.Record, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
-		return nil, &results.Unavailable{Reason: "not run inside the boundlab module (with the Go toolchain): `boundlab serve` is built from its source"}
+	root, err := labmodule.Root(ctx, "`boundlab serve` is built from its source")
+	if err != nil {
+		return nil, err
 	}
 	work, err := os.MkdirTemp("", "boundlab-load-stdio-")
 	if err != nil {

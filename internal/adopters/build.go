@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/theurian/boundlab/internal/cachedir"
+	"github.com/theurian/boundlab/internal/child"
 	"github.com/theurian/boundlab/internal/labmodule"
 	"github.com/theurian/boundlab/results"
 )
@@ -183,7 +184,7 @@ func (a Adopter) Source(ctx context.Context) (string, error) {
 		if why == "" && err != nil {
 			why = err.Error()
 			if ee, ok := err.(*exec.ExitError); ok {
-				why += ": " + firstLine(string(ee.Stderr))
+				why += ": " + child.FirstLine(string(ee.Stderr))
 			}
 		}
 		return "", &results.Unavailable{Reason: fmt.Sprintf("%s@%s could not be downloaded with GOTOOLCHAIN=%s (the module proxy or the toolchain unreachable?): %s",
@@ -275,7 +276,7 @@ func (a Adopter) build(ctx context.Context, src, root, patch, bin string) error 
 	cmd.Dir, cmd.Env = dir, a.goEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("go build: %v: %s", err, firstLine(string(out)))
+		return fmt.Errorf("go build: %v: %s", err, child.FirstLine(string(out)))
 	}
 	return os.Rename(tmp, bin)
 }
@@ -304,7 +305,7 @@ func (a Adopter) tree(ctx context.Context, src, root, patch string) (dir string,
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			cleanup()
-			return "", nil, fmt.Errorf("patch -p1 < %s: %v: %s", filepath.Base(patch), err, firstLine(string(out)))
+			return "", nil, fmt.Errorf("patch -p1 < %s: %v: %s", filepath.Base(patch), err, child.FirstLine(string(out)))
 		}
 	}
 	return dir, cleanup, nil
@@ -361,12 +362,4 @@ func PatchLines(diff []byte) map[string]int {
 		}
 	}
 	return out
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
 }

@@ -216,11 +216,11 @@ func (a Adopter) MeasureCost(ctx context.Context, before, after, ws string) (Cos
 			} `json:"result"`
 		}
 		if err := json.Unmarshal(ans, &r); err != nil || r.Result == nil || r.Result.IsError {
-			return cost, fmt.Errorf("variant %d did not answer %s with a result: %s", i, a.Cost.Tool, firstLine(string(ans)))
+			return cost, fmt.Errorf("variant %d did not answer %s with a result: %s", i, a.Cost.Tool, child.FirstLine(string(ans)))
 		}
 	}
 	if !bytes.Equal(answers[0], answers[1]) {
-		return cost, errors.New("the patched server answered the call differently: " + firstLine(string(answers[1])))
+		return cost, errors.New("the patched server answered the call differently: " + child.FirstLine(string(answers[1])))
 	}
 	cost.Answer = len(answers[0])
 	var ratios, cpuRatios []float64

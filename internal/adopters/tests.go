@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/theurian/boundlab/internal/child"
 )
 
 // TestRun is the server's own tests (Adopter.Tests) run in one module
@@ -159,7 +161,7 @@ func (a Adopter) goTest(ctx context.Context, dir string, args []string, run *Tes
 	// a failing test exits 1 with its outcome in the stream; a build
 	// failure says so on stderr, and a package that never ran is no result
 	if werr != nil && len(run.Outcome) == before {
-		return fmt.Errorf("go test %v: %v: %s", args, werr, firstLine(stderr.String()))
+		return fmt.Errorf("go test %v: %v: %s", args, werr, child.FirstLine(stderr.String()))
 	}
 	return nil
 }

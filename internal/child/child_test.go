@@ -37,3 +37,12 @@ func TestStartNamesWhatDidNotStart(t *testing.T) {
 		t.Fatalf("Start: %v", err)
 	}
 }
+
+func TestFirstLineIsCut(t *testing.T) {
+	if got := FirstLine("\n  " + strings.Repeat("x", 200) + "\nmore"); got != strings.Repeat("x", 200) {
+		t.Fatalf("200 bytes: %q", got)
+	}
+	if got := FirstLine(strings.Repeat("x", 201)); got != strings.Repeat("x", 200)+"..." {
+		t.Fatalf("201 bytes: %q", got)
+	}
+}

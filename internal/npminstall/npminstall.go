@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/theurian/boundlab/internal/child"
 	"github.com/theurian/boundlab/results"
 )
 
@@ -55,7 +56,7 @@ func (in Install) Run(ctx context.Context) error {
 	defer cancel()
 	args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, in.Packages...)
 	if out, err := exec.CommandContext(ictx, "npm", args...).CombinedOutput(); err != nil {
-		return &results.Unavailable{Reason: fmt.Sprintf("npm could not install %s (the registry unreachable?): %v: %s", in.What, err, firstLine(string(out)))}
+		return &results.Unavailable{Reason: fmt.Sprintf("npm could not install %s (the registry unreachable?): %v: %s", in.What, err, child.FirstLine(string(out)))}
 	}
 	if !in.installed(in.Dir) { // another run may have finished first: keep its
 		os.RemoveAll(in.Dir) // a stale one (another version's files)
@@ -79,13 +80,4 @@ func (in Install) installed(dir string) bool {
 		}
 	}
 	return true
-}
-
-// firstLine is npm's first line of output, cut at 200 bytes.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
 }

@@ -143,12 +143,3 @@ func TestFailedInstallIsUnavailableAndLeavesNothing(t *testing.T) {
 		t.Fatalf("a failed install left %v", left)
 	}
 }
-
-func TestFirstLineIsCut(t *testing.T) {
-	if got := firstLine("\n  " + strings.Repeat("x", 200) + "\nmore"); got != strings.Repeat("x", 200) {
-		t.Fatalf("200 bytes: %q", got)
-	}
-	if got := firstLine(strings.Repeat("x", 201)); got != strings.Repeat("x", 200)+"..." {
-		t.Fatalf("201 bytes: %q", got)
-	}
-}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/theurian/boundlab/audit"
 	"github.com/theurian/boundlab/internal/cachedir"
+	"github.com/theurian/boundlab/internal/child"
 	"github.com/theurian/boundlab/internal/labmodule"
 	"github.com/theurian/boundlab/internal/npminstall"
 	"github.com/theurian/boundlab/internal/residuals"
@@ -187,7 +188,7 @@ func goBuild(ctx context.Context, work, pkg string) (string, error) {
 	build := exec.CommandContext(bctx, "go", "build", "-o", bin, pkg)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v: %s", pkg, err, firstLine(string(out)))
+		return "", fmt.Errorf("go build %s: %v: %s", pkg, err, child.FirstLine(string(out)))
 	}
 	return bin, nil
 }
@@ -291,7 +292,7 @@ func Python(ctx context.Context) (string, error) {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if out, err := exec.CommandContext(cctx, py, "-c", "import mcp").CombinedOutput(); err != nil {
-		return "", &results.Unavailable{Reason: fmt.Sprintf("%s=%s cannot import mcp: %v: %s", PythonEnv, filepath.Base(py), err, firstLine(string(out)))}
+		return "", &results.Unavailable{Reason: fmt.Sprintf("%s=%s cannot import mcp: %v: %s", PythonEnv, filepath.Base(py), err, child.FirstLine(string(out)))}
 	}
 	return py, nil
 }
