@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -292,8 +291,6 @@ type stdioSession struct {
 	initID    requestID                // the id key of an initialize awaiting its answer; zero: none
 	requested string                   // the protocol version that initialize asked for
 	version   string                   // the version asked for, once the server accepted it
-
-	initPending atomic.Bool // an initialize awaits its answer (initID is set)
 }
 
 // heldGrants are the grants of the requests in flight under one id, oldest
@@ -338,7 +335,6 @@ func (s *stdioSession) holdLocked(key requestID, initialize bool, requested stri
 	s.held[key] = h
 	if initialize {
 		s.initID, s.requested = key, requested
-		s.initPending.Store(true)
 	}
 }
 
@@ -388,7 +384,6 @@ func (s *stdioSession) answered(msg []byte) {
 			s.version = s.requested
 		}
 		s.initID = requestID{}
-		s.initPending.Store(false)
 	}
 	grant.releaseLocked()
 }
@@ -503,7 +498,7 @@ func idKey(tok []byte) requestID {
 
 // answerWriter makes each Write whole on a writer two goroutines share —
 // the SDK writes a message a call, and so does the gate — and releases
-// what a request held once the server's answer to it is written.
+// what a request held as the server's answer to it is written.
 type answerWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -511,23 +506,9 @@ type answerWriter struct {
 }
 
 func (a *answerWriter) Write(p []byte) (int, error) {
-	if a.s.initPending.Load() {
-		// Before the write: the client's next line, if refused, carries the
-		// version this answer to initialize agrees.
-		a.s.answered(p)
-		return a.write(p)
-	}
-	// After the write: the answer leaves without waiting for its room to be
-	// given back, which, done first, delayed every answer enough to cost a
-	// stdio server a visible share of its CPU on a small call. A client that
-	// sends at once while the budget is full finds the room given back
-	// within its wait.
-	n, err := a.write(p)
+	// Before the write: a client that reads this answer finds its request's
+	// room, and the version initialize agreed, already taken into account.
 	a.s.answered(p)
-	return n, err
-}
-
-func (a *answerWriter) write(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.w.Write(p)
