@@ -216,15 +216,7 @@ func (t *widthTable) multiBlocks(doc []byte, i, end int) (int, int64) {
 			j, wp, _ := t.prefixBlock(doc, i, fine)
 			return j, w + wp
 		}
-		n := 32 // the block's bytes up to its last whole code point
-		switch {
-		case doc[i+31] >= 0xc0:
-			n = 31
-		case doc[i+30] >= 0xe0:
-			n = 30
-		case doc[i+29] >= 0xf0:
-			n = 29
-		}
+		n := wholeBytes(doc, i)
 		whole := uint32(uint64(1)<<n - 1) // n is 32 for most blocks
 		if t.blockForm == byteCount {
 			w += int64(n)
@@ -270,16 +262,11 @@ func (t *widthTable) prefixBlock(doc []byte, i int, fine bool) (int, int64, bool
 	if !ok || bits.OnesCount32(flags) > maxFlagged {
 		return i, 0, false
 	}
-	n := 32 // the block's bytes up to its first stop, or its last whole code point
-	switch {
-	case stops != 0:
-		n = bits.TrailingZeros32(stops) // a stop byte ends a whole code point (else !ok)
-	case doc[i+31] >= 0xc0:
-		n = 31
-	case doc[i+30] >= 0xe0:
-		n = 30
-	case doc[i+29] >= 0xf0:
-		n = 29
+	// The block's bytes up to its first stop (a stop byte ends a whole code
+	// point, else !ok), or its last whole code point.
+	n := bits.TrailingZeros32(stops)
+	if stops == 0 {
+		n = wholeBytes(doc, i)
 	}
 	if n == 0 {
 		return i, 0, true
@@ -294,6 +281,20 @@ func (t *widthTable) prefixBlock(doc []byte, i int, fine bool) (int, int64, bool
 		w += t.flaggedExtra(doc, i+bits.TrailingZeros32(f))
 	}
 	return i + n, w, stops != 0
+}
+
+// wholeBytes is how many bytes of the 32-byte block at doc[i] end with its
+// last whole code point: 32, less a sequence its last bytes begin.
+func wholeBytes(doc []byte, i int) int {
+	switch {
+	case doc[i+31] >= 0xc0:
+		return 31
+	case doc[i+30] >= 0xe0:
+		return 30
+	case doc[i+29] >= 0xf0:
+		return 29
+	}
+	return 32
 }
 
 // flaggedExtra is what the flagged code point at doc[k] costs over its
