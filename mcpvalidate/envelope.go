@@ -462,29 +462,10 @@ var knownKeys = [...]string{"jsonrpc", "method", "id", "params", "result", "erro
 
 // knownKey is the known key name decodes to, or "".
 func knownKey(name []byte) string {
-	switch string(name) {
-	case "jsonrpc":
-		return "jsonrpc"
-	case "method":
-		return "method"
-	case "id":
-		return "id"
-	case "params":
-		return "params"
-	case "result":
-		return "result"
-	case "error":
-		return "error"
-	case "name":
-		return "name"
-	case "arguments":
-		return "arguments"
-	case "_meta":
-		return "_meta"
-	case "inputResponses":
-		return "inputResponses"
-	case "requestState":
-		return "requestState"
+	for _, k := range knownKeys {
+		if string(name) == k {
+			return k
+		}
 	}
 	if bytes.IndexByte(name, '\\') < 0 {
 		return "" // only an escaped name can decode to a key it does not spell
