@@ -83,9 +83,7 @@ func Gopls() Adopter {
 		Skip:     []string{"go_vulncheck"},
 		Examples: goplsExamples,
 		// gopls's package summary of the workspace's one package, answered
-		// from its own cache; about 0.2 ms of server CPU a call, so 30,000
-		// calls are some 500 clock ticks per server: a tick is 0.2% of the
-		// figure
+		// from its own cache in about 0.2 ms of server CPU
 		Setting: "in a one-package workspace",
 		Cost:    CostCall{Tool: "go_package_api", Arguments: `{"packagePaths":["example.com/ws"]}`, Rounds: 15, Calls: 2000},
 		// its MCP tests: the server's, the marker tests that drive each

@@ -181,10 +181,11 @@ type Cost struct {
 	// Ratio is the throughput the server's own CPU allows, patched over
 	// unpatched: the unpatched server's CPU time for all the timed calls
 	// over the patched one's (the threads' time on a CPU, from /proc;
-	// BeforeCPU and AfterCPU, in nanoseconds). It is the figure, since the wall time of a
-	// round moves with whatever else the machine runs. The whole run's
-	// ticks, not a median of the rounds': a round's few dozen ticks make
-	// its ratio coarse. CPURatios are the rounds' ratios, in round order.
+	// BeforeCPU and AfterCPU, in nanoseconds). It is the figure, since the
+	// wall time of a round moves with whatever else the machine runs. The
+	// whole run's time, not a median of the rounds': one round's ratio
+	// moves by several hundredths. CPURatios are the rounds' ratios, in
+	// round order.
 	Ratio               float64
 	CPURatios           []float64
 	BeforeCPU, AfterCPU int64

@@ -170,9 +170,9 @@ func Records(a Adopter) ([]results.Record, error) {
 			Value: float64(code), Unit: "lines", Instance: strings.Join(files, ", "), Method: results.Derived, Source: psrc},
 		results.Record{ID: "adopters." + a.Key + ".stdio.cost.ratio", Title: "patched over unpatched throughput of one real tool call, side by side in one run, by the servers' own CPU time for the same calls",
 			Value: round3(res.Cost.Ratio), Unit: "x",
-			// the ticks and the wall time move run to run: the instance
-			// says only what was timed
-			Instance: fmt.Sprintf("%s %s %s, %d rounds of %d calls each, the order alternating; answers of %d bytes, the same from both",
+			// the CPU and wall times move run to run: the instance says
+			// only what was timed
+			Instance: fmt.Sprintf("%s %s %s, %d rounds of %d calls each, the order alternating, in two halves on fresh processes started in the other order; answers of %d bytes, the same from both",
 				res.Cost.Tool, res.Cost.Arguments, a.Setting, res.Cost.Rounds, res.Cost.Calls, res.Cost.Answer),
 			Method: results.Measured, Source: "internal/adopters.MeasureCost: both binaries over stdio as children, RSS-watched", Tolerance: 0.1, Build: build})
 	if res.TestsBefore != nil {

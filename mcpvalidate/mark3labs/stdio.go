@@ -90,7 +90,7 @@ func (a *aheadReader) run(r io.Reader) {
 			return
 		}
 		select {
-		case <-a.done:
+		case <-a.done: // stopped as the chunk was taken: no further Read of the input
 			return
 		default:
 		}
