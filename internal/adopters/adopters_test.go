@@ -227,7 +227,7 @@ func TestCost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("cost: %.3fx by CPU (%d ticks unpatched, %d patched; rounds %.3f); by wall time %.3fx (%.0f calls/s unpatched, %.0f patched), rounds %.3f",
+			t.Logf("cost: %.3fx by CPU (%d ns unpatched, %d patched; rounds %.3f); by wall time %.3fx (%.0f calls/s unpatched, %.0f patched), rounds %.3f",
 				c.Ratio, c.BeforeCPU, c.AfterCPU, c.CPURatios, c.WallRatio, c.Before, c.After, c.WallRatios)
 			if c.Ratio < 0.8 {
 				t.Errorf("patched throughput %.3fx the unpatched, want at least 0.8", c.Ratio)
