@@ -95,9 +95,9 @@ func (a *aheadReader) run(r io.Reader) {
 		default:
 		}
 		// mcp-go's goroutine, woken by the hand-over, runs on this thread
-		// before the next Read waits for input; without the yield the
-		// runtime's idle threads are woken to run it, which measured
-		// dearer than the growth this reader saves (docs/adopters.md).
+		// before the next Read waits for input; without the yield it is
+		// left for another thread to take up, which measured dearer than
+		// the stack growth this reader saves (docs/adopters.md).
 		runtime.Gosched()
 	}
 }
