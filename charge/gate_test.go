@@ -386,6 +386,9 @@ func TestGateIsSafeForConcurrentUse(t *testing.T) {
 // name index has generations, so stale slots and the generation wrap are
 // exercised: every verdict must still be right.
 func TestNameIndexAcrossDocuments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: a sweep on one goroutine, which the full run holds")
+	}
 	g := gate(t, charge.Go, charge.DefaultLimits())
 	var b strings.Builder
 	b.WriteByte('{')

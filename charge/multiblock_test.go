@@ -56,6 +56,9 @@ func blockRun(t *testing.T, d Dialect, wt *widthTable, doc []byte, i int) (taken
 // charged by the vector path what refPlain charges it. The vector path must
 // take nearly the whole document, or the test proves nothing.
 func TestMultiBlocksChargeEveryCodePoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: a sweep on one goroutine, which the full run holds")
+	}
 	skipWithoutBlocks(t)
 	fillers := []string{"é", "ab", "中", "aé", "xyz", "éé", "a中", "éab"}
 	for _, d := range Dialects() {
@@ -187,6 +190,9 @@ func TestMultiBlocksReadToTheFirstStop(t *testing.T) {
 // never taken past where refPlain stops: the validation declines the block
 // and the scalar loop refuses at the exact byte.
 func TestMultiBlocksRefuseEveryBadPair(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: a sweep on one goroutine, which the full run holds")
+	}
 	skipWithoutBlocks(t)
 	// Past the second byte only whether a byte continues matters: every
 	// range a sequence's bytes must keep is its second byte's.
@@ -225,6 +231,9 @@ func TestMultiBlocksRefuseEveryBadPair(t *testing.T) {
 // dialect classes Printable, read from Dialect.RuneClass, not the table the
 // gather reads; and multi charges a run of them what refPlain does.
 func TestAstralBlocksCountEveryCodePoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: a sweep on one goroutine, which the full run holds")
+	}
 	skipWithoutBlocks(t)
 	for _, d := range Dialects() {
 		t.Run(d.String(), func(t *testing.T) {

@@ -50,6 +50,9 @@ func TestCutSequencesAreRefusedAtTheirLead(t *testing.T) {
 // charge refusal's Report.Charge, which counts how far the scan had read
 // (Report documents it) and only has to exceed the budget.
 func TestChunkSizeChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: a sweep on one goroutine, which the full run holds")
+	}
 	type named struct{ name, doc string }
 	var docs []named
 	for _, r := range scanSamples {

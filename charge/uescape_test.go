@@ -14,6 +14,9 @@ import (
 // reference charges the decoded string; each surrogate half alone is
 // refused as one.
 func TestEveryBMPEscapeIsChargedAsTheReferenceRendersIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: a sweep on one goroutine, which the full run holds")
+	}
 	forDialects(t, func(t *testing.T, d charge.Dialect) {
 		g := gate(t, d, charge.DefaultLimits())
 		for r := rune(0); r < 0x10000; r++ {

@@ -43,6 +43,9 @@ var twoByteEscapes = map[rune]string{'"': `\"`, '\\': `\\`, '/': `\/`, '\b': `\b
 // (mcpvalidate's TestTreeEveryScalarValue holds the same forms to
 // encoding/json.)
 func TestStringSpanAndUnescapeEveryScalarValue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode: a sweep on one goroutine, which the full run holds")
+	}
 	var buf []byte
 	for r := rune(0); r <= utf8.MaxRune; r++ {
 		if r >= 0xd800 && r < 0xe000 {
