@@ -363,7 +363,7 @@ func (s *stdioSession) answered(msg []byte) {
 		if !waiting {
 			return
 		}
-		if id, result, ok = responseID(msg); !ok {
+		if id, result, ok = decodedResponseID(msg); !ok {
 			return
 		}
 	}
@@ -397,13 +397,11 @@ func requestedVersion(params []byte) string {
 	return p.ProtocolVersion
 }
 
-// responseID is the id of msg when msg is a response (an id, then a result
-// or an error, before any method), and whether it is a result; read token
-// by token so that a large result is not scanned.
-func responseID(msg []byte) (id json.RawMessage, result, ok bool) {
-	if id, result, ok := sdkResponseID(msg); ok {
-		return id, result, true
-	}
+// decodedResponseID is the id of msg when msg is a response (an id, then a
+// result or an error, before any method), and whether it is a result, for
+// any spelling of it; read token by token so that a large result is not
+// scanned. sdkResponseID reads the SDKs' own spelling without a decoder.
+func decodedResponseID(msg []byte) (id json.RawMessage, result, ok bool) {
 	// A notification the SDKs write (progress, logging, list changes) opens
 	// with its method: not a response, and not worth a decoder.
 	if bytes.HasPrefix(msg, []byte(`{"jsonrpc":"2.0","method":`)) {
@@ -440,7 +438,7 @@ func responseID(msg []byte) (id json.RawMessage, result, ok bool) {
 // sdkResponseID reads the id of a response written the way the go-sdk and
 // mcp-go write one — `{"jsonrpc":"2.0","id":` an integer or a string
 // without escapes, then `,"result"` or `,"error"` — without a decoder. Any
-// other spelling is not ok, and responseID decodes it.
+// other spelling is not ok, and decodedResponseID decodes it.
 func sdkResponseID(msg []byte) (id []byte, result, ok bool) {
 	const head = `{"jsonrpc":"2.0","id":`
 	rest, found := bytes.CutPrefix(msg, []byte(head))

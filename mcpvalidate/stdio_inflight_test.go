@@ -197,7 +197,7 @@ func TestResponseID(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":-12,"error":{"code":1,"message":"m"}}`, `-12`, true},
 		{`{"jsonrpc":"2.0","id":7,"method":"ping"}`, ``, false},
 	} {
-		id, result, ok := responseID([]byte(c.msg))
+		id, result, ok := decodedResponseID([]byte(c.msg))
 		if ok != c.ok || string(id) != c.id {
 			t.Errorf("%s: id %s %v, want %s %v", c.msg, id, ok, c.id, c.ok)
 		}

@@ -208,36 +208,42 @@ type Cost struct {
 // answer the call with the same bytes, and not as a tool error.
 func (a Adopter) MeasureCost(ctx context.Context, before, after, ws string) (Cost, error) {
 	cost := Cost{Tool: a.Cost.Tool, Arguments: a.Cost.Arguments, Calls: a.Cost.Calls, Rounds: a.Cost.Rounds}
-	var took [2]time.Duration
-	var cpuAll [2]int64
-	var wall []float64
+	var t tally
 	for half, n := range []int{a.Cost.Rounds / 2, a.Cost.Rounds - a.Cost.Rounds/2} {
 		if n == 0 {
 			continue
 		}
-		err := a.measureHalf(ctx, before, after, ws, n, half == 1, &cost, &took, &cpuAll, &wall)
-		if err != nil {
+		if err := a.measureHalf(ctx, before, after, ws, n, half == 1, &t); err != nil {
 			return cost, err
 		}
 	}
-	if len(cost.CPURatios) < cost.Rounds/2+1 {
-		return cost, fmt.Errorf("CPU time counted in only %d of %d rounds: too few calls a round", len(cost.CPURatios), cost.Rounds)
+	if len(t.cpuRatios) < cost.Rounds/2+1 {
+		return cost, fmt.Errorf("CPU time counted in only %d of %d rounds: too few calls a round", len(t.cpuRatios), cost.Rounds)
 	}
-	cost.BeforeCPU, cost.AfterCPU = cpuAll[0], cpuAll[1]
-	cost.Ratio = float64(cpuAll[0]) / float64(cpuAll[1])
-	cost.WallRatios = slices.Clone(wall)
-	slices.Sort(wall)
-	cost.WallRatio = wall[len(wall)/2]
+	cost.Answer = t.answer
+	cost.BeforeCPU, cost.AfterCPU = t.cpu[0], t.cpu[1]
+	cost.Ratio = float64(t.cpu[0]) / float64(t.cpu[1])
+	cost.CPURatios = t.cpuRatios
+	cost.WallRatios = slices.Clone(t.wallRatios)
+	slices.Sort(t.wallRatios)
+	cost.WallRatio = t.wallRatios[len(t.wallRatios)/2]
 	n := float64(cost.Rounds * cost.Calls)
-	cost.Before, cost.After = n/took[0].Seconds(), n/took[1].Seconds()
+	cost.Before, cost.After = n/t.took[0].Seconds(), n/t.took[1].Seconds()
 	return cost, nil
 }
 
+// tally is what the rounds of both halves add up, unpatched first: wall and
+// CPU time, the rounds' ratios in round order, the answer's length.
+type tally struct {
+	took                  [2]time.Duration
+	cpu                   [2]int64
+	wallRatios, cpuRatios []float64
+	answer                int
+}
+
 // measureHalf runs rounds rounds on a fresh pair of processes, the patched
-// one started first when afterFirst, adding to cost's rounds and to the
-// totals.
-func (a Adopter) measureHalf(ctx context.Context, before, after, ws string, rounds int, afterFirst bool,
-	cost *Cost, took *[2]time.Duration, cpuAll *[2]int64, wall *[]float64) error {
+// one started first when afterFirst, adding them to t.
+func (a Adopter) measureHalf(ctx context.Context, before, after, ws string, rounds int, afterFirst bool, t *tally) error {
 	params := `{"name":"` + a.Cost.Tool + `","arguments":` + a.Cost.Arguments + `}`
 	var cs [2]*client
 	var answers [2][]byte
@@ -272,9 +278,9 @@ func (a Adopter) measureHalf(ctx context.Context, before, after, ws string, roun
 	if !bytes.Equal(answers[0], answers[1]) {
 		return errors.New("the patched server answered the call differently: " + child.FirstLine(string(answers[1])))
 	}
-	cost.Answer = len(answers[0])
+	t.answer = len(answers[0])
 	for r := range rounds {
-		var t [2]time.Duration
+		var took [2]time.Duration
 		var spent [2]int64
 		for k := range 2 {
 			i := (k + r) % 2
@@ -288,18 +294,18 @@ func (a Adopter) measureHalf(ctx context.Context, before, after, ws string, roun
 					return err
 				}
 			}
-			t[i] = time.Since(start)
+			took[i] = time.Since(start)
 			c1, err := cs[i].cpu()
 			if err != nil {
 				return err
 			}
 			spent[i] = c1 - c0
-			took[i] += t[i]
-			cpuAll[i] += spent[i]
+			t.took[i] += took[i]
+			t.cpu[i] += spent[i]
 		}
-		*wall = append(*wall, t[0].Seconds()/t[1].Seconds())
+		t.wallRatios = append(t.wallRatios, took[0].Seconds()/took[1].Seconds())
 		if spent[0] > 0 && spent[1] > 0 {
-			cost.CPURatios = append(cost.CPURatios, float64(spent[0])/float64(spent[1]))
+			t.cpuRatios = append(t.cpuRatios, float64(spent[0])/float64(spent[1]))
 		}
 	}
 	return nil
