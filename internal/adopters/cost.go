@@ -203,8 +203,8 @@ type Cost struct {
 // after a warm-up that lets the server load what it serves from. The rounds
 // run in two halves, each on a fresh pair of processes started in the other
 // order: of two processes of one binary side by side, the one started first
-// has read about 1% dearer (four runs of the unpatched server against
-// itself: 1.004 to 1.012), and the halves cancel that. Both variants must
+// read dearer in each of four runs of the unpatched server against itself,
+// and the halves cancel that. Both variants must
 // answer the call with the same bytes, and not as a tool error.
 func (a Adopter) MeasureCost(ctx context.Context, before, after, ws string) (Cost, error) {
 	cost := Cost{Tool: a.Cost.Tool, Arguments: a.Cost.Arguments, Calls: a.Cost.Calls, Rounds: a.Cost.Rounds}
